@@ -1,0 +1,3 @@
+from randqa.cli import main
+
+main()

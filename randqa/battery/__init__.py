@@ -1,0 +1,28 @@
+"""The statistical tests.  A suite entry ``test = "NAME"`` runs the class
+defined in ``randqa/battery/NAME.py`` (an :class:`Accumulator` subclass whose
+``name`` is NAME), so each test's code is found from its name."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from randqa.battery.base import Accumulator, parameter_names
+
+__all__ = ["Accumulator", "available_tests", "test_class", "parameter_names"]
+
+
+def available_tests() -> list[str]:
+    """Names of every test module in the battery."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name != "base")
+
+
+def test_class(name: str) -> type[Accumulator]:
+    """The accumulator class of test ``name``; KeyError if there is none."""
+    if name not in available_tests():
+        raise KeyError(name)
+    module = importlib.import_module(f"{__name__}.{name}")
+    for obj in vars(module).values():
+        if isinstance(obj, type) and issubclass(obj, Accumulator) and getattr(obj, "name", None) == name:
+            return obj
+    raise KeyError(name)

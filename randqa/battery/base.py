@@ -1,0 +1,75 @@
+"""The accumulator protocol every test in the battery follows.
+
+A test sees the stream as a sequence of chunks (numpy uint8 arrays) and
+keeps only small state, so a 100 GB stream costs the memory of a 100 MB one.
+Three rules make results independent of how the stream is cut:
+
+1. ``update(a); update(b)`` equals ``update(a + b)`` for any split.
+2. ``x.merge(y)`` equals having fed x's bytes and then y's bytes to one
+   accumulator, provided the number of bytes x saw is a multiple of
+   ``x.alignment`` (the test's block size; 1 for most tests).  This is what
+   lets a stream be tested in parallel pieces.
+3. A bit stream whose length is not a multiple of 8 (``--format bits``)
+   ends with ``update_tail_bits``; byte-oriented tests ignore those bits and
+   say so through ``bits_seen``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from randqa.results import TestResult
+
+
+class Accumulator(ABC):
+    """Base class of all tests: subclass, set ``name``, implement the four methods."""
+
+    #: the name used in suite files; ``randqa/battery/<name>.py`` holds the code
+    name: ClassVar[str]
+
+    def __init__(self) -> None:
+        self.bytes_seen = 0
+
+    @property
+    def alignment(self) -> int:
+        """Byte multiple at which this accumulator may be split and merged."""
+        return 1
+
+    @abstractmethod
+    def update(self, chunk: np.ndarray) -> None:
+        """Consume the next bytes of the stream (a contiguous uint8 array)."""
+
+    def update_tail_bits(self, bits: np.ndarray) -> None:
+        """Consume the final 1-7 bits of a bit stream (values 0/1); ignored by default."""
+
+    @abstractmethod
+    def merge(self, other: "Accumulator") -> None:
+        """Absorb ``other``, which saw the bytes that follow this one's."""
+
+    @abstractmethod
+    def finalize(self) -> list[TestResult]:
+        """Statistic and p-value of everything seen so far (state is not changed)."""
+
+    def _check_mergeable(self, other: "Accumulator") -> None:
+        if type(other) is not type(self) or other.parameters() != self.parameters():
+            raise ValueError(f"cannot merge {other!r} into {self!r}: different test or parameters")
+        if self.bytes_seen % self.alignment:
+            raise ValueError(f"{self.name}: left part of a merge must end on a {self.alignment}-byte boundary")
+
+    def parameters(self) -> dict[str, Any]:
+        """The keyword parameters this instance was built with (for reports)."""
+        return {p: getattr(self, p) for p in parameter_names(type(self))}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.parameters().items())
+        return f"{type(self).__name__}({args})"
+
+
+def parameter_names(cls: type) -> list[str]:
+    """Names of the keyword parameters a test class accepts."""
+    sig = inspect.signature(cls.__init__)
+    return [p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY]

@@ -1,0 +1,83 @@
+"""Chi-square goodness of fit of byte values (or 16-bit words), as ENT computes it.
+
+Source: J. Walker, ENT - A Pseudorandom Number Sequence Test Program
+(fourmilab.ch/random), "Chi-square Test"; K. Pearson (1900).
+
+Counts each of the 2**bits values over the non-overlapping ``bits``-bit
+symbols of the stream and computes X^2 = sum (observed - expected)^2 /
+expected with expected = N / 2**bits.  ENT prints this statistic for
+``bits = 8``; randqa's equals it to ENT's printed digits.  The p-value is the
+upper tail of chi-square with 2**bits - 1 degrees of freedom (ENT prints it
+as a percentage); the lower tail is reported too, because a fit that is too
+good (ENT's "less than 1%") is as suspect as a bad one.
+
+Parameters:
+  bits   8 (256 bins, default) or 16 (65,536 bins, little-endian words).
+
+Needs an expected count of at least 5 per bin (Cochran's rule):
+1,280 bytes for bits = 8, 655,360 bytes for bits = 16.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from randqa import _kernels
+from randqa.battery.base import Accumulator
+from randqa.results import TestResult, insufficient
+
+MIN_EXPECTED = 5
+
+
+class ChiSquare(Accumulator):
+    name = "chi_square"
+
+    def __init__(self, *, bits: int = 8) -> None:
+        super().__init__()
+        if bits not in (8, 16):
+            raise ValueError(f"bits must be 8 or 16, not {bits!r}")
+        self.bits = bits
+        self.counts = np.zeros(2**bits, dtype=np.int64)
+        self.pending = b""  # an odd byte waiting for its 16-bit partner
+
+    @property
+    def alignment(self) -> int:
+        return self.bits // 8
+
+    def update(self, chunk: np.ndarray) -> None:
+        self.bytes_seen += len(chunk)
+        if self.bits == 8:
+            _kernels.byte_histogram(chunk, self.counts)
+            return
+        if self.pending and len(chunk):
+            _kernels.word16_histogram(self.pending + chunk[:1].tobytes(), self.counts)
+            self.pending, chunk = b"", chunk[1:]
+        even = len(chunk) & ~1
+        _kernels.word16_histogram(chunk[:even], self.counts)
+        self.pending = chunk[even:].tobytes()
+
+    def merge(self, other: Accumulator) -> None:
+        self._check_mergeable(other)
+        self.counts += other.counts
+        self.pending = other.pending
+        self.bytes_seen += other.bytes_seen
+
+    def finalize(self) -> list[TestResult]:
+        bins = len(self.counts)
+        n = int(self.counts.sum())
+        label = self.name if self.bits == 8 else f"{self.name}[bits={self.bits}]"
+        if n < MIN_EXPECTED * bins:
+            return [insufficient(label, f"at least {MIN_EXPECTED * bins * self.bits // 8} bytes (5 expected per bin)", symbols=n)]
+        expected = n / bins
+        statistic = float(np.sum((self.counts - expected) ** 2) / expected)
+        dof = bins - 1
+        return [
+            TestResult(
+                name=label,
+                statistic=statistic,
+                pvalue=float(stats.chi2.sf(statistic, dof)),
+                pvalue_low=float(stats.chi2.cdf(statistic, dof)),
+                details={"symbols": n, "dof": dof},
+            )
+        ]

@@ -1,0 +1,128 @@
+"""Command line interface: ``randqa test``, ``randqa suites``.
+
+Exit codes: 0 nothing failed, 1 a test failed, 2 usage or input error (one
+line on stderr), 130 interrupted by Ctrl-C (after printing what was tested).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+import randqa
+from randqa import engine
+from randqa.errors import RandqaError, UsageError
+from randqa.report.json_report import write_json
+from randqa.report.terminal import render_run
+from randqa.sizes import parse_size
+from randqa.sources import FORMATS, open_source
+from randqa.suites import DEFAULT_SUITE, load_suite, suite_names
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    return None if value is None else parse_size(value)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(randqa.__version__, prog_name="randqa")
+def cli() -> None:
+    """Statistical randomness quality tester: quality next to speed."""
+
+
+@cli.command("test")
+@click.argument("source", metavar="SOURCE")
+@click.option("-n", "--bytes", "size", callback=_size, metavar="SIZE",
+              help="Test this much (1000, 64K, 16MiB, 2G; binary suffixes). Counts bits with --format bits. Default: all of a file or stdin.")
+@click.option("--suite", default=DEFAULT_SUITE, show_default=True, help="Suite name (see `randqa suites`) or path of a suite TOML file.")
+@click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="bytes", show_default=True,
+              help="bytes: raw binary. bits: ASCII '0'/'1' text as NIST STS reads it.")
+@click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
+def test_command(source: str, size: int | None, suite: str, test_names: str | None, fmt: str,
+                 json_path: str | None, progress: bool | None) -> int:
+    """Test SOURCE: '-' for stdin, or a file path."""
+    chosen = load_suite(suite)
+    if test_names:
+        chosen = chosen.select([t.strip() for t in test_names.split(",") if t.strip()])
+    accumulators = chosen.build()
+    with open_source(source, fmt=fmt) as src:
+        with _progress_bar(progress, size if src.unit_bits == 8 else None) as bar:
+            result = engine.run(src, accumulators, suite_name=chosen.name, thresholds=chosen.thresholds,
+                                limit=size, on_progress=bar)
+    result.extra["command"] = " ".join(["randqa"] + sys.argv[1:])
+    table_stream = sys.stderr if json_path == "-" else sys.stdout
+    print(render_run(result), file=table_stream, flush=True)
+    if json_path:
+        write_json(result.to_json(), json_path)
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if result.verdict == "fail" else EXIT_OK
+
+
+@cli.command("suites")
+def suites_command() -> int:
+    """List the suites shipped with randqa."""
+    for name in suite_names():
+        s = load_suite(name)
+        print(f"{name:<16} {len(s.tests):>3} tests  {s.description}")
+    return EXIT_OK
+
+
+class _progress_bar:
+    """A tqdm bar on stderr, or nothing when stderr is not a terminal."""
+
+    def __init__(self, enabled: bool | None, total: int | None) -> None:
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        self._bar: Any = None
+        if enabled:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, leave=False)
+
+    def __call__(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def __enter__(self) -> "_progress_bar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"randqa: error: {message}", file=sys.stderr, flush=True)
+    return code
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning every expected error into one stderr line."""
+    try:
+        code = cli.main(args=argv, prog_name="randqa", standalone_mode=False)
+    except RandqaError as exc:
+        code = _fail(str(exc), exc.exit_code)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
+        code = EXIT_USAGE
+    except click.UsageError as exc:
+        code = _fail(exc.format_message().replace("\n", " "), EXIT_USAGE)
+    except click.ClickException as exc:
+        code = _fail(exc.format_message().replace("\n", " "), exc.exit_code or EXIT_USAGE)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except (click.Abort, KeyboardInterrupt):
+        code = _fail("interrupted", EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): stop quietly, and keep Python
+        # from complaining again when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_OK
+    sys.exit(code or 0)

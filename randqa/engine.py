@@ -1,0 +1,186 @@
+"""The engine: read a source chunk by chunk and feed every accumulator.
+
+Kept small on purpose: sources know how to fill buffers, tests know how to
+accumulate, reports know how to print; this module only connects them.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+import randqa
+from randqa.battery import Accumulator
+from randqa.errors import InputError
+from randqa.results import TestResult, Thresholds, classify, worst_verdict
+from randqa.sources import Source, read_full
+
+#: bytes per chunk: small enough that each test's pass over a chunk stays in cache
+CHUNK_BYTES = 1 << 20
+
+
+@dataclass
+class RunResult:
+    """Everything one run found out; ``to_json`` is the interchange format."""
+
+    source: dict[str, Any]
+    suite: str
+    results: list[TestResult]
+    bytes_tested: int
+    bits_tested: int
+    elapsed_s: float
+    requested: int | None = None  # the --bytes limit, in `unit`s
+    unit: str = "bytes"  # "bits" for --format bits
+    input_ended_early: bool = False
+    interrupted: bool = False
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        return worst_verdict([r.verdict for r in self.results])
+
+    @property
+    def notes(self) -> list[str]:
+        notes = []
+        if self.input_ended_early:
+            got = self.bits_tested if self.unit == "bits" else self.bytes_tested
+            notes.append(f"input ended after {got} {self.unit}, before the {self.requested} requested; tested what arrived")
+        if self.interrupted:
+            notes.append(f"interrupted: results cover the first {self.bytes_tested} bytes only")
+        return notes
+
+    def to_json(self) -> dict[str, Any]:
+        data = {
+            "randqa_version": randqa.__version__,
+            "source": self.source,
+            "suite": self.suite,
+            "bytes_tested": self.bytes_tested,
+            "bits_tested": self.bits_tested,
+            f"{self.unit}_requested": self.requested,
+            "input_ended_early": self.input_ended_early,
+            "interrupted": self.interrupted,
+            "verdict": self.verdict,
+            "elapsed_s": round(self.elapsed_s, 6),
+            "thresholds": {"suspicious": self.thresholds.suspicious, "fail": self.thresholds.fail},
+            "notes": self.notes,
+            "tests": [r.to_json() for r in self.results],
+        }
+        data.update(self.extra)
+        return data
+
+
+class _InterruptGuard:
+    """Ctrl-C during a read stops at once; during the tests' update it waits
+    for the chunk to finish, so no accumulator is left half-updated."""
+
+    def __init__(self) -> None:
+        self.updating = False
+        self.pending = False
+        self._previous: Any = None
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.updating:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> "_InterruptGuard":
+        try:
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        except ValueError:  # not the main thread: leave signals alone
+            self._previous = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def feed(
+    source: Source,
+    accumulators: list[Accumulator],
+    *,
+    limit: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    on_progress: Callable[[int], None] | None = None,
+) -> tuple[int, int, bool]:
+    """Stream ``source`` into every accumulator.
+
+    ``limit`` counts the source's units (bytes, or bits for bit text).
+    Returns (bytes fed, bits fed, interrupted).
+    """
+    limit_bits = None if limit is None else limit * source.unit_bits
+    buffer = np.empty(chunk_bytes, dtype=np.uint8)
+    view = memoryview(buffer)
+    fed = 0
+    tail_bits = 0
+    interrupted = False
+    with _InterruptGuard() as guard:
+        try:
+            while limit_bits is None or 8 * fed + 8 <= limit_bits:
+                want = chunk_bytes if limit_bits is None else min(chunk_bytes, limit_bits // 8 - fed)
+                got = read_full(source, view[:want])
+                if got:
+                    guard.updating = True
+                    chunk = buffer[:got]
+                    for acc in accumulators:
+                        acc.update(chunk)
+                    fed += got
+                    guard.updating = False
+                    if on_progress:
+                        on_progress(got)
+                    if guard.pending:
+                        raise KeyboardInterrupt
+                if got < want:
+                    break
+            remaining = 7 if limit_bits is None else min(7, limit_bits - 8 * fed)
+            if remaining > 0 and source.unit_bits == 1:
+                bits = source.read_bits(remaining)
+                if len(bits):
+                    guard.updating = True
+                    for acc in accumulators:
+                        acc.update_tail_bits(bits)
+                    guard.updating = False
+                    tail_bits = len(bits)
+        except KeyboardInterrupt:
+            interrupted = True
+    return fed, 8 * fed + tail_bits, interrupted
+
+
+def run(
+    source: Source,
+    accumulators: list[Accumulator],
+    *,
+    suite_name: str,
+    thresholds: Thresholds,
+    limit: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    on_progress: Callable[[int], None] | None = None,
+) -> RunResult:
+    """Feed the source through the accumulators and judge the results."""
+    start = time.perf_counter()
+    fed, bits, interrupted = feed(source, accumulators, limit=limit, chunk_bytes=chunk_bytes, on_progress=on_progress)
+    if bits == 0 and not interrupted:
+        raise InputError(f"{source.name}: no data (empty input)")
+    results = [r for acc in accumulators for r in acc.finalize()]
+    for r in results:
+        classify(r, thresholds)
+    units = bits if source.unit_bits == 1 else fed
+    return RunResult(
+        source=source.describe(),
+        suite=suite_name,
+        results=results,
+        bytes_tested=fed,
+        bits_tested=bits,
+        elapsed_s=time.perf_counter() - start,
+        requested=limit,
+        unit="bits" if source.unit_bits == 1 else "bytes",
+        input_ended_early=limit is not None and units < limit and not interrupted,
+        interrupted=interrupted,
+        thresholds=thresholds,
+    )

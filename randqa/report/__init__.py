@@ -1,0 +1,1 @@
+"""Reporting: terminal tables, JSON files, HTML reports."""

@@ -1,0 +1,113 @@
+"""Result objects (scipy.stats style: ``statistic`` and ``pvalue``) and verdicts.
+
+A test's p-value is the probability, under the hypothesis that the bytes are
+independent and uniform, of a statistic at least as extreme as the one seen.
+Tests whose statistic is also suspicious when it is *too* good (a chi-square
+near zero, too few birthday collisions) report the lower tail as well in
+``pvalue_low``; the verdict then looks at both tails.
+
+Verdicts, for thresholds ``fail`` < ``suspicious`` (suite data, defaults
+1e-6 and 1e-3):
+
+- ``fail``        a tail probability below ``fail``;
+- ``suspicious``  a tail probability below ``suspicious``;
+- ``pass``        otherwise;
+- ``insufficient`` too little data for the test's distribution to hold:
+  never a pass or a fail; ``needs`` says how much it wants.
+
+A good generator fails one test with probability at most ``fail`` per tail
+checked, so a suite of m tail checks fails at most m * fail of the time
+(Bonferroni): 8 checks at 1e-6 is below 1 in 100,000 runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+VERDICT_ORDER = {"insufficient": 0, "pass": 1, "suspicious": 2, "fail": 3}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """p-value levels below which a result is suspicious or a failure."""
+
+    suspicious: float = 1e-3
+    fail: float = 1e-6
+
+    def __post_init__(self) -> None:
+        if not (0.0 < self.fail < self.suspicious < 1.0):
+            raise ValueError(f"thresholds need 0 < fail < suspicious < 1, got fail={self.fail}, suspicious={self.suspicious}")
+
+
+@dataclass
+class TestResult:
+    """The outcome of one statistical test (or one part of a multi-part test)."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    statistic: float | None
+    pvalue: float | None
+    pvalue_low: float | None = None
+    verdict: str | None = None
+    needs: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def tail_probability(self) -> float | None:
+        """The smallest tail probability this result carries, for the verdict."""
+        if self.pvalue is None:
+            return None
+        if self.pvalue_low is None:
+            return self.pvalue
+        return min(self.pvalue, self.pvalue_low)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "statistic": _json_number(self.statistic),
+            "p_value": _json_number(self.pvalue),
+            "verdict": self.verdict,
+        }
+        if self.pvalue_low is not None:
+            data["p_value_low"] = _json_number(self.pvalue_low)
+        if self.needs is not None:
+            data["needs"] = self.needs
+        if self.details:
+            data["details"] = self.details
+        return data
+
+
+def insufficient(name: str, needs: str, **details: Any) -> TestResult:
+    """A result that gives no verdict because the test needs more data."""
+    return TestResult(name=name, statistic=None, pvalue=None, verdict="insufficient", needs=needs, details=details)
+
+
+def classify(result: TestResult, thresholds: Thresholds) -> str:
+    """Fill in and return the verdict of ``result`` (kept if the test set one)."""
+    if result.verdict is None:
+        q = result.tail_probability()
+        if q is None:
+            result.verdict = "insufficient"
+        elif q < thresholds.fail:
+            result.verdict = "fail"
+        elif q < thresholds.suspicious:
+            result.verdict = "suspicious"
+        else:
+            result.verdict = "pass"
+    return result.verdict
+
+
+def worst_verdict(verdicts: list[str]) -> str:
+    """Overall verdict: the worst of the parts; all-insufficient stays insufficient."""
+    if not verdicts:
+        return "insufficient"
+    return max(verdicts, key=VERDICT_ORDER.__getitem__)
+
+
+def _json_number(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None

@@ -1,0 +1,33 @@
+"""Parsing of human sizes such as ``1000``, ``64K``, ``16MiB``, ``2G``.
+
+Suffixes are binary: K/KiB = 2**10, M/MiB = 2**20, G/GiB = 2**30,
+T/TiB = 2**40 (case-insensitive, an optional trailing ``B``), because
+generator periods and PractRand's lengths are powers of two.  A plain
+number is a count of units (bytes, or bits with ``--format bits``).
+"""
+
+import re
+
+from randqa.errors import UsageError
+
+_SUFFIXES = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """Return the positive integer size that ``text`` names, or raise UsageError."""
+    match = _SIZE.match(text)
+    if not match or (match.group(3) and match.group(3).lower() == "ib" and not match.group(2)):
+        raise UsageError(f"invalid size {text!r}: use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)")
+    value = int(match.group(1)) * _SUFFIXES[match.group(2).lower()]
+    if value <= 0:
+        raise UsageError(f"invalid size {text!r}: must be greater than zero")
+    return value
+
+
+def format_size(n: int) -> str:
+    """Shortest exact binary-suffixed form of n bytes: 65536 -> '64 KiB'."""
+    for suffix, unit in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= unit and n % unit == 0:
+            return f"{n // unit} {suffix}"
+    return f"{n} B"

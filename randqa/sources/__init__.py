@@ -1,0 +1,28 @@
+"""Sources of bytes: stdin, files, and (randqa.sources.backends) generators.
+
+Everything downstream sees only :class:`Source`, so any test or report works
+on any source unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+
+from randqa.errors import UsageError
+from randqa.sources.base import Source, read_full
+from randqa.sources.streams import BitTextStream, ByteStream
+
+__all__ = ["Source", "read_full", "open_source", "ByteStream", "BitTextStream"]
+
+FORMATS = ("bytes", "bits")
+
+
+def open_source(spec: str, *, fmt: str = "bytes", seed: int | None = None) -> Source:
+    """Open '-' (stdin), a file path, or a named generator backend."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}: use bytes or bits")
+    if spec == "-" or os.path.exists(spec) or os.sep in spec:
+        if seed is not None:
+            raise UsageError("--seed applies to generator backends, not to stdin or files")
+        return BitTextStream(spec) if fmt == "bits" else ByteStream(spec)
+    raise UsageError(f"unknown source {spec!r}: give '-' for stdin or the path of a file")

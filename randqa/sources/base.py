@@ -1,0 +1,61 @@
+"""What every source of bytes provides (cf. numpy's BitGenerator: it only
+makes bits; the engine and the tests consume them)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+
+class Source(ABC):
+    """A stream of bytes that fills caller-owned buffers.
+
+    ``unit_bits`` is 8 for byte streams and 1 for ``--format bits`` text,
+    whose length may not be a multiple of 8: its last 1-7 bits come from
+    :meth:`read_bits`.
+    """
+
+    #: short name shown in reports (backend name, "stdin", or the path)
+    name: str = "source"
+    #: the seed a generator was started from, recorded in every report
+    seed: int | None = None
+    #: how many bits one unit of ``--bytes`` counts
+    unit_bits: int = 8
+
+    @abstractmethod
+    def readinto(self, buffer: memoryview) -> int:
+        """Fill ``buffer`` with up to len(buffer) bytes; return the count, 0 at the end."""
+
+    def read_bits(self, max_bits: int) -> np.ndarray:
+        """Up to ``max_bits`` (< 8) further bits as a 0/1 uint8 array; empty for byte streams."""
+        return np.zeros(0, dtype=np.uint8)
+
+    def describe(self) -> dict[str, Any]:
+        """The ``source`` object of the JSON report."""
+        return {"name": self.name, "seed": self.seed}
+
+    def close(self) -> None:
+        """Release what the source holds (files, devices)."""
+
+    def __enter__(self) -> "Source":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_full(source: Source, buffer: memoryview) -> int:
+    """Fill as much of ``buffer`` as the source can give before it ends.
+
+    Pipes hand over data in pieces of any size; looping here means that a
+    chunk is only short at the end of the stream.
+    """
+    filled = 0
+    while filled < len(buffer):
+        got = source.readinto(buffer[filled:])
+        if got == 0:
+            break
+        filled += got
+    return filled

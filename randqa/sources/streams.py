@@ -1,0 +1,131 @@
+"""Sources that read data users already have: stdin and files, as raw
+bytes or as NIST STS-style ASCII '0'/'1' text."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import numpy as np
+
+from randqa.errors import InputError
+from randqa.sources.base import Source
+
+# ASCII '0' and '1' map to bit values; whitespace is skipped, anything else is an error
+_BIT_VALUE = np.full(256, 255, dtype=np.uint8)
+_BIT_VALUE[ord("0")] = 0
+_BIT_VALUE[ord("1")] = 1
+_SKIP = np.zeros(256, dtype=bool)
+_SKIP[[ord(c) for c in " \t\r\n\f\v"]] = True
+
+
+def _open_input(path: str) -> tuple[int, bool, str]:
+    """File descriptor for ``path`` ('-' = stdin), whether we own it, and a display name."""
+    if path == "-":
+        try:
+            os.fstat(0)
+        except OSError:
+            raise InputError("stdin is closed: pipe data in or give a file") from None
+        return 0, False, "stdin"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot open ({exc.strerror})") from None
+    if os.path.isdir(path):
+        os.close(fd)
+        raise InputError(f"{path}: is a directory, not a file")
+    return fd, True, path
+
+
+class _FdReader:
+    def __init__(self, path: str) -> None:
+        self.fd, self._owned, self.display = _open_input(path)
+
+    def readinto(self, buffer: memoryview) -> int:
+        try:
+            return os.readv(self.fd, [buffer])
+        except IsADirectoryError:
+            raise InputError(f"{self.display}: is a directory, not a file") from None
+        except OSError as exc:
+            if exc.errno == errno.EBADF:
+                raise InputError(f"{self.display}: closed while reading") from None
+            raise InputError(f"{self.display}: read failed ({exc.strerror})") from None
+
+    def close(self) -> None:
+        if self._owned and self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+class ByteStream(Source):
+    """Raw bytes from a file or from stdin ('-')."""
+
+    def __init__(self, path: str) -> None:
+        self._reader = _FdReader(path)
+        self.name = self._reader.display
+
+    def readinto(self, buffer: memoryview) -> int:
+        return self._reader.readinto(buffer)
+
+    def close(self) -> None:
+        self._reader.close()
+
+
+class BitTextStream(Source):
+    """ASCII '0'/'1' characters (whitespace ignored), as NIST STS reads them.
+
+    Eight characters make one byte, the first character its most significant
+    bit, so the bit tests see the bits in the order written.  A length that
+    is not a multiple of 8 leaves 1-7 bits for :meth:`read_bits`.
+    """
+
+    unit_bits = 1
+
+    def __init__(self, path: str, read_size: int = 1 << 20) -> None:
+        self._reader = _FdReader(path)
+        self.name = self._reader.display
+        self._raw = bytearray(read_size)
+        self._bits = np.zeros(0, dtype=np.uint8)  # parsed bits not yet handed out
+        self._offset = 0  # characters read, for error messages
+        self._eof = False
+
+    def _fill(self, want_bits: int) -> None:
+        while not self._eof and len(self._bits) < want_bits:
+            got = self._reader.readinto(memoryview(self._raw))
+            if got == 0:
+                self._eof = True
+                break
+            chars = np.frombuffer(self._raw, dtype=np.uint8, count=got)
+            chars = chars[~_SKIP[chars]]
+            values = _BIT_VALUE[chars]
+            bad = np.flatnonzero(values == 255)
+            if len(bad):
+                ch = chr(chars[bad[0]])
+                raise InputError(f"{self.name}: --format bits expects only '0' and '1', found {ch!r}")
+            self._bits = np.concatenate([self._bits, values])
+            self._offset += got
+
+    def readinto(self, buffer: memoryview) -> int:
+        want = 8 * len(buffer)
+        self._fill(want)
+        whole = min(len(self._bits), want) // 8 * 8
+        if whole == 0:
+            return 0
+        packed = np.packbits(self._bits[:whole])
+        buffer[: len(packed)] = packed.tobytes()
+        self._bits = self._bits[whole:]
+        return len(packed)
+
+    def read_bits(self, max_bits: int) -> np.ndarray:
+        self._fill(max_bits)
+        taken, self._bits = self._bits[:max_bits], self._bits[max_bits:]
+        return taken
+
+    def close(self) -> None:
+        self._reader.close()

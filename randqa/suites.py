@@ -1,0 +1,130 @@
+"""Suites: batteries of tests as data (TOML files in ``suites/``).
+
+A suite file looks like::
+
+    name = "quick"
+    description = "..."
+    [thresholds]            # optional; see randqa.results
+    suspicious = 1e-3
+    fail = 1e-6
+    [[tests]]
+    test = "chi_square"     # runs randqa/battery/chi_square.py
+    bits = 8                # every other key is a parameter of that test
+
+``--suite NAME`` loads ``suites/NAME.toml``; ``--suite PATH`` loads a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from randqa.battery import Accumulator, available_tests, parameter_names, test_class
+from randqa.errors import SuiteError, UsageError
+from randqa.results import Thresholds
+
+DEFAULT_SUITE = "quick"
+
+
+@dataclass
+class TestSpec:
+    """One entry of a suite: which test, with which parameters."""
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def build(self) -> Accumulator:
+        return test_class(self.test)(**self.params)
+
+
+@dataclass
+class Suite:
+    name: str
+    description: str
+    thresholds: Thresholds
+    tests: list[TestSpec]
+    path: str
+
+    def build(self) -> list[Accumulator]:
+        """Fresh accumulators, one per entry."""
+        return [spec.build() for spec in self.tests]
+
+    def select(self, names: list[str]) -> "Suite":
+        """The same suite restricted to the named tests (``--tests a,b``)."""
+        known = {spec.test for spec in self.tests}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise UsageError(f"suite {self.name!r} has no test {unknown[0]!r}; it has: {', '.join(sorted(known))}")
+        kept = [spec for spec in self.tests if spec.test in names]
+        return Suite(self.name, self.description, self.thresholds, kept, self.path)
+
+
+def suite_names() -> list[str]:
+    """Names of the suites shipped with randqa."""
+    return sorted(p.name[:-5] for p in resources.files("randqa._suites").iterdir() if p.name.endswith(".toml"))
+
+
+def load_suite(name_or_path: str) -> Suite:
+    """Load a shipped suite by name, or a suite file by path."""
+    path = Path(name_or_path)
+    if path.suffix == ".toml" or path.exists() or "/" in name_or_path:
+        if not path.is_file():
+            raise UsageError(f"suite file {name_or_path}: not found")
+        return parse_suite(path.read_bytes(), str(path))
+    shipped = resources.files("randqa._suites") / f"{name_or_path}.toml"
+    if not shipped.is_file():
+        close = difflib.get_close_matches(name_or_path, suite_names(), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else f"; known suites: {', '.join(suite_names())}"
+        raise UsageError(f"unknown suite {name_or_path!r}{hint}")
+    return parse_suite(shipped.read_bytes(), name_or_path + ".toml")
+
+
+def parse_suite(data: bytes, origin: str) -> Suite:
+    """Validate a suite file's contents; every problem is a SuiteError naming ``origin``."""
+
+    def fail(problem: str) -> SuiteError:
+        return SuiteError(f"suite file {origin}: {problem}")
+
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise fail(f"not valid TOML: {exc}") from None
+    unknown_keys = set(doc) - {"name", "description", "thresholds", "tests"}
+    if unknown_keys:
+        raise fail(f"unknown top-level key {sorted(unknown_keys)[0]!r}")
+    name = doc.get("name", Path(origin).stem)
+    if not isinstance(name, str):
+        raise fail("'name' must be a string")
+    try:
+        thresholds = Thresholds(**doc.get("thresholds", {}))
+    except (TypeError, ValueError) as exc:
+        raise fail(f"bad [thresholds]: {exc}") from None
+    entries = doc.get("tests")
+    if not isinstance(entries, list) or not entries:
+        raise fail("needs at least one [[tests]] entry")
+    specs = []
+    for i, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict) or "test" not in entry:
+            raise fail(f"[[tests]] entry {i} has no 'test' key")
+        params = dict(entry)
+        test = params.pop("test")
+        if test not in available_tests():
+            close = difflib.get_close_matches(str(test), available_tests(), n=1)
+            raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        allowed = parameter_names(test_class(test))
+        for key in params:
+            if key not in allowed:
+                raise fail(f"[[tests]] entry {i} ({test}): unknown parameter {key!r}; it takes {', '.join(allowed) or 'none'}")
+        spec = TestSpec(test, params)
+        try:
+            spec.build()
+        except (TypeError, ValueError) as exc:
+            raise fail(f"[[tests]] entry {i} ({test}): {exc}") from None
+        specs.append(spec)
+    return Suite(name, str(doc.get("description", "")), thresholds, specs, origin)

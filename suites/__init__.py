@@ -1,0 +1,1 @@
+"""Suite files (TOML), shipped inside the randqa package as randqa._suites."""
