@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
-
 import click
 
 import randqa
@@ -17,15 +15,13 @@ from randqa import engine
 from randqa.errors import RandqaError, UsageError
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
-from randqa.sizes import parse_size
+from randqa import cli_backends, cli_report
+from randqa.cli_common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ProgressBar, size_option
 from randqa.sources import FORMATS, open_source
 from randqa.suites import DEFAULT_SUITE, load_suite, suite_names
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
-    return None if value is None else parse_size(value)
+#: how much of an endless generator `randqa test NAME` reads without -n
+DEFAULT_GENERATOR_BYTES = 64 << 20
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -36,8 +32,9 @@ def cli() -> None:
 
 @cli.command("test")
 @click.argument("source", metavar="SOURCE")
-@click.option("-n", "--bytes", "size", callback=_size, metavar="SIZE",
-              help="Test this much (1000, 64K, 16MiB, 2G; binary suffixes). Counts bits with --format bits. Default: all of a file or stdin.")
+@click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
+              help="Test this much (1000, 64K, 16MiB, 2G; binary suffixes). Counts bits with --format bits. Default: all of a file or stdin, 64 MiB of a generator.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of a generator backend (default: drawn from the OS and recorded).")
 @click.option("--suite", default=DEFAULT_SUITE, show_default=True, help="Suite name (see `randqa suites`) or path of a suite TOML file.")
 @click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="bytes", show_default=True,
@@ -45,14 +42,16 @@ def cli() -> None:
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, suite: str, test_names: str | None, fmt: str,
-                 json_path: str | None, progress: bool | None) -> int:
-    """Test SOURCE: '-' for stdin, or a file path."""
+                 json_path: str | None, progress: bool | None, seed: int | None) -> int:
+    """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     chosen = load_suite(suite)
     if test_names:
         chosen = chosen.select([t.strip() for t in test_names.split(",") if t.strip()])
     accumulators = chosen.build()
-    with open_source(source, fmt=fmt) as src:
-        with _progress_bar(progress, size if src.unit_bits == 8 else None) as bar:
+    with open_source(source, fmt=fmt, seed=seed) as src:
+        if size is None and src.endless:
+            size = DEFAULT_GENERATOR_BYTES
+        with ProgressBar(progress, size if src.unit_bits == 8 else None) as bar:
             result = engine.run(src, accumulators, suite_name=chosen.name, thresholds=chosen.thresholds,
                                 limit=size, on_progress=bar)
     result.extra["command"] = " ".join(["randqa"] + sys.argv[1:])
@@ -74,28 +73,8 @@ def suites_command() -> int:
     return EXIT_OK
 
 
-class _progress_bar:
-    """A tqdm bar on stderr, or nothing when stderr is not a terminal."""
-
-    def __init__(self, enabled: bool | None, total: int | None) -> None:
-        if enabled is None:
-            enabled = sys.stderr.isatty()
-        self._bar: Any = None
-        if enabled:
-            from tqdm import tqdm
-
-            self._bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, leave=False)
-
-    def __call__(self, n: int) -> None:
-        if self._bar is not None:
-            self._bar.update(n)
-
-    def __enter__(self) -> "_progress_bar":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.close()
+for _command in cli_backends.COMMANDS + cli_report.COMMANDS:
+    cli.add_command(_command)
 
 
 def _fail(message: str, code: int) -> int:

@@ -6,13 +6,15 @@ on any source unchanged.
 
 from __future__ import annotations
 
+import difflib
 import os
 
 from randqa.errors import UsageError
+from randqa.sources.backends import backend_names, open_backend
 from randqa.sources.base import Source, read_full
 from randqa.sources.streams import BitTextStream, ByteStream
 
-__all__ = ["Source", "read_full", "open_source", "ByteStream", "BitTextStream"]
+__all__ = ["Source", "read_full", "open_source", "ByteStream", "BitTextStream", "backend_names", "open_backend"]
 
 FORMATS = ("bytes", "bits")
 
@@ -25,4 +27,12 @@ def open_source(spec: str, *, fmt: str = "bytes", seed: int | None = None) -> So
         if seed is not None:
             raise UsageError("--seed applies to generator backends, not to stdin or files")
         return BitTextStream(spec) if fmt == "bits" else ByteStream(spec)
-    raise UsageError(f"unknown source {spec!r}: give '-' for stdin or the path of a file")
+    if fmt != "bytes":
+        raise UsageError("--format bits applies to stdin and files, not to generators")
+    try:
+        return open_backend(spec, seed)
+    except KeyError:
+        pass
+    close = difflib.get_close_matches(spec, backend_names(), n=4, cutoff=0.5)
+    hint = f" (close matches: {', '.join(close)})" if close else "; see `randqa list`"
+    raise UsageError(f"unknown source {spec!r}: not a file, '-' or a backend name{hint}")

@@ -23,6 +23,8 @@ class Source(ABC):
     seed: int | None = None
     #: how many bits one unit of ``--bytes`` counts
     unit_bits: int = 8
+    #: True for generators, which never run out
+    endless: bool = False
 
     @abstractmethod
     def readinto(self, buffer: memoryview) -> int:

@@ -1,0 +1,44 @@
+"""Pieces shared by every CLI command module: exit codes, option parsers, progress."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from randqa.sizes import parse_size
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def size_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """click callback turning '64K' etc. into an int (UsageError on nonsense)."""
+    return None if value is None else parse_size(value)
+
+
+class ProgressBar:
+    """A tqdm bar on stderr, or nothing when stderr is not a terminal.
+
+    Call it with the number of bytes just processed.
+    """
+
+    def __init__(self, enabled: bool | None, total: int | None, desc: str | None = None) -> None:
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        self._bar: Any = None
+        if enabled:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, leave=False, desc=desc)
+
+    def __call__(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def __enter__(self) -> "ProgressBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()

@@ -1,0 +1,7 @@
+"""CLI commands about reports: ``compare`` and ``report``."""
+
+from __future__ import annotations
+
+import click
+
+COMMANDS: list[click.Command] = []
