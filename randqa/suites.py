@@ -23,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from randqa.battery import Accumulator, available_tests, parameter_names, test_class
+from randqa.battery import Accumulator, available_tests, parameter_names, accumulator_class
 from randqa.errors import SuiteError, UsageError
 from randqa.results import Thresholds
 
@@ -40,7 +40,7 @@ class TestSpec:
     params: dict[str, Any] = field(default_factory=dict)
 
     def build(self) -> Accumulator:
-        return test_class(self.test)(**self.params)
+        return accumulator_class(self.test)(**self.params)
 
 
 @dataclass
@@ -117,7 +117,7 @@ def parse_suite(data: bytes, origin: str) -> Suite:
         if test not in available_tests():
             close = difflib.get_close_matches(str(test), available_tests(), n=1)
             raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        allowed = parameter_names(test_class(test))
+        allowed = parameter_names(accumulator_class(test))
         for key in params:
             if key not in allowed:
                 raise fail(f"[[tests]] entry {i} ({test}): unknown parameter {key!r}; it takes {', '.join(allowed) or 'none'}")

@@ -9,7 +9,7 @@ import pkgutil
 
 from randqa.battery.base import Accumulator, parameter_names
 
-__all__ = ["Accumulator", "available_tests", "test_class", "parameter_names"]
+__all__ = ["Accumulator", "available_tests", "accumulator_class", "parameter_names"]
 
 
 def available_tests() -> list[str]:
@@ -17,7 +17,7 @@ def available_tests() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name != "base")
 
 
-def test_class(name: str) -> type[Accumulator]:
+def accumulator_class(name: str) -> type[Accumulator]:
     """The accumulator class of test ``name``; KeyError if there is none."""
     if name not in available_tests():
         raise KeyError(name)
