@@ -1,0 +1,70 @@
+"""Throughput of the quick suite next to ENT's on the same file, measured in
+the same run, printed as a ratio.
+
+    python benchmarks/bench_quick_vs_ent.py [--size 1G] [--jobs N]
+
+Writes SIZE bytes of PCG64 output to a temporary file, then times
+``randqa test FILE``, ``cat FILE | randqa test -`` and ``ent FILE``
+(Debian package ``ent``) as whole commands, best of --repeats runs each, so
+start-up costs are included for both tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from randqa.sizes import parse_size
+
+
+def best_time(command: list[str] | str, repeats: int, shell: bool = False) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(command, shell=shell, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="1G")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=1, help="randqa --jobs value for an extra row")
+    args = parser.parse_args()
+    size = parse_size(args.size)
+    randqa = [sys.executable, "-m", "randqa", "test"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "stream.bin")
+        gen = np.random.Generator(np.random.PCG64(1))
+        with open(path, "wb") as f:
+            left = size
+            while left:
+                n = min(left, 1 << 26)
+                f.write(gen.bytes(n))
+                left -= n
+        rows = [
+            ("randqa test FILE (quick)", best_time([*randqa, path], args.repeats)),
+            ("cat FILE | randqa test - (quick)", best_time(f"cat {path} | {' '.join(randqa)} -", args.repeats, shell=True)),
+        ]
+        if args.jobs > 1:
+            rows.append((f"randqa test FILE --jobs {args.jobs}", best_time([*randqa, path, "--jobs", str(args.jobs)], args.repeats)))
+        ent = shutil.which("ent")
+        ent_time = best_time([ent, path], 1) if ent else None
+    print(f"{'command':<36} {'seconds':>8} {'MB/s':>8} {'x ENT':>7}")
+    for label, seconds in rows + ([("ent FILE", ent_time)] if ent_time else []):
+        ratio = f"{ent_time / seconds:7.1f}" if ent_time else "      -"
+        print(f"{label:<36} {seconds:8.2f} {size / seconds / 1e6:8.0f} {ratio}")
+    if not ent_time:
+        print("ent not installed (apt-get install ent): no ratio")
+
+
+if __name__ == "__main__":
+    main()
