@@ -22,6 +22,8 @@ from randqa.suites import DEFAULT_SUITE, load_suite, suite_names
 
 #: how much of an endless generator `randqa test NAME` reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
+#: where `randqa test NAME --progressive` stops without --max
+PROGRESSIVE_GENERATOR_MAX = 1 << 30
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -33,32 +35,60 @@ def cli() -> None:
 @cli.command("test")
 @click.argument("source", metavar="SOURCE")
 @click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
-              help="Test this much (1000, 64K, 16MiB, 2G; binary suffixes). Counts bits with --format bits. Default: all of a file or stdin, 64 MiB of a generator.")
+              help="Test this much (1000, 64K, 16MiB, 2G; binary suffixes). Counts bits with --format bits. "
+                   "Default: all of a file or stdin, 64 MiB of a generator.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of a generator backend (default: drawn from the OS and recorded).")
 @click.option("--suite", default=DEFAULT_SUITE, show_default=True, help="Suite name (see `randqa suites`) or path of a suite TOML file.")
 @click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="bytes", show_default=True,
               help="bytes: raw binary. bits: ASCII '0'/'1' text as NIST STS reads it.")
+@click.option("--sequences", type=click.IntRange(min=1), metavar="K",
+              help="For suites that test sequences (nist-sp800-22): test K sequences and give STS's second-level analysis.")
+@click.option("--progressive", is_flag=True, help="Test doubling lengths from --min to --max; stop at the first failure.")
+@click.option("--min", "min_size", callback=size_option, metavar="SIZE", default="1K", show_default=True,
+              help="First length of --progressive.")
+@click.option("--max", "max_size", callback=size_option, metavar="SIZE",
+              help="Last length of --progressive (default: -n; else 1 GiB of a generator, or all of stdin or a file).")
+@click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after a failure.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
+@click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
-def test_command(source: str, size: int | None, suite: str, test_names: str | None, fmt: str,
-                 json_path: str | None, progress: bool | None, seed: int | None) -> int:
+def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
+                 sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
+                 json_path: str | None, html_path: str | None, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     chosen = load_suite(suite)
     if test_names:
         chosen = chosen.select([t.strip() for t in test_names.split(",") if t.strip()])
-    accumulators = chosen.build()
+    if sequences is not None:
+        if chosen.sequence_bytes is None:
+            raise UsageError(f"--sequences needs a suite that tests sequences; {chosen.name!r} does not")
+        if size is not None:
+            raise UsageError("give either --sequences or -n/--bytes, not both")
+        size = sequences * chosen.sequence_bytes
+    if progressive and fmt != "bytes":
+        raise UsageError("--progressive reads bytes; it does not take --format bits")
     with open_source(source, fmt=fmt, seed=seed) as src:
-        if size is None and src.endless:
-            size = DEFAULT_GENERATOR_BYTES
-        with ProgressBar(progress, size if src.unit_bits == 8 else None) as bar:
-            result = engine.run(src, accumulators, suite_name=chosen.name, thresholds=chosen.thresholds,
-                                limit=size, on_progress=bar)
+        if progressive:
+            # stdin and files: until the data ends
+            last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else 1 << 62)
+            with ProgressBar(progress, last if last < 1 << 62 else None) as bar:
+                result = engine.run_progressive(src, chosen, min_size, last, keep_going, on_progress=bar)
+        else:
+            if size is None and src.endless:
+                size = DEFAULT_GENERATOR_BYTES
+            with ProgressBar(progress, size if src.unit_bits == 8 else None) as bar:
+                result = engine.run(src, chosen.build(), suite_name=chosen.name, thresholds=chosen.thresholds,
+                                    limit=size, on_progress=bar)
     result.extra["command"] = " ".join(["randqa"] + sys.argv[1:])
     table_stream = sys.stderr if json_path == "-" else sys.stdout
     print(render_run(result), file=table_stream, flush=True)
     if json_path:
         write_json(result.to_json(), json_path)
+    if html_path:
+        from randqa.report.html import write_html_report
+
+        write_html_report([result.to_json()], html_path)
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if result.verdict == "fail" else EXIT_OK

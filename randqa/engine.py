@@ -15,9 +15,10 @@ import numpy as np
 
 import randqa
 from randqa.battery import Accumulator
-from randqa.errors import InputError
+from randqa.errors import InputError, UsageError
 from randqa.results import TestResult, Thresholds, classify, worst_verdict
 from randqa.sources import Source, read_full
+from randqa.suites import Suite
 
 #: bytes per chunk: small enough that each test's pass over a chunk stays in cache
 CHUNK_BYTES = 1 << 20
@@ -184,3 +185,67 @@ def run(
         interrupted=interrupted,
         thresholds=thresholds,
     )
+
+
+def run_progressive(
+    source: Source,
+    suite: Suite,
+    min_bytes: int,
+    max_bytes: int,
+    keep_going: bool = False,
+    *,
+    on_progress: Callable[[int], None] | None = None,
+) -> RunResult:
+    """Test prefixes of doubling length, min_bytes, 2 min_bytes, ... max_bytes.
+
+    One set of accumulators reads the stream once; after each length its
+    results so far are judged and recorded.  The run stops at the first
+    ``fail`` unless ``keep_going``; ``first_failure_bytes`` then states the
+    generator's quality as one number ("fails at 2^k bytes").
+    """
+    if min_bytes > max_bytes:
+        raise UsageError(f"--min ({min_bytes}) is larger than --max ({max_bytes})")
+    start = time.perf_counter()
+    accumulators = suite.build()
+    lengths: list[dict[str, Any]] = []
+    first_failure: int | None = None
+    fed_total, bits_total, interrupted, ended = 0, 0, False, False
+    results: list[TestResult] = []
+    target = min_bytes
+    while True:
+        fed, bits, interrupted = feed(source, accumulators, limit=target - fed_total, on_progress=on_progress)
+        fed_total += fed
+        bits_total += bits
+        ended = fed_total < target and not interrupted
+        if fed == 0 and lengths:
+            break  # the data ended exactly at the previous length
+        if bits_total == 0 and not interrupted:
+            raise InputError(f"{source.name}: no data (empty input)")
+        results = [r for acc in accumulators for r in acc.finalize()]
+        for r in results:
+            classify(r, suite.thresholds)
+        verdict = worst_verdict([r.verdict for r in results])
+        lengths.append({"bytes": fed_total, "verdict": verdict, "elapsed_s": round(time.perf_counter() - start, 6),
+                        "tests": [r.to_json() for r in results]})
+        if verdict == "fail" and first_failure is None:
+            first_failure = fed_total
+            if not keep_going:
+                break
+        if interrupted or ended or target >= max_bytes:
+            break
+        target = min(2 * target, max_bytes)
+    result = RunResult(
+        source=source.describe(),
+        suite=suite.name,
+        results=results,
+        bytes_tested=fed_total,
+        bits_tested=bits_total,
+        elapsed_s=time.perf_counter() - start,
+        requested=max_bytes,
+        input_ended_early=ended,
+        interrupted=interrupted,
+        thresholds=suite.thresholds,
+    )
+    result.extra.update({"progressive": {"min_bytes": min_bytes, "max_bytes": max_bytes, "keep_going": keep_going},
+                         "lengths": lengths, "first_failure_bytes": first_failure})
+    return result

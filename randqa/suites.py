@@ -26,6 +26,7 @@ from typing import Any
 from randqa.battery import Accumulator, available_tests, parameter_names, accumulator_class
 from randqa.errors import SuiteError, UsageError
 from randqa.results import Thresholds
+from randqa.sequences import PerSequence
 
 DEFAULT_SUITE = "quick"
 
@@ -38,9 +39,14 @@ class TestSpec:
 
     test: str
     params: dict[str, Any] = field(default_factory=dict)
+    #: cut the stream into sequences of this many bits (NIST second-level analysis)
+    sequence_bits: int | None = None
 
     def build(self) -> Accumulator:
-        return accumulator_class(self.test)(**self.params)
+        cls = accumulator_class(self.test)
+        if self.sequence_bits is None:
+            return cls(**self.params)
+        return PerSequence(lambda: cls(**self.params), self.sequence_bits, self.params)
 
 
 @dataclass
@@ -63,6 +69,12 @@ class Suite:
             raise UsageError(f"suite {self.name!r} has no test {unknown[0]!r}; it has: {', '.join(sorted(known))}")
         kept = [spec for spec in self.tests if spec.test in names]
         return Suite(self.name, self.description, self.thresholds, kept, self.path)
+
+    @property
+    def sequence_bytes(self) -> int | None:
+        """Bytes per sequence when the suite tests sequences (the largest), else None."""
+        sizes = [spec.sequence_bits // 8 for spec in self.tests if spec.sequence_bits]
+        return max(sizes) if sizes else None
 
 
 def suite_names() -> list[str]:
@@ -114,6 +126,9 @@ def parse_suite(data: bytes, origin: str) -> Suite:
             raise fail(f"[[tests]] entry {i} has no 'test' key")
         params = dict(entry)
         test = params.pop("test")
+        sequence_bits = params.pop("sequence_bits", None)
+        if sequence_bits is not None and (not isinstance(sequence_bits, int) or sequence_bits <= 0 or sequence_bits % 8):
+            raise fail(f"[[tests]] entry {i} ({test}): sequence_bits must be a positive multiple of 8")
         if test not in available_tests():
             close = difflib.get_close_matches(str(test), available_tests(), n=1)
             raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
@@ -121,7 +136,7 @@ def parse_suite(data: bytes, origin: str) -> Suite:
         for key in params:
             if key not in allowed:
                 raise fail(f"[[tests]] entry {i} ({test}): unknown parameter {key!r}; it takes {', '.join(allowed) or 'none'}")
-        spec = TestSpec(test, params)
+        spec = TestSpec(test, params, sequence_bits)
         try:
             spec.build()
         except (TypeError, ValueError) as exc:

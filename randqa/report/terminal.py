@@ -30,6 +30,16 @@ def render_run(run: RunResult) -> str:
         verdict = r.verdict if r.needs is None else f"{r.verdict} (needs {r.needs})"
         lines.append(f"{r.name:<{width}}  {format_number(r.statistic):>14}  {format_number(r.pvalue):>12}  {verdict}")
     lines.append("")
+    lengths = run.extra.get("lengths")
+    if lengths:
+        lines.append("progressive: verdict after each length (worst test)")
+        for entry in lengths:
+            worst = [t for t in entry["tests"] if t["verdict"] == entry["verdict"]]
+            which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in ("fail", "suspicious") else ""
+            lines.append(f"  {format_size(entry['bytes']):>10}  {entry['verdict']:<12} {which}")
+        first = run.extra.get("first_failure_bytes")
+        lines.append(f"first failure at {format_size(first)}" if first else "no failure up to " + format_size(run.bytes_tested))
+        lines.append("")
     lines.extend(f"note: {n}" for n in run.notes)
     lines.append(f"verdict: {run.verdict.upper()}")
     return "\n".join(lines)
