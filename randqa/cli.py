@@ -71,8 +71,8 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
     with open_source(source, fmt=fmt, seed=seed) as src:
         if progressive:
             # stdin and files: until the data ends
-            last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else 1 << 62)
-            with ProgressBar(progress, last if last < 1 << 62 else None) as bar:
+            last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else engine.UNTIL_END)
+            with ProgressBar(progress, last if last < engine.UNTIL_END else None) as bar:
                 result = engine.run_progressive(src, chosen, min_size, last, keep_going, on_progress=bar)
         else:
             if size is None and src.endless:

@@ -22,6 +22,8 @@ from randqa.suites import Suite
 
 #: bytes per chunk: small enough that each test's pass over a chunk stays in cache
 CHUNK_BYTES = 1 << 20
+#: a --max this large means "until the input ends"
+UNTIL_END = 1 << 62
 
 
 @dataclass
@@ -241,8 +243,8 @@ def run_progressive(
         bytes_tested=fed_total,
         bits_tested=bits_total,
         elapsed_s=time.perf_counter() - start,
-        requested=max_bytes,
-        input_ended_early=ended,
+        requested=None if max_bytes >= UNTIL_END else max_bytes,
+        input_ended_early=ended and max_bytes < UNTIL_END,
         interrupted=interrupted,
         thresholds=suite.thresholds,
     )
