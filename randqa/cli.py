@@ -52,10 +52,12 @@ def cli() -> None:
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after a failure.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              help="Threads that run the suite's tests side by side on each chunk.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
                  sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
-                 json_path: str | None, html_path: str | None, progress: bool | None) -> int:
+                 json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     chosen = load_suite(suite)
     if test_names:
@@ -73,13 +75,13 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
             # stdin and files: until the data ends
             last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else engine.UNTIL_END)
             with ProgressBar(progress, last if last < engine.UNTIL_END else None) as bar:
-                result = engine.run_progressive(src, chosen, min_size, last, keep_going, on_progress=bar)
+                result = engine.run_progressive(src, chosen, min_size, last, keep_going, jobs=jobs, on_progress=bar)
         else:
             if size is None and src.endless:
                 size = DEFAULT_GENERATOR_BYTES
             with ProgressBar(progress, size if src.unit_bits == 8 else None) as bar:
                 result = engine.run(src, chosen.build(), suite_name=chosen.name, thresholds=chosen.thresholds,
-                                    limit=size, on_progress=bar)
+                                    limit=size, jobs=jobs, on_progress=bar)
     result.extra["command"] = " ".join(["randqa"] + sys.argv[1:])
     table_stream = sys.stderr if json_path == "-" else sys.stdout
     print(render_run(result), file=table_stream, flush=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import signal
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -104,45 +105,90 @@ class _InterruptGuard:
             signal.signal(signal.SIGINT, self._previous)
 
 
+class _ChunkWork:
+    """Updates every accumulator with one chunk: in this thread, or spread
+    over a thread pool (the kernels release the GIL, and each accumulator
+    still sees every chunk in order, so results are those of one thread)."""
+
+    def __init__(self, accumulators: list[Accumulator], jobs: int) -> None:
+        self.accumulators = accumulators
+        self.pool = ThreadPoolExecutor(jobs) if jobs > 1 else None
+        self.futures: list[Future] = []
+        self.size = 0
+
+    def start(self, chunk: np.ndarray) -> None:
+        self.size = len(chunk)
+        if self.pool is None:
+            for acc in self.accumulators:
+                acc.update(chunk)
+        else:
+            self.futures = [self.pool.submit(acc.update, chunk) for acc in self.accumulators]
+
+    def finish(self) -> int:
+        """Wait for the chunk in flight; return its size (0 when none)."""
+        for future in self.futures:
+            future.result()
+        self.futures = []
+        size, self.size = self.size, 0
+        return size
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+
+
 def feed(
     source: Source,
     accumulators: list[Accumulator],
     *,
     limit: int | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    jobs: int = 1,
     on_progress: Callable[[int], None] | None = None,
 ) -> tuple[int, int, bool]:
     """Stream ``source`` into every accumulator.
 
-    ``limit`` counts the source's units (bytes, or bits for bit text).
-    Returns (bytes fed, bits fed, interrupted).
+    ``limit`` counts the source's units (bytes, or bits for bit text).  With
+    ``jobs`` > 1 the accumulators run in that many threads while the next
+    chunk is read into a second buffer.  Returns (bytes fed, bits fed,
+    interrupted).
     """
     limit_bits = None if limit is None else limit * source.unit_bits
-    buffer = np.empty(chunk_bytes, dtype=np.uint8)
-    view = memoryview(buffer)
+    buffers = [np.empty(chunk_bytes, dtype=np.uint8) for _ in range(2 if jobs > 1 else 1)]
+    work = _ChunkWork(accumulators, jobs)
     fed = 0
+    read = 0
     tail_bits = 0
     interrupted = False
     with _InterruptGuard() as guard:
         try:
-            while limit_bits is None or 8 * fed + 8 <= limit_bits:
-                want = chunk_bytes if limit_bits is None else min(chunk_bytes, limit_bits // 8 - fed)
-                got = read_full(source, view[:want])
+            turn = 0
+            while limit_bits is None or 8 * read + 8 <= limit_bits:
+                want = chunk_bytes if limit_bits is None else min(chunk_bytes, limit_bits // 8 - read)
+                buffer = buffers[turn % len(buffers)]
+                turn += 1
+                got = read_full(source, memoryview(buffer)[:want])
+                read += got
+                guard.updating = True
+                done = work.finish()
                 if got:
-                    guard.updating = True
-                    chunk = buffer[:got]
-                    for acc in accumulators:
-                        acc.update(chunk)
-                    fed += got
-                    guard.updating = False
-                    if on_progress:
-                        on_progress(got)
-                    if guard.pending:
-                        raise KeyboardInterrupt
+                    work.start(buffer[:got])
+                guard.updating = False
+                fed += done
+                if on_progress and done:
+                    on_progress(done)
+                if guard.pending:
+                    raise KeyboardInterrupt
                 if got < want:
                     break
+            guard.updating = True
+            done = work.finish()
+            guard.updating = False
+            fed += done
+            if on_progress and done:
+                on_progress(done)
             remaining = 7 if limit_bits is None else min(7, limit_bits - 8 * fed)
-            if remaining > 0 and source.unit_bits == 1:
+            if remaining > 0 and source.unit_bits == 1 and not guard.pending:
                 bits = source.read_bits(remaining)
                 if len(bits):
                     guard.updating = True
@@ -150,8 +196,13 @@ def feed(
                         acc.update_tail_bits(bits)
                     guard.updating = False
                     tail_bits = len(bits)
+            if guard.pending:
+                raise KeyboardInterrupt
         except KeyboardInterrupt:
             interrupted = True
+            fed += work.finish()  # a chunk in flight is completed, never half-counted
+        finally:
+            work.close()
     return fed, 8 * fed + tail_bits, interrupted
 
 
@@ -163,11 +214,13 @@ def run(
     thresholds: Thresholds,
     limit: int | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    jobs: int = 1,
     on_progress: Callable[[int], None] | None = None,
 ) -> RunResult:
     """Feed the source through the accumulators and judge the results."""
     start = time.perf_counter()
-    fed, bits, interrupted = feed(source, accumulators, limit=limit, chunk_bytes=chunk_bytes, on_progress=on_progress)
+    fed, bits, interrupted = feed(source, accumulators, limit=limit, chunk_bytes=chunk_bytes, jobs=jobs,
+                                  on_progress=on_progress)
     if bits == 0 and not interrupted:
         raise InputError(f"{source.name}: no data (empty input)")
     results = [r for acc in accumulators for r in acc.finalize()]
@@ -196,6 +249,7 @@ def run_progressive(
     max_bytes: int,
     keep_going: bool = False,
     *,
+    jobs: int = 1,
     on_progress: Callable[[int], None] | None = None,
 ) -> RunResult:
     """Test prefixes of doubling length, min_bytes, 2 min_bytes, ... max_bytes.
@@ -215,7 +269,7 @@ def run_progressive(
     results: list[TestResult] = []
     target = min_bytes
     while True:
-        fed, bits, interrupted = feed(source, accumulators, limit=target - fed_total, on_progress=on_progress)
+        fed, bits, interrupted = feed(source, accumulators, limit=target - fed_total, jobs=jobs, on_progress=on_progress)
         fed_total += fed
         bits_total += bits
         ended = fed_total < target and not interrupted

@@ -96,3 +96,14 @@ def test_file_cat_and_odd_pipe_writes_give_identical_json(tmp_path):
     docs = [_strip_timing(json.loads(p.stdout)) for p in (from_file, via_cat, in_pieces)]
     assert docs[0]["bytes_tested"] == len(data)
     assert docs[0] == docs[1] == docs[2]
+
+
+def test_jobs_do_not_change_results(tmp_path):
+    path = tmp_path / "stream.bin"
+    path.write_bytes(np.random.default_rng(8).bytes((5 << 20) + 12345))
+    docs = []
+    for jobs in ("1", "2", "3"):
+        out = subprocess.run([sys.executable, "-m", "randqa", "test", str(path), "--jobs", jobs, "--json", "-"],
+                             capture_output=True, check=True).stdout
+        docs.append(_strip_timing(json.loads(out)))
+    assert docs[0] == docs[1] == docs[2]
