@@ -18,7 +18,7 @@ from randqa.report.terminal import render_run
 from randqa import cli_backends, cli_report
 from randqa.cli_common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ProgressBar, size_option
 from randqa.sources import FORMATS, open_source
-from randqa.suites import DEFAULT_SUITE, load_suite, suite_names
+from randqa.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
 
 #: how much of an endless generator `randqa test NAME` reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
@@ -50,6 +50,10 @@ def cli() -> None:
 @click.option("--max", "max_size", callback=size_option, metavar="SIZE",
               help="Last length of --progressive (default: -n; else 1 GiB of a generator, or all of stdin or a file).")
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after a failure.")
+@click.option("--seed-sweep", "seed_sweep", type=click.IntRange(min=2), metavar="K",
+              help="Test the starts of K streams seeded --seed, --seed+1, ... (generators only; see randqa/seed_sweep.py).")
+@click.option("--positions", type=click.IntRange(min=1, max=1 << 20), default=256, show_default=True,
+              help="Bytes read from the start of each stream by --seed-sweep.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
@@ -57,7 +61,7 @@ def cli() -> None:
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
                  sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
-                 json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
+                 seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     chosen = load_suite(suite)
     if test_names:
@@ -70,6 +74,11 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
         size = sequences * chosen.sequence_bytes
     if progressive and fmt != "bytes":
         raise UsageError("--progressive reads bytes; it does not take --format bits")
+    if seed_sweep is not None:
+        if progressive:
+            raise UsageError("--seed-sweep and --progressive are separate modes: give one")
+        result = _seed_sweep(source, seed_sweep, positions, seed or 0, chosen)
+        return _report_run(result, json_path, html_path)
     with open_source(source, fmt=fmt, seed=seed) as src:
         if progressive:
             # stdin and files: until the data ends
@@ -82,6 +91,23 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
             with ProgressBar(progress, size if src.unit_bits == 8 else None) as bar:
                 result = engine.run(src, chosen.build(), suite_name=chosen.name, thresholds=chosen.thresholds,
                                     limit=size, jobs=jobs, on_progress=bar)
+    return _report_run(result, json_path, html_path)
+
+
+def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: Suite) -> engine.RunResult:
+    from randqa.seed_sweep import run_seed_sweep
+    from randqa.sources import backend_names, open_backend
+
+    if source not in backend_names():
+        with open_source(source):  # a clear error for unknown names; stdin and files cannot be re-seeded
+            pass
+        raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
+    return run_seed_sweep(source, lambda s: open_backend(source, s), seeds, positions=positions,
+                          base_seed=base_seed, thresholds=suite.thresholds)
+
+
+def _report_run(result: engine.RunResult, json_path: str | None, html_path: str | None) -> int:
+    """Print the table, write JSON/HTML, and return the exit code of a run."""
     result.extra["command"] = " ".join(["randqa"] + sys.argv[1:])
     table_stream = sys.stderr if json_path == "-" else sys.stdout
     print(render_run(result), file=table_stream, flush=True)
