@@ -1,0 +1,69 @@
+"""Random excursions variant test, NIST SP 800-22 Rev 1a section 2.15.
+
+Source: NIST SP 800-22 Rev 1a (2010), sections 2.15 and 3.15; M. Baron
+and A. L. Rukhin (1999), as for section 2.14.
+
+Bits become steps 2 bit - 1 and S_k is the walk; J is its number of
+cycles (excursions from zero, as in the random excursions test) and xi(x)
+the total number of visits to state x over the whole walk.  For each
+x in -9..-1, 1..9: p = erfc(|xi(x) - J| / sqrt(2 J (4|x| - 2))).
+Results: ``random_excursions_variant[x=-9]`` .. ``[x=+9]``.
+
+Parameters:
+  max_bits  bits kept and tested (default 2^24)
+
+As for random excursions, the test only applies with
+J >= max(500, 0.005 sqrt n) cycles and n >= 10^6 bits (SP 800-22 2.15.7);
+otherwise every result is ``insufficient``, with the p-values still
+computed when J > 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, walk
+from randqa.battery.random_excursions import MIN_BITS, cycles_needed, state_label
+from randqa.results import TestResult, insufficient
+
+REACH = 9
+STATES = tuple(x for x in range(-REACH, REACH + 1) if x)
+
+
+class RandomExcursionsVariant(WholeSequenceTest):
+    name = "random_excursions_variant"
+
+    def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
+        super().__init__(max_bits)
+
+    def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
+        visits = np.zeros(2 * REACH + 1, dtype=np.int64)  # index x + REACH
+        final = 0
+        for sums in walk(packed, n):
+            near = sums[np.abs(sums) <= REACH]
+            visits += np.bincount(near + REACH, minlength=2 * REACH + 1)
+            final = int(sums[-1])
+        cycles = int(visits[REACH]) + (final != 0)  # zeros of the walk, plus the unfinished last cycle
+        need_cycles = cycles_needed(n)
+        needs = (
+            f"at least {MIN_BITS} bits (NIST SP 800-22 2.15.7) and {need_cycles} cycles of the random walk "
+            f"(J = {cycles} here)"
+        )
+        if cycles == 0:
+            return [insufficient(state_label(self.name, x), needs, bits=n, J=0) for x in STATES]
+        results = []
+        for x in STATES:
+            xi = int(visits[x + REACH])
+            statistic = abs(xi - cycles) / math.sqrt(2 * cycles * (4 * abs(x) - 2))
+            result = TestResult(
+                state_label(self.name, x),
+                statistic,
+                math.erfc(statistic),
+                details={"bits": n, "J": cycles, "visits": xi},
+            )
+            if n < MIN_BITS or cycles < need_cycles:
+                result.verdict, result.needs = "insufficient", needs
+            results.append(result)
+        return results
