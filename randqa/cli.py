@@ -7,6 +7,7 @@ line on stderr), 130 interrupted by Ctrl-C (after printing what was tested).
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import click
 
@@ -108,7 +109,10 @@ def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: 
 
 def _report_run(result: engine.RunResult, json_path: str | None, html_path: str | None) -> int:
     """Print the table, write JSON/HTML, and return the exit code of a run."""
-    result.extra["command"] = " ".join(["randqa"] + sys.argv[1:])
+    from randqa.compare import environment
+
+    result.extra["command"] = shlex.join(["randqa"] + sys.argv[1:])
+    result.extra.update(environment())
     table_stream = sys.stderr if json_path == "-" else sys.stdout
     print(render_run(result), file=table_stream, flush=True)
     if json_path:

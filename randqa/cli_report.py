@@ -2,6 +2,120 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
+
 import click
 
-COMMANDS: list[click.Command] = []
+from randqa import compare as comparing
+from randqa.cli_common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, size_option
+from randqa.errors import UsageError
+from randqa.report.json_report import write_json
+from randqa.suites import DEFAULT_SUITE, load_suite
+
+
+#: where `randqa compare` writes its report unless --html or --no-html says otherwise
+DEFAULT_HTML = "randqa-report.html"
+
+
+def _command_line() -> str:
+    return shlex.join(["randqa"] + sys.argv[1:])
+
+
+def _check_output_path(path: str | None, option: str) -> None:
+    """Refuse an output path whose folder is missing before a long run, not after."""
+    if path and path != "-":
+        folder = os.path.dirname(path) or "."
+        if not os.path.isdir(folder):
+            raise UsageError(f"{option} {path}: folder {folder} does not exist")
+
+
+@click.command("compare")
+@click.argument("sources", nargs=-1, metavar="[NAME|-|PATH]...")
+@click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
+              help=f"Test this much of each source (binary suffixes: 64M, 1G). Default: "
+                   f"{comparing.DEFAULT_COMPARE_BYTES >> 20} MiB of a generator, all of a file.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed every generator with this (default: each drawn from the OS and recorded).")
+@click.option("--suite", default=DEFAULT_SUITE, show_default=True, help="Suite name (see `randqa suites`) or path of a suite TOML file.")
+@click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
+@click.option("--progressive", is_flag=True, help="Test at doubling lengths from --min to --max and report where each source first fails.")
+@click.option("--min", "min_bytes", callback=size_option, metavar="SIZE",
+              help=f"First length of --progressive (default {comparing.DEFAULT_PROGRESSIVE_MIN >> 10} KiB).")
+@click.option("--max", "max_bytes", callback=size_option, metavar="SIZE", help="Last length of --progressive (default: --bytes).")
+@click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after the first failure.")
+@click.option("--speed-repeats", type=click.IntRange(min=1), default=comparing.SPEED_REPEATS, show_default=True,
+              help="Timed generation runs per generator; the median is reported.")
+@click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
+@click.option("--html", "html_path", metavar="PATH", default=DEFAULT_HTML, show_default=True,
+              help="Write a self-contained HTML report to PATH.")
+@click.option("--no-html", is_flag=True, help="Write no HTML report.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              help="Threads that run the suite's tests side by side on each chunk.")
+@click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
+def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
+                    progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
+                    speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
+                    progress: bool | None) -> int:
+    """Compare generators: generation speed next to test quality.
+
+    Each SOURCE is a generator name (`randqa list`), a file, or '-' for
+    stdin.  With none, compares the default set: urandom, openssl,
+    glibc-rand-byte, glibc-rand-short, dnet-arc4, lfsr113, siprand, pcg64,
+    chacha.  Speed (MB/s) is the median of several timed generation runs,
+    apart from testing; files and stdin have none.  Exits 0 when the
+    comparison completed, whatever the verdicts (the table says which
+    sources failed), 2 on a usage or input error, 130 when interrupted.
+    """
+    if no_html:
+        html_path = None
+    if not progressive and (min_bytes or max_bytes or keep_going):
+        raise UsageError("--min, --max and --keep-going apply only with --progressive")
+    _check_output_path(json_path, "--json")
+    _check_output_path(html_path, "--html")
+    chosen = load_suite(suite)
+    if test_names:
+        chosen = chosen.select([t.strip() for t in test_names.split(",") if t.strip()])
+    options = comparing.CompareOptions(
+        suite=chosen, size=size, seed=seed, progressive=progressive,
+        min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,
+        keep_going=keep_going, speed_repeats=speed_repeats, jobs=jobs)
+    last = max_bytes or size
+    if progressive and last and options.min_bytes > last:
+        raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
+
+    def bar(name: str, total: int | None) -> ProgressBar:
+        return ProgressBar(progress, total, desc=name)
+
+    doc = comparing.run_comparison(list(sources) or list(comparing.DEFAULT_SOURCES), options,
+                                   _command_line(), progress=bar)
+    if not doc["runs"]:
+        print("randqa: interrupted before any source was tested", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+    table_stream = sys.stderr if json_path == "-" else sys.stdout
+    print(comparing.render_table(doc), file=table_stream, flush=True)
+    if json_path:
+        write_json(doc, json_path)
+    if html_path:
+        from randqa.report.html import write_html_report  # matplotlib loads only when a report is drawn
+
+        write_html_report([doc], html_path)
+        print(f"report: {html_path}", file=sys.stderr, flush=True)
+    return EXIT_INTERRUPTED if doc["interrupted"] else EXIT_OK
+
+
+@click.command("report")
+@click.argument("results", nargs=-1, required=True, metavar="RESULT.json...")
+@click.option("-o", "--output", "output", required=True, metavar="PATH", help="Where to write the HTML report.")
+def report_command(results: tuple[str, ...], output: str) -> int:
+    """Render saved JSON results (`randqa test --json`, `randqa compare --json`)
+    as one self-contained HTML report."""
+    from randqa.report.html import load_document, write_html_report
+
+    _check_output_path(output, "-o")
+    documents = [load_document(path) for path in results]
+    write_html_report(documents, output)
+    return EXIT_OK
+
+
+COMMANDS: list[click.Command] = [compare_command, report_command]

@@ -1,0 +1,274 @@
+"""Several sources side by side: generation speed next to test quality.
+
+Speed is measured apart from testing (randqa.bench.generation_speed on fresh
+sources), so the cost of the tests never pollutes a generator's MB/s; then
+each source is tested with the suite as ``randqa test`` would.  The result is
+one JSON document (``kind = "compare"``) whose ``runs`` are ``randqa test``
+results plus ``speed_mb_s``; terminal table, JSON file and HTML report are
+all rendered from that document.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import inspect
+import os
+import platform
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, ContextManager
+
+import randqa
+from randqa import engine
+from randqa.bench import generation_speed
+from randqa.errors import UsageError
+from randqa.results import VERDICT_ORDER
+from randqa.sizes import format_size
+from randqa.sources import Source, open_source
+from randqa.suites import Suite
+
+#: what ``randqa compare`` with no arguments compares: the contenders of the
+#: nmap mail, the Linux kernel pair, and two modern references
+DEFAULT_SOURCES = [
+    "urandom", "openssl", "glibc-rand-byte", "glibc-rand-short", "dnet-arc4",
+    "lfsr113", "siprand",
+    "pcg64", "chacha",
+]
+
+#: bytes tested per source by default: the nine defaults finish in about two
+#: minutes on a 2-core machine (speed measurement included)
+DEFAULT_COMPARE_BYTES = 4 << 30
+
+#: progressive runs start at this length unless --min says otherwise (as `randqa test`)
+DEFAULT_PROGRESSIVE_MIN = 1 << 10
+
+#: each speed repeat reads about this long, bounded by the sizes below, so a
+#: fast generator is timed over enough bytes and a slow one does not take ages
+SPEED_TARGET_SECONDS = 0.2
+SPEED_MIN_BYTES = 1 << 20
+SPEED_MAX_BYTES = 64 << 20
+SPEED_REPEATS = 5
+
+
+@dataclass
+class CompareOptions:
+    """What to do with every source of a comparison."""
+
+    suite: Suite
+    #: bytes tested per source; None: DEFAULT_COMPARE_BYTES of a generator, all of a file
+    size: int | None = None
+    seed: int | None = None
+    progressive: bool = False
+    min_bytes: int = DEFAULT_PROGRESSIVE_MIN
+    max_bytes: int | None = None
+    keep_going: bool = False
+    speed_repeats: int = SPEED_REPEATS
+    #: threads running the suite's tests side by side (engine ``jobs``)
+    jobs: int = 1
+
+
+def environment() -> dict[str, Any]:
+    """Where and when a run happened, for the report's metadata."""
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu": cpu_model(),
+    }
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name (Linux /proc/cpuinfo), else what platform knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Hardware", "cpu model") and value.strip():
+                    return f"{value.strip()} ({os.cpu_count()} logical CPUs)"
+    except OSError:
+        pass
+    return f"{platform.processor() or platform.machine() or 'unknown'} ({os.cpu_count()} logical CPUs)"
+
+
+def _open(spec: str, seed: int | None) -> Source:
+    """open_source, with --seed going to generators only: a comparison may
+    mix seeded generators with files and stdin (open_source's own rule tells
+    a path from a generator name)."""
+    is_data = spec == "-" or os.path.exists(spec) or os.sep in spec
+    return open_source(spec, seed=None if is_data else seed)
+
+
+def check_sources(specs: list[str], seed: int | None) -> None:
+    """Refuse unknown names and a repeated stdin before any work starts."""
+    if specs.count("-") > 1:
+        raise UsageError("stdin ('-') can be compared only once")
+    for spec in specs:
+        if spec != "-":
+            _open(spec, seed).close()
+
+
+def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> tuple[float | None, int]:
+    """Median generation MB/s of a generator and the bytes each repeat read.
+
+    Only endless sources (generators) have a generation speed: a file's read
+    rate is the disk's, and stdin cannot be read twice; those give None.
+    """
+    if spec == "-":
+        return None, 0
+    with _open(spec, seed) as probe_source:
+        if not probe_source.endless:
+            return None, 0
+
+    def fresh() -> Source:
+        return _open(spec, seed)
+
+    # one short probe picks a length that takes about SPEED_TARGET_SECONDS
+    probe = generation_speed(fresh, SPEED_MIN_BYTES, repeats=1)
+    nbytes = int(min(SPEED_MAX_BYTES, max(SPEED_MIN_BYTES, probe * 1e6 * SPEED_TARGET_SECONDS)))
+    nbytes -= nbytes % (1 << 16)
+    return generation_speed(fresh, nbytes, repeats=repeats), nbytes
+
+
+def run_source_tests(spec: str, options: CompareOptions,
+                progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
+                ) -> engine.RunResult:
+    """Test one source with the suite: a plain run, or a progressive one.
+
+    ``progress(name, total_bytes)`` returns a context manager that is called
+    with byte counts (a ProgressBar); total is None when unknown (a file).
+    """
+    with _open(spec, options.seed) as source:
+        limit = options.size
+        if limit is None and source.endless:
+            limit = DEFAULT_COMPARE_BYTES
+        if options.progressive:
+            run_progressive = getattr(engine, "run_progressive", None)
+            if run_progressive is None:
+                raise UsageError("--progressive is not available in this build (randqa.engine has no run_progressive)")
+            # stdin and files: until the data ends
+            last = options.max_bytes or limit or getattr(engine, "UNTIL_END", 1 << 62)
+            total = last if source.endless or options.max_bytes or options.size else None
+        else:
+            total = limit if source.endless or options.size else None
+        with (progress(source.name, total) if progress else contextlib.nullcontext(None)) as bar:
+            if options.progressive:
+                return run_progressive(source, options.suite, options.min_bytes, last, options.keep_going,
+                                       **_supported(run_progressive, jobs=options.jobs, on_progress=bar))
+            return engine.run(source, options.suite.build(), suite_name=options.suite.name,
+                              thresholds=options.suite.thresholds, limit=limit,
+                              **_supported(engine.run, jobs=options.jobs, on_progress=bar))
+
+
+def _supported(function: Callable[..., Any], **keywords: Any) -> dict[str, Any]:
+    """The keywords ``function`` accepts (the engine grows options over time)."""
+    accepted = inspect.signature(function).parameters
+    return {k: v for k, v in keywords.items() if k in accepted and v is not None}
+
+
+def planned_bytes(options: CompareOptions) -> int:
+    """How many bytes one generator's test reads at most (files: up to this)."""
+    size = options.size or DEFAULT_COMPARE_BYTES
+    return (options.max_bytes or size) if options.progressive else size
+
+
+def compare_document(command: str, options: CompareOptions, runs: list[dict[str, Any]],
+                     elapsed_s: float, interrupted: bool = False) -> dict[str, Any]:
+    """The compare JSON document (schema in the README, section JSON)."""
+    return {
+        "randqa_version": randqa.__version__,
+        "kind": "compare",
+        "command": command,
+        **environment(),
+        "suite": options.suite.name,
+        "bytes_requested": planned_bytes(options),
+        "progressive": options.progressive,
+        "speed_repeats": options.speed_repeats,
+        "elapsed_s": round(elapsed_s, 3),
+        "interrupted": interrupted,
+        "runs": runs,
+    }
+
+
+def run_comparison(specs: list[str], options: CompareOptions, command: str,
+                   progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
+                   ) -> dict[str, Any]:
+    """Measure and test every source in turn; return the compare document.
+
+    Ctrl-C stops at once; the document covers the sources done so far (the
+    current one's partial run included) and says ``interrupted``.
+    """
+    check_sources(specs, options.seed)
+    start = time.perf_counter()
+    runs: list[dict[str, Any]] = []
+    interrupted = False
+    for spec in specs:
+        try:
+            speed, speed_bytes = measure_speed(spec, options.seed, options.speed_repeats)
+        except KeyboardInterrupt:
+            interrupted = True
+            break
+        result = run_source_tests(spec, options, progress)
+        run = result.to_json()
+        run["speed_mb_s"] = None if speed is None else round(speed, 3)
+        run["speed_bytes"] = speed_bytes or None
+        runs.append(run)
+        if result.interrupted:
+            interrupted = True
+            break
+    return compare_document(command, options, runs, time.perf_counter() - start, interrupted)
+
+
+def first_failure(run: dict[str, Any]) -> int | None:
+    """Length at which a progressive run first failed; None when it never
+    failed or was not progressive (a plain run has one length only)."""
+    return run.get("first_failure_bytes")
+
+
+def failing_tests(run: dict[str, Any]) -> list[str]:
+    """Names of the tests that failed or looked suspicious, worst first."""
+    bad = [t for t in run["tests"] if t.get("verdict") in ("fail", "suspicious")]
+    bad.sort(key=lambda t: -VERDICT_ORDER[t["verdict"]])
+    return [t["name"] + ("" if t["verdict"] == "fail" else "?") for t in bad]
+
+
+def render_table(doc: dict[str, Any]) -> str:
+    """The terminal table of a compare document."""
+    progressive = any("first_failure_bytes" in run for run in doc["runs"])
+    header = ["source", "MB/s", "tested", "verdict", "first failure" if progressive else "", "seed", "failed tests"]
+    rows = []
+    for run in doc["runs"]:
+        speed = run.get("speed_mb_s")
+        failure = first_failure(run)
+        seed = run["source"].get("seed")
+        rows.append([
+            run["source"]["name"],
+            "-" if speed is None else f"{speed:.1f}",
+            format_size(run["bytes_tested"]),
+            run["verdict"].upper() if run["verdict"] == "fail" else run["verdict"],
+            ("none" if failure is None else format_size(failure)) if progressive else "",
+            "-" if seed is None else str(seed),
+            ", ".join(failing_tests(run)) or "-",
+        ])
+    keep = [i for i, h in enumerate(header) if h]
+    header = [header[i] for i in keep]
+    rows = [[row[i] for i in keep] for row in rows]
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    right = {"MB/s", "tested", "first failure"}
+
+    def line(cells: list[str]) -> str:
+        out = [c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, header)]
+        return "  ".join(out).rstrip()
+
+    lines = [f"suite {doc['suite']}  speed: median of {doc.get('speed_repeats', SPEED_REPEATS)} runs apart from testing"
+             f"  ('?' = suspicious)", "", line(header)]
+    lines += [line(r) for r in rows]
+    lines.append("")
+    for run in doc["runs"]:
+        for note in run.get("notes", []):
+            lines.append(f"note: {run['source']['name']}: {note}")
+    if doc.get("interrupted"):
+        lines.append("note: interrupted: sources after the last row were not tested")
+    count = len(doc["runs"])
+    lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
+    return "\n".join(lines)

@@ -1,0 +1,298 @@
+"""`randqa compare`, the JSON it writes, and the HTML report built from it.
+
+Two real generator backends stand for the good and the bad: pcg64, and
+RANDU (IBM's LCG, whose bytes fail every test of the quick suite at once).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+import randqa.compare
+from randqa import engine
+from randqa.cli import main
+from randqa.report import charts
+from randqa.report.html import render_html
+
+GOOD, BAD = "pcg64", "randu"
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_folder(monkeypatch, tmp_path):
+    """`randqa compare` writes randqa-report.html to the current folder by default."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def counter_file(tmp_path):
+    """A file source that fails: bytes 0, 1, ..., 255, 0, 1, ..."""
+    path = tmp_path / "counter.bin"
+    path.write_bytes(np.arange(1 << 20, dtype=np.uint32).astype(np.uint8).tobytes())
+    return str(path)
+
+
+@pytest.fixture
+def random_file(tmp_path):
+    path = tmp_path / "random.bin"
+    path.write_bytes(np.random.Generator(np.random.PCG64(7)).bytes(1 << 20))
+    return str(path)
+
+
+def run_main(*args: str) -> int:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    return exit_info.value.code
+
+
+class _SummaryRows(HTMLParser):
+    """(source, verdict) of each row of the summary table, and the verdicts of
+    each per-source test table in page order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summary: list[tuple[str, str]] = []
+        self.test_tables: list[list[str]] = []
+        self._table: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if tag == "table":
+            self._table = a.get("class")
+            if self._table == "tests":
+                self.test_tables.append([])
+        elif tag == "tr" and "data-source" in a and self._table == "summary":
+            self.summary.append((a["data-source"], a["data-verdict"]))
+        elif tag == "tr" and self._table == "tests" and a.get("class", "").startswith("row-"):
+            self.test_tables[-1].append(a["class"][4:])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._table = None
+
+
+def test_compare_measures_speed_apart_and_tests_each_source(counter_file, tmp_path, capsys):
+    json_path = tmp_path / "c.json"
+    code = run_main("compare", GOOD, BAD, counter_file, "-n", "1M", "--seed", "2024", "--speed-repeats", "2",
+                    "--json", str(json_path))
+    assert code == 0  # a comparison that finds bad generators has done its job
+    assert (tmp_path / "randqa-report.html").stat().st_size > 0
+    doc = json.loads(json_path.read_text())
+    assert doc["kind"] == "compare" and doc["suite"] == "quick"
+    for key in ("randqa_version", "command", "date", "platform", "cpu"):
+        assert isinstance(doc[key], str) and doc[key]
+    runs = {r["source"]["name"]: r for r in doc["runs"]}
+    assert list(runs) == [GOOD, BAD, counter_file]
+    # generators have a speed, measured on their own reads; a file has none
+    assert runs[GOOD]["speed_mb_s"] > 0 and runs[BAD]["speed_mb_s"] > 0
+    assert runs[GOOD]["speed_bytes"] >= 1 << 20
+    assert runs[counter_file]["speed_mb_s"] is None
+    assert runs[GOOD]["verdict"] == "pass"
+    assert runs[BAD]["verdict"] == "fail" and runs[counter_file]["verdict"] == "fail"
+    assert runs[GOOD]["bytes_tested"] == 1 << 20
+    assert runs[GOOD]["source"]["seed"] == runs[BAD]["source"]["seed"] == 2024
+    assert runs[counter_file]["source"]["seed"] is None  # --seed is for generators only
+    table = capsys.readouterr().out
+    bad_row = next(line for line in table.splitlines() if line.startswith(BAD))
+    assert "FAIL" in bad_row and "chi_square" in bad_row
+    good_row = next(line for line in table.splitlines() if line.startswith(GOOD))
+    assert "pass" in good_row and f"{runs[GOOD]['speed_mb_s']:.1f}" in good_row
+
+
+def test_report_rebuilds_the_same_html_from_json(counter_file, tmp_path):
+    json_path, html_path, rebuilt = tmp_path / "c.json", tmp_path / "c.html", tmp_path / "r.html"
+    assert run_main("compare", GOOD, BAD, counter_file, "-n", "256K", "--speed-repeats", "1",
+                    "--json", str(json_path), "--html", str(html_path)) == 0
+    assert run_main("report", str(json_path), "-o", str(rebuilt)) == 0
+    assert rebuilt.read_bytes() == html_path.read_bytes()
+
+
+def test_html_report_is_self_contained_and_puts_failures_first(counter_file, random_file, tmp_path):
+    json_path, html_path = tmp_path / "c.json", tmp_path / "c.html"
+    assert run_main("compare", GOOD, BAD, counter_file, random_file, "-n", "512K", "--speed-repeats", "1",
+                    "--json", str(json_path), "--html", str(html_path)) == 0
+    doc = json.loads(json_path.read_text())
+    page = html_path.read_text()
+    parser = _SummaryRows()
+    parser.feed(page)
+    assert parser.summary == [(r["source"]["name"], r["verdict"]) for r in doc["runs"]]
+    # each source's test table: fail, then suspicious, insufficient, pass
+    rank = {"fail": 0, "suspicious": 1, "insufficient": 2, "pass": 3}
+    assert len(parser.test_tables) == len(doc["runs"])
+    for verdicts, run in zip(parser.test_tables, doc["runs"]):
+        assert sorted(verdicts) == sorted(t["verdict"] for t in run["tests"])
+        assert [rank[v] for v in verdicts] == sorted(rank[v] for v in verdicts)
+    assert parser.test_tables[1][0] == "fail"
+    # nothing to fetch: no external resource, no script, ids unique across the inline SVGs
+    assert not re.search(r"<(script|link|img|iframe|object|embed)\b", page)
+    assert not re.search(r"""(?:src|href)\s*=\s*["'](?!#)""", page)
+    assert not re.search(r"url\((?!#)", page)
+    # the only URLs are XML namespace names, which are never fetched
+    assert re.findall(r"\w+://", re.sub(r'xmlns(?::\w+)?="[^"]*"', "", page)) == []
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids))
+    # the speed chart names the generators (text stays text) and leaves the files out
+    chart = re.search(r'<figure class="speed-quality">(.*?)</figure>', page, re.S).group(1)
+    assert GOOD in chart and BAD in chart and counter_file not in chart
+    assert f"Not plotted (no generation speed): {counter_file}, {random_file}" in page
+
+
+def test_report_renders_a_single_test_run(random_file, tmp_path, cli):
+    json_path, html_path = tmp_path / "one.json", tmp_path / "one.html"
+    assert cli("test", random_file, "--json", str(json_path)).returncode == 0
+    result = cli("report", str(json_path), "-o", str(html_path))
+    assert result.returncode == 0, result.stderr
+    parser = _SummaryRows()
+    parser.feed(html_path.read_text())
+    assert parser.summary == [(random_file, "pass")]
+    assert len(parser.test_tables[0]) == len(json.loads(json_path.read_text())["tests"])
+
+
+def test_report_combines_several_documents(random_file, tmp_path):
+    first, second, html_path = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "ab.html"
+    assert run_main("compare", GOOD, "-n", "256K", "--speed-repeats", "1", "--json", str(first)) == 0
+    assert run_main("test", random_file, "--json", str(second)) == 0
+    assert run_main("report", str(first), str(second), "-o", str(html_path)) == 0
+    parser = _SummaryRows()
+    parser.feed(html_path.read_text())
+    assert [name for name, _ in parser.summary] == [GOOD, random_file]
+
+
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory):
+    """A real single-run JSON document to break in various ways."""
+    folder = tmp_path_factory.mktemp("saved")
+    data, saved = folder / "random.bin", folder / "run.json"
+    data.write_bytes(np.random.Generator(np.random.PCG64(3)).bytes(1 << 16))
+    run_main("test", str(data), "--json", str(saved))
+    return json.loads(saved.read_text())
+
+
+def _broken(saved: dict, how: str) -> bytes:
+    doc = json.loads(json.dumps(saved))
+    if how == "p_value_text":
+        doc["tests"][0]["p_value"] = "0.5"
+    elif how == "p_value_range":
+        doc["tests"][1]["p_value"] = 1.5
+    elif how == "verdict":
+        doc["verdict"] = "great"
+    elif how == "missing_tests":
+        del doc["tests"]
+    elif how == "bool_bytes":
+        doc["bytes_tested"] = True
+    elif how == "empty_compare":
+        doc = {"kind": "compare", "runs": []}
+    elif how == "compare_bad_run":
+        del doc["source"]
+        doc = {"kind": "compare", "runs": [json.loads(json.dumps(saved)), doc]}
+    elif how == "kind":
+        doc["kind"] = "benchmark"
+    elif how == "nan":
+        return json.dumps(doc).replace('"p_value": ' + json.dumps(doc["tests"][0]["p_value"]), '"p_value": NaN', 1).encode()
+    return json.dumps(doc).encode()
+
+
+@pytest.mark.parametrize("how, problem", [
+    ("p_value_text", "tests[0].p_value: expected number or null, got string"),
+    ("p_value_range", "tests[1].p_value: p-value 1.5 is outside [0, 1]"),
+    ("verdict", "verdict: unknown verdict 'great'"),
+    ("missing_tests", "missing key 'tests'"),
+    ("bool_bytes", "bytes_tested: expected integer, got boolean"),
+    ("empty_compare", "runs: a compare document needs at least one run"),
+    ("compare_bad_run", "runs[1]: missing key 'source'"),
+    ("kind", "unknown document kind 'benchmark'"),
+    ("nan", "not valid JSON (NaN is not valid JSON)"),
+])
+def test_report_refuses_malformed_json(saved_run, tmp_path, capsys, how, problem):
+    path = tmp_path / "bad.json"
+    path.write_bytes(_broken(saved_run, how))
+    assert run_main("report", str(path), "-o", str(tmp_path / "x.html")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: " in err and problem in err, err
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b'{"name": "left-pad", "version": "1.3.0", "dependencies": {}}', "not a randqa result"),
+    (b'[{"source": "x"}]', "expected a JSON object at the top level, got array"),
+    (b'{"tests": [}', "not valid JSON (line 1 column 12"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "not UTF-8 text"),
+    (None, "cannot read"),
+])
+def test_report_refuses_foreign_files_in_one_line(tmp_path, cli, content, problem):
+    path = tmp_path / "input.json"
+    if content is not None:
+        path.write_bytes(content)
+    result = cli("report", str(path), "-o", str(tmp_path / "x.html"))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert str(path) in result.stderr and problem in result.stderr, result.stderr
+
+
+def test_compare_refuses_unknown_source_before_any_work(tmp_path, capsys):
+    assert run_main("compare", GOOD, "no-such-generator", "--json", str(tmp_path / "c.json")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no-such-generator" in err
+    assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--min", "1M"], "only with --progressive"),
+    (["--progressive", "--min", "1M", "--max", "64K"], "--min (1048576) is larger"),
+    (["--html", "/nonexistent-folder/r.html"], "does not exist"),
+    (["-", "-"], "stdin"),
+])
+def test_compare_usage_errors(capsys, args, problem):
+    assert run_main("compare", GOOD, *args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and problem in err
+
+
+@pytest.mark.skipif(not hasattr(engine, "run_progressive"), reason="randqa.engine.run_progressive not available yet")
+def test_progressive_compare_reports_first_failure(counter_file, tmp_path):
+    json_path, html_path = tmp_path / "p.json", tmp_path / "p.html"
+    assert run_main("compare", GOOD, BAD, "--progressive", "--min", "64K", "--max", "512K", "--speed-repeats", "1",
+                    "--json", str(json_path), "--html", str(html_path)) == 0
+    runs = {r["source"]["name"]: r for r in json.loads(json_path.read_text())["runs"]}
+    assert [step["bytes"] for step in runs[GOOD]["lengths"]] == [64 << 10, 128 << 10, 256 << 10, 512 << 10]
+    assert runs[GOOD]["first_failure_bytes"] is None
+    # a period of 256 bytes fails at the first length, and the run stops there
+    assert runs[BAD]["first_failure_bytes"] == 64 << 10 and len(runs[BAD]["lengths"]) == 1
+    page = html_path.read_text()
+    assert page.count('<figure class="pvalue-history">') == 2
+    ids = re.findall(r'\bid="([^"]+)"', page)  # three inline SVGs share one id space
+    assert len(ids) == len(set(ids))
+    assert "none up to 512 KiB" in page
+
+
+def test_progressive_needs_engine_support(monkeypatch, capsys):
+    monkeypatch.delattr(engine, "run_progressive", raising=False)
+    assert run_main("compare", GOOD, "--progressive", "--max", "128K") == 2
+    assert "--progressive is not available" in capsys.readouterr().err
+
+
+def test_speed_chart_uses_verdicts_or_first_failure():
+    base = {"source": {"name": GOOD, "seed": 1}, "suite": "quick", "tests": [], "bytes_tested": 1 << 20}
+    plain = [dict(base, verdict="pass", speed_mb_s=900.0), dict(base, source={"name": "slowbad"}, verdict="fail", speed_mb_s=3.0)]
+    svg = charts.speed_quality_svg(plain)
+    assert "suite verdict" in svg and "slowbad" in svg
+    progressive = [dict(r, first_failure_bytes=None if r["verdict"] == "pass" else 1 << 16) for r in plain]
+    svg = charts.speed_quality_svg(progressive)
+    assert "bytes at first failure" in svg and "64K" in svg
+    assert charts.speed_quality_svg([dict(base, verdict="pass", speed_mb_s=None)]) is None
+    # two renderings of the same documents are identical: no dates or random ids
+    doc = {"kind": "compare", "suite": "quick", "runs": plain}
+    assert render_html([doc]) == render_html([json.loads(json.dumps(doc))])
+
+
+def test_default_sources_are_backends():
+    from randqa.sources import backend_names
+
+    names = backend_names()
+    if not names:
+        pytest.skip("no generator backends registered yet (randqa.sources.backends)")
+    assert [s for s in randqa.compare.DEFAULT_SOURCES if s not in names] == []
