@@ -63,7 +63,7 @@ def test_merge_refuses_a_misaligned_left_part():
 
 def _strip_timing(doc: dict) -> dict:
     doc = dict(doc)
-    for key in ("elapsed_s", "command"):
+    for key in ("elapsed_s", "command", "date"):
         doc.pop(key, None)
     doc["source"] = {k: v for k, v in doc["source"].items() if k != "name"}
     return doc
