@@ -12,9 +12,10 @@ import itertools
 import math
 import os
 
-import mpmath
 import numpy as np
 import pytest
+
+from nist_reference import E_BITS, EPSILON_100, e_bytes, observed, results_for, run, same_results
 
 from randqa.battery import _nist, accumulator_class, available_tests
 from randqa.battery.block_frequency import BlockFrequency
@@ -26,13 +27,7 @@ from randqa.battery.longest_run import STS_PROBABILITIES, LongestRun, exact_clas
 from randqa.battery.matrix_rank import MatrixRank, rank_probability
 from randqa.battery.universal import EXPECTED_VALUE, VARIANCE, Universal
 
-E_BITS = 1_000_000
 
-# The 100-bit sequence of the examples in 2.2.8 and 2.6.8.
-EPSILON_100 = (
-    "11001001000011111101101010100010001000010110100011"
-    "00001000110100110001001100011001100010100010111000"
-)
 # 2.4.8, n = 128
 EPSILON_128 = (
     "11001100000101010110110001001100111000000000001001"
@@ -41,26 +36,8 @@ EPSILON_128 = (
 )
 
 
-def e_bytes(nbits: int = E_BITS) -> np.ndarray:
-    """The first ``nbits`` bits of the binary expansion of e (10.10110111...,
-    integer part first, as the STS file data.e), packed MSB-first."""
-    mpmath.mp.prec = nbits + 64
-    value = int(mpmath.floor(mpmath.e * mpmath.mpf(2) ** (nbits - 2)))
-    return np.frombuffer(value.to_bytes(nbits // 8, "big"), dtype=np.uint8)
 
 
-def run(acc, bits: str | np.ndarray) -> dict:
-    """Feed a bit string (whole bytes through update, the rest through
-    update_tail_bits) or packed bytes; return the results by name."""
-    if isinstance(bits, str):
-        values = np.array([int(c) for c in bits], dtype=np.uint8)
-        whole = len(values) // 8 * 8
-        acc.update(np.packbits(values[:whole]))
-        if len(values) > whole:
-            acc.update_tail_bits(values[whole:])
-    else:
-        acc.update(bits)
-    return {r.name: r for r in acc.finalize()}
 
 
 # (source, factory, input ("e", "e100k" or a bit string), result name, field, printed value, tolerance)
@@ -99,24 +76,7 @@ REFERENCES = [
 ]
 
 
-def observed(results: dict, name: str, field: str):
-    result = results[name]
-    if field == "p":
-        return result.pvalue
-    if field == "stat":
-        return result.statistic
-    return result.details[field]
 
-
-_cache: dict = {}
-
-
-def results_for(factory, data: str, e: np.ndarray) -> dict:
-    acc = factory()
-    key = (repr(acc), data)
-    if key not in _cache:
-        _cache[key] = run(acc, {"e": e, "e100k": e[:12_500]}.get(data, data))
-    return _cache[key]
 
 
 @pytest.fixture(scope="module")
@@ -225,9 +185,7 @@ def test_registered_by_name():
         assert cls.name in available_tests() and accumulator_class(cls.name) is cls
 
 
-def _same(a: list, b: list) -> None:
-    assert [(r.name, r.statistic, r.pvalue, r.verdict, r.details) for r in a] == \
-           [(r.name, r.statistic, r.pvalue, r.verdict, r.details) for r in b]
+
 
 
 @pytest.mark.parametrize("factory", ALL_SIX + ODD_BLOCKS, ids=lambda f: repr(f()))
@@ -245,14 +203,14 @@ def test_chunking_and_merge_do_not_change_results(factory, e):
         chunked.update(data[pos : pos + step])
         pos += step
     chunked.update_tail_bits(tail)
-    _same(chunked.finalize(), reference)
+    same_results(chunked.finalize(), reference)
     left, right = factory(), factory()
     cut = 30_000 // left.alignment * left.alignment
     left.update(data[:cut])
     right.update(data[cut:])
     right.update_tail_bits(tail)
     left.merge(right)
-    _same(left.finalize(), reference)
+    same_results(left.finalize(), reference)
     assert left.bytes_seen == len(data)
     assert reference[0].pvalue is not None
 
@@ -278,7 +236,7 @@ def test_max_bits_tests_the_first_bits_and_says_so(cls, e):
     for r in results:
         assert r.details["bits_seen"] == 8 * 100_000 and f"first {limit}" in r.details["note"]
         del r.details["bits_seen"], r.details["note"]
-    _same(results, expected)
+    same_results(results, expected)
 
 
 def test_longest_run_block_size_follows_n(e):

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 
-import mpmath
 import numpy as np
 import pytest
+
+from nist_reference import EPSILON_100, e_bytes, observed, results_for, run, same_results
 
 from randqa.battery import accumulator_class, available_tests
 from randqa.battery.approximate_entropy import ApproximateEntropy
@@ -25,35 +26,11 @@ from randqa.battery.random_excursions import RandomExcursions
 from randqa.battery.random_excursions_variant import RandomExcursionsVariant
 from randqa.battery.serial import Serial
 
-E_BITS = 1_000_000
-
-# The 100-bit sequence of the examples in 2.12.8 and 2.13.8.
-EPSILON_100 = (
-    "11001001000011111101101010100010001000010110100011"
-    "00001000110100110001001100011001100010100010111000"
-)
 
 
-def e_bytes(nbits: int = E_BITS) -> np.ndarray:
-    """The first ``nbits`` bits of the binary expansion of e (10.10110111...,
-    integer part first, as the STS file data.e), packed MSB-first."""
-    mpmath.mp.prec = nbits + 64
-    value = int(mpmath.floor(mpmath.e * mpmath.mpf(2) ** (nbits - 2)))
-    return np.frombuffer(value.to_bytes(nbits // 8, "big"), dtype=np.uint8)
 
 
-def run(acc, bits: str | np.ndarray) -> dict:
-    """Feed a bit string (through update and update_tail_bits) or packed
-    bytes; return the results by name."""
-    if isinstance(bits, str):
-        values = np.array([int(c) for c in bits], dtype=np.uint8)
-        whole = len(values) // 8 * 8
-        acc.update(np.packbits(values[:whole]))
-        if len(values) > whole:
-            acc.update_tail_bits(values[whole:])
-    else:
-        acc.update(bits)
-    return {r.name: r for r in acc.finalize()}
+
 
 
 # (section, factory, input ("e" or a bit string), result name, field, printed value, tolerance)
@@ -143,24 +120,7 @@ for _x, (_xi, _p) in VARIANT_2_15_8.items():
     REFERENCES.append(("2.15.8", RandomExcursionsVariant, "e", f"random_excursions_variant[x={_x:+d}]", "p", _p, 5e-7))
 
 
-def observed(results: dict, name: str, field: str):
-    result = results[name]
-    if field == "p":
-        return result.pvalue
-    if field == "stat":
-        return result.statistic
-    return result.details[field]
 
-
-_cache: dict = {}
-
-
-def results_for(factory, data: str, e: np.ndarray) -> dict:
-    acc = factory()
-    key = (repr(acc), data)
-    if key not in _cache:
-        _cache[key] = run(acc, e if data == "e" else data)
-    return _cache[key]
 
 
 @pytest.fixture(scope="module")
@@ -246,9 +206,7 @@ def test_registered_by_name():
         assert cls.name in available_tests() and accumulator_class(cls.name) is cls
 
 
-def _same(a: list, b: list) -> None:
-    assert [(r.name, r.statistic, r.pvalue, r.verdict, r.details) for r in a] == \
-           [(r.name, r.statistic, r.pvalue, r.verdict, r.details) for r in b]
+
 
 
 @pytest.mark.parametrize("cls", ALL_SEVEN, ids=lambda c: c.name)
@@ -263,12 +221,12 @@ def test_chunking_and_merge_do_not_change_results(cls, e):
         step = sizes[pos % len(sizes)]
         chunked.update(data[pos : pos + step])
         pos += step
-    _same(chunked.finalize(), reference)
+    same_results(chunked.finalize(), reference)
     left, right = cls(), cls()
     left.update(data[:29_999])
     right.update(data[29_999:])
     left.merge(right)
-    _same(left.finalize(), reference)
+    same_results(left.finalize(), reference)
     assert left.bytes_seen == len(data)
 
 
@@ -289,7 +247,7 @@ def test_max_bits_tests_the_first_bits_and_says_so(cls, e):
     for r in results:
         assert r.details["bits_seen"] == 8 * 60_000 and "first 160005" in r.details["note"]
         del r.details["bits_seen"], r.details["note"]
-    _same(results, expected)
+    same_results(results, expected)
 
 
 def test_bad_parameters_refused():

@@ -8,16 +8,10 @@ import re
 import shutil
 import subprocess
 
-import mpmath
 import numpy as np
 import pytest
 
-
-def pi_bits(count: int) -> str:
-    """The binary expansion of pi from its leading '11', as SP 800-22's examples use it."""
-    with mpmath.workdps(count // 3 + 20):
-        value = int(mpmath.floor(mpmath.pi * mpmath.mpf(2) ** (count - 2)))
-    return format(value, "b")[:count]
+from nist_reference import pi_bits
 
 
 EPSILON_100 = pi_bits(100)

@@ -5,7 +5,6 @@ identical JSON."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 

@@ -1,0 +1,73 @@
+"""Reference data of NIST SP 800-22 Rev 1a shared by the tests that
+reproduce its worked examples and its Appendix B table."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+E_BITS = 1_000_000
+
+# The 100-bit sequence of the examples in 2.1.8, 2.2.8, 2.3.8, 2.6.8, 2.12.8, 2.13.8
+# (the binary expansion of pi from its leading '11'; tests/test_reference_values.py derives it).
+EPSILON_100 = (
+    "11001001000011111101101010100010001000010110100011"
+    "00001000110100110001001100011001100010100010111000"
+)
+
+
+def e_bytes(nbits: int = E_BITS) -> np.ndarray:
+    """The first ``nbits`` bits of the binary expansion of e (10.10110111...,
+    integer part first, as the STS file data.e), packed MSB-first."""
+    with mpmath.workprec(nbits + 64):
+        value = int(mpmath.floor(mpmath.e * mpmath.mpf(2) ** (nbits - 2)))
+    return np.frombuffer(value.to_bytes(nbits // 8, "big"), dtype=np.uint8)
+
+
+def pi_bits(count: int) -> str:
+    """The binary expansion of pi from its leading '11', as a '0'/'1' string."""
+    with mpmath.workprec(count + 64):
+        value = int(mpmath.floor(mpmath.pi * mpmath.mpf(2) ** (count - 2)))
+    return format(value, "b")[:count]
+
+
+def run(acc, bits: str | np.ndarray) -> dict:
+    """Feed a bit string (whole bytes through update, the rest through
+    update_tail_bits) or packed bytes; return the results by name."""
+    if isinstance(bits, str):
+        values = np.array([int(c) for c in bits], dtype=np.uint8)
+        whole = len(values) // 8 * 8
+        acc.update(np.packbits(values[:whole]))
+        if len(values) > whole:
+            acc.update_tail_bits(values[whole:])
+    else:
+        acc.update(bits)
+    return {r.name: r for r in acc.finalize()}
+
+
+def observed(results: dict, name: str, field: str):
+    """A result's p-value ("p"), statistic ("stat") or one of its details."""
+    result = results[name]
+    if field == "p":
+        return result.pvalue
+    if field == "stat":
+        return result.statistic
+    return result.details[field]
+
+
+_cache: dict = {}
+
+
+def results_for(factory, data: str, e: np.ndarray) -> dict:
+    """Results of a fresh ``factory()`` on "e", "e100k" (its first 100,000
+    bits) or a bit string; cached, since many references share a run."""
+    acc = factory()
+    key = (repr(acc), data)
+    if key not in _cache:
+        _cache[key] = run(acc, {"e": e, "e100k": e[:12_500]}.get(data, data))
+    return _cache[key]
+
+
+def same_results(a: list, b: list) -> None:
+    assert [(r.name, r.statistic, r.pvalue, r.verdict, r.details) for r in a] == \
+           [(r.name, r.statistic, r.pvalue, r.verdict, r.details) for r in b]
