@@ -1,0 +1,216 @@
+"""Linear complexity of the sequence formed by one bit position of every word.
+
+Sources: P. L'Ecuyer and R. Simard, "TestU01", ACM TOMS 33 (2007),
+scomp_LinearComp (the idea of taking one bit of each output word);
+J. L. Massey, "Shift-register synthesis and BCH decoding", IEEE Trans. Inf.
+Theory 15 (1969) 122-127 (the Berlekamp-Massey algorithm); F. G. Gustavson,
+"Analysis of the Berlekamp-Massey linear feedback shift-register synthesis
+algorithm", IBM J. Res. Dev. 20 (1976) 204-212, and R. A. Rueppel,
+"Analysis and Design of Stream Ciphers", Springer 1986, ch. 4 (the exact
+distribution of the linear complexity of a random sequence); NIST SP 800-22
+Rev 1a (2010), section 2.10 (the classes of L - n/2 and their chi-square).
+
+The stream is read as little-endian words of ``word_bits`` bits.  For each
+bit index b in ``bits``, bit b of successive words forms a sequence; it is
+cut into sequences of ``length`` = n bits and the linear complexity L of
+each (the length of the shortest linear feedback shift register that
+generates it) is found with Berlekamp-Massey over GF(2).  With ``every`` = k
+only the first sequence of each k consecutive ones is tested (the cost of
+Berlekamp-Massey is O(n^2) per sequence; the sequences tested stay
+disjoint, so the statistics below remain exact).
+
+For a random sequence of length n the number of sequences with complexity
+L is 1 for L = 0, 2^(2L-1) for 1 <= L <= n/2 and 2^(2(n-L)) for L > n/2
+(Gustavson; Rueppel), so d = L - n/2 (n even) has P(d = 0) = 1/2,
+P(d = k) = 4^-k and P(d = -k) = 4^-k / 2: the distribution NIST's classes
+approximate, here used exactly for the chosen n.  Two results per bit:
+
+``...[bit=b/w]``
+    NIST's chi-square of the counts of the classes d <= -D, -D+1, ..., D-1,
+    d >= D over the N sequences, with the exact class probabilities; D is
+    the largest of 5, 4, 3, 2, 1 that leaves at least 5 expected sequences
+    in every class (NIST's D = 3 needs N >= 480), so the result exists from
+    N = 30 on; chi-square with 2D degrees of freedom, upper tail.
+``...[bit=b/w,lowest]``
+    the lowest complexity seen, L_min, against the exact distribution of
+    the minimum of N independent complexities:
+    p = 1 - (1 - P(L <= L_min))^N.  A linear generator cannot exceed its
+    state size (113 bits per bit position for L'Ecuyer's LFSR113, 32 for
+    xorshift32), nor can a bit of period P exceed P: one sequence of a few
+    hundred bits is enough to fail it.
+
+Parameters:
+  word_bits  8, 16, 32 or 64 (default 32)
+  bits       bit indices, 0 = least significant (default: lowest and highest)
+  length     n, bits per sequence: a multiple of 64 from 64 to 65536 (default 4096)
+  every      test one sequence in every ``every`` (default 1: all)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from randqa.battery import _linear
+from randqa.battery.base import Accumulator
+from randqa.results import TestResult, insufficient
+
+MIN_EXPECTED = 5
+MAX_HALF_WIDTH = 5
+
+
+def complexity_log2_pmf(n: int) -> np.ndarray:
+    """log2 P(L = l), l = 0..n, for the linear complexity of n random bits."""
+    levels = np.arange(n + 1, dtype=np.float64)
+    log2_counts = np.where(levels <= n // 2, 2 * levels - 1, 2 * (n - levels))
+    log2_counts[0] = 0.0
+    return log2_counts - n
+
+
+def complexity_cdf(n: int, level: int) -> float:
+    """P(L <= level) for n random bits (exact; underflows to 0 only below 1e-308)."""
+    if level >= n:
+        return 1.0
+    if level <= n // 2:
+        # 2^-n (1 + sum_{l=1}^{level} 2^(2l-1)) = (2^(2 level + 1 - n) + 2^-n) / 3
+        return (math.ldexp(1.0, 2 * level + 1 - n) + math.ldexp(1.0, -n)) / 3
+    return 1.0 - complexity_sf(n, level + 1)
+
+
+def complexity_sf(n: int, level: int) -> float:
+    """P(L >= level) for n random bits, level > n/2: sum_{l>=level} 4^(n-l) / 2^n."""
+    if level <= n // 2:
+        return 1.0 - complexity_cdf(n, level - 1)
+    # sum_{l=level}^{n} 2^(n - 2l) = 2^(n - 2 level) (1 - 4^-(n - level + 1)) / (1 - 1/4)
+    return math.ldexp(1.0, n - 2 * level) * (1 - 4.0 ** -(n - level + 1)) * 4 / 3
+
+
+class BitLinearComplexity(Accumulator):
+    name = "bit_linear_complexity"
+
+    def __init__(
+        self,
+        *,
+        word_bits: int = 32,
+        bits: list[int] | tuple[int, ...] | None = None,
+        length: int = 4096,
+        every: int = 1,
+    ) -> None:
+        super().__init__()
+        if word_bits not in (8, 16, 32, 64):
+            raise ValueError(f"word_bits must be 8, 16, 32 or 64, not {word_bits!r}")
+        if bits is None:
+            bits = [0, word_bits - 1]
+        bits = list(bits)
+        if not bits or any(not isinstance(b, int) or isinstance(b, bool) or not 0 <= b < word_bits for b in bits):
+            raise ValueError(f"bits must be a non-empty list of bit indices from 0 to {word_bits - 1}, not {bits!r}")
+        if len(set(bits)) != len(bits):
+            raise ValueError(f"bits must not repeat an index: {bits!r}")
+        if not (isinstance(length, int) and 64 <= length <= 65536 and length % 64 == 0):
+            raise ValueError(f"length must be a multiple of 64 from 64 to 65536, not {length!r}")
+        if not (isinstance(every, int) and every >= 1):
+            raise ValueError(f"every must be a positive integer, not {every!r}")
+        self.word_bits = word_bits
+        self.bits = bits
+        self.length = length
+        self.every = every
+        self.word_bytes = word_bits // 8
+        self.period_words = length * every
+        self.histograms = {b: np.zeros(length + 1, dtype=np.int64) for b in bits}
+        self.sequences = {b: np.zeros(length // 64, dtype=np.uint64) for b in bits}
+        self.positions = {b: np.zeros(1, dtype=np.int64) for b in bits}
+        self.pending = b""  # the start of an incomplete word
+
+    @property
+    def alignment(self) -> int:
+        return self.period_words * self.word_bytes
+
+    def _scan(self, data) -> None:
+        for b in self.bits:
+            _linear.linear_complexity_scan(
+                data, self.word_bytes, b, self.length, self.period_words, self.sequences[b], self.positions[b], self.histograms[b]
+            )
+
+    def update(self, chunk: np.ndarray) -> None:
+        self.bytes_seen += len(chunk)
+        if self.pending:
+            take = self.word_bytes - len(self.pending)
+            self.pending += chunk[:take].tobytes()
+            chunk = chunk[take:]
+            if len(self.pending) < self.word_bytes:
+                return
+            self._scan(self.pending)
+            self.pending = b""
+        whole = len(chunk) - len(chunk) % self.word_bytes
+        self._scan(chunk[:whole])
+        self.pending = chunk[whole:].tobytes()
+
+    def merge(self, other: Accumulator) -> None:
+        self._check_mergeable(other)
+        for b in self.bits:
+            self.histograms[b] += other.histograms[b]
+            self.sequences[b] = other.sequences[b].copy()
+            self.positions[b] = other.positions[b].copy()
+        self.pending = other.pending
+        self.bytes_seen += other.bytes_seen
+
+    def finalize(self) -> list[TestResult]:
+        results = []
+        for b in self.bits:
+            results.extend(self._bit_results(b))
+        return results
+
+    def _bit_results(self, bit: int) -> list[TestResult]:
+        n = self.length
+        hist = self.histograms[bit]
+        count = int(hist.sum())
+        label = f"{self.name}[bit={bit}/{self.word_bits}]"
+        if count == 0:
+            needs = f"at least {n * self.word_bytes} bytes (one sequence of {n} bits)"
+            return [insufficient(label, needs), insufficient(label[:-1] + ",lowest]", needs)]
+        results = [self._class_chi_square(label, hist, count)]
+        lowest = int(np.flatnonzero(hist)[0])
+        tail = complexity_cdf(n, lowest)
+        pvalue = -math.expm1(count * math.log1p(-tail)) if tail < 1 else 1.0
+        results.append(
+            TestResult(
+                name=label[:-1] + ",lowest]",
+                statistic=float(lowest),
+                pvalue=pvalue,
+                details={"sequences": count, "length": n, "lowest_complexity": lowest, "P(L<=lowest)": tail},
+            )
+        )
+        return results
+
+    def _class_chi_square(self, label: str, hist: np.ndarray, count: int) -> TestResult:
+        n = self.length
+        pmf = np.exp2(complexity_log2_pmf(n))
+        centre = n // 2
+        for half in range(MAX_HALF_WIDTH, 0, -1):
+            # classes d <= -half, -half+1 .. half-1, d >= half (d = L - n/2)
+            edges = [centre - half + 1 + k for k in range(2 * half)]  # first level of classes 1..2half
+            probs = np.add.reduceat(pmf, [0] + edges)
+            if count * probs.min() >= MIN_EXPECTED:
+                break
+        else:
+            # the coarsest classes, d <= -1 / 0 / >= 1, have probabilities 1/6, 1/2, 1/3
+            return insufficient(label, f"at least {6 * MIN_EXPECTED} sequences (5 expected in each class)", sequences=count)
+        observed = np.add.reduceat(hist, [0] + edges).astype(np.float64)
+        expected = count * probs
+        statistic = float(np.sum((observed - expected) ** 2 / expected))
+        dof = len(probs) - 1
+        return TestResult(
+            name=label,
+            statistic=statistic,
+            pvalue=float(stats.chi2.sf(statistic, dof)),
+            details={
+                "sequences": count,
+                "length": n,
+                "dof": dof,
+                "classes": f"L - n/2 <= {-half}, ..., >= {half}",
+                "observed": observed.astype(np.int64).tolist(),
+                "expected": expected.tolist(),
+            },
+        )

@@ -1,0 +1,144 @@
+"""Knuth's gap test on bytes or words.
+
+Source: D. E. Knuth, TAOCP vol. 2, 3rd ed. (1997), section 3.3.2 B
+("Gap test", Algorithm G); P. L'Ecuyer and R. Simard, "TestU01", ACM TOMS
+33 (2007), sknuth_Gap.
+
+The stream is read as little-endian words of ``word_bytes`` bytes, each
+seen as u = w / 2^(8 word_bytes) in [0, 1).  A word with alpha <= u < beta
+is a hit (probability p = beta - alpha, exact after rounding alpha and beta
+up to the grid of word values); the gap before a hit is the number of
+non-hits since the previous hit (for the first hit, since the start of the
+stream, as in Algorithm G).  Gaps are independent with
+P(gap = r) = p (1 - p)^r, so the counts of gaps 0, 1, ..., t-1 and >= t
+(t = ``max_gap``, the last class having probability (1 - p)^t) follow a
+multinomial law, and Pearson's X^2 over the t + 1 classes is chi-square
+with t degrees of freedom (upper tail reported; the lower tail too, since
+gaps spread too evenly are as wrong).  The stream length being fixed rather
+than the number of gaps does not change this: each gap's class, given
+everything before it, has the geometric law, so the centred counts are a
+martingale and keep the multinomial covariance in the limit.  The gap that
+is still open at the end of the stream is not counted.
+
+Parameters:
+  word_bytes  1, 2, 4 or 8 (default 1)
+  alpha, beta the hit interval [alpha, beta), 0 <= alpha < beta <= 1
+              (default [0, 1/2): "runs below the mean", Knuth)
+  max_gap     t, gaps >= t share the last class (default 8)
+Needs 5 expected gaps in the rarest class.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from randqa.battery import _linear
+from randqa.battery.base import Accumulator
+from randqa.results import TestResult, insufficient
+
+MIN_EXPECTED = 5
+
+
+class Gap(Accumulator):
+    name = "gap"
+
+    def __init__(self, *, word_bytes: int = 1, alpha: float = 0.0, beta: float = 0.5, max_gap: int = 8) -> None:
+        super().__init__()
+        if word_bytes not in (1, 2, 4, 8):
+            raise ValueError(f"word_bytes must be 1, 2, 4 or 8, not {word_bytes!r}")
+        if not (isinstance(alpha, (int, float)) and isinstance(beta, (int, float)) and 0 <= alpha < beta <= 1):
+            raise ValueError(f"need 0 <= alpha < beta <= 1, got alpha={alpha!r}, beta={beta!r}")
+        if not (isinstance(max_gap, int) and not isinstance(max_gap, bool) and 1 <= max_gap <= 100_000):
+            raise ValueError(f"max_gap must be an integer from 1 to 100000, not {max_gap!r}")
+        self.word_bytes = word_bytes
+        self.alpha = alpha
+        self.beta = beta
+        self.max_gap = max_gap
+        values = 2 ** (8 * word_bytes)
+        self.low = math.ceil(alpha * values)
+        self.high = math.ceil(beta * values)
+        if self.high <= self.low:
+            raise ValueError(f"[alpha, beta) = [{alpha}, {beta}) holds no {8 * word_bytes}-bit value")
+        self.hit_probability = (self.high - self.low) / values
+        if self.hit_probability == 1.0:
+            raise ValueError("[alpha, beta) must not hold every value: every gap would be 0")
+        self.hist = np.zeros(max_gap + 1, dtype=np.int64)
+        self.lead: int | None = None  # the gap before the first hit, once seen
+        self.open = 0  # words since the last hit (or since the start)
+        self.pending = b""
+
+    @property
+    def alignment(self) -> int:
+        return self.word_bytes
+
+    def _scan(self, data) -> None:
+        first, self.open = _linear.gap_scan(data, self.word_bytes, self.low, self.high, self.hist, self.open)
+        if first >= 0:
+            if self.lead is None:
+                self.lead = first
+            else:
+                self._count(first)
+
+    def _count(self, gap: int) -> None:
+        self.hist[min(gap, self.max_gap)] += 1
+
+    def update(self, chunk: np.ndarray) -> None:
+        self.bytes_seen += len(chunk)
+        if self.pending:
+            take = self.word_bytes - len(self.pending)
+            self.pending += chunk[:take].tobytes()
+            chunk = chunk[take:]
+            if len(self.pending) < self.word_bytes:
+                return
+            self._scan(self.pending)
+            self.pending = b""
+        whole = len(chunk) - len(chunk) % self.word_bytes
+        self._scan(chunk[:whole])
+        self.pending = chunk[whole:].tobytes()
+
+    def merge(self, other: Accumulator) -> None:
+        self._check_mergeable(other)
+        self.hist += other.hist
+        if other.lead is None:
+            self.open += other.open
+        else:
+            joined = self.open + other.lead  # the gap that spans the join
+            if self.lead is None:
+                self.lead = joined
+            else:
+                self._count(joined)
+            self.open = other.open
+        self.pending = other.pending
+        self.bytes_seen += other.bytes_seen
+
+    def class_probabilities(self) -> np.ndarray:
+        p, t = self.hit_probability, self.max_gap
+        probs = p * (1 - p) ** np.arange(t, dtype=np.float64)
+        return np.append(probs, (1 - p) ** t)
+
+    def finalize(self) -> list[TestResult]:
+        label = f"{self.name}[alpha={self.alpha:g},beta={self.beta:g}" + (f",word_bytes={self.word_bytes}]" if self.word_bytes > 1 else "]")
+        counts = self.hist.copy()
+        if self.lead is not None:
+            counts[min(self.lead, self.max_gap)] += 1
+        gaps = int(counts.sum())
+        probs = self.class_probabilities()
+        needed = math.ceil(MIN_EXPECTED / probs.min())
+        if gaps < needed:
+            about = math.ceil(needed / self.hit_probability) * self.word_bytes
+            return [insufficient(label, f"at least {needed} gaps (5 expected in each class), about {about} bytes", gaps=gaps)]
+        expected = gaps * probs
+        statistic = float(np.sum((counts - expected) ** 2 / expected))
+        dof = self.max_gap
+        return [
+            TestResult(
+                name=label,
+                statistic=statistic,
+                pvalue=float(stats.chi2.sf(statistic, dof)),
+                pvalue_low=float(stats.chi2.cdf(statistic, dof)),
+                details={"gaps": gaps, "dof": dof, "hit_probability": self.hit_probability, "counts": counts.tolist()},
+            )
+        ]
