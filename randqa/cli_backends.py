@@ -2,6 +2,233 @@
 
 from __future__ import annotations
 
-import click
+import difflib
+import os
+import sys
+from typing import Any
 
-COMMANDS: list[click.Command] = []
+import click
+import numpy as np
+
+from randqa.cli_common import EXIT_OK, size_option
+from randqa.errors import UsageError
+from randqa.sizes import format_size
+from randqa.sources.base import Source, read_full
+
+#: `randqa bench` name that times the three ways of holding /dev/urandom
+URANDOM_STRATEGIES = "urandom-strategies"
+_GROUP_TITLES = {
+    "nmap": "from nmap's PRNG benchmark",
+    "linux": "from the Linux prandom_u32 thread",
+    "classic": "classic references",
+    "numpy": "numpy / randomgen bit generators",
+    "plugin": "plugins (entry-point group randqa.backends)",
+}
+
+
+def _open_named(name: str, seed: int | None) -> Source:
+    """A backend by name; unknown names are a usage error listing close matches."""
+    from randqa.sources.backends import backend_names, open_backend
+
+    try:
+        return open_backend(name, seed)
+    except KeyError:
+        pass
+    close = difflib.get_close_matches(name, backend_names(), n=4, cutoff=0.5)
+    hint = f" (close matches: {', '.join(close)})" if close else "; see `randqa list`"
+    raise UsageError(f"unknown backend {name!r}{hint}")
+
+
+@click.command("list")
+@click.option("--names", "names_only", is_flag=True, help="Print only the names, one per line.")
+def list_command(names_only: bool) -> int:
+    """List the generator backends `randqa test NAME` accepts."""
+    from randqa.sources.backends import backends
+
+    rows = backends()
+    if names_only:
+        for b in rows:
+            print(b.name)
+        return EXIT_OK
+    width = max(len(b.name) for b in rows)
+    group = None
+    for b in rows:
+        if b.group != group:
+            if group is not None:
+                print()
+            group = b.group
+            print(f"# {_GROUP_TITLES.get(group, group)}")
+        print(f"{b.name:<{width}}  {b.summary}")
+    print()
+    print("# also: module:attribute naming a numpy BitGenerator class or factory (e.g. numpy.random:PCG64)")
+    return EXIT_OK
+
+
+def _write_all(fd: int, data: memoryview) -> None:
+    while len(data):
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+@click.command("generate")
+@click.argument("name", metavar="NAME")
+@click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
+              help="How much to write (64K, 16M, 1G). Default: until the reader closes the pipe.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed (default: drawn from the OS and printed on stderr).")
+@click.option("-o", "--output", "output_path", metavar="PATH", help="Write to PATH instead of stdout.")
+@click.option("--quiet", is_flag=True, help="Do not print the backend and seed on stderr.")
+def generate_command(name: str, size: int | None, seed: int | None, output_path: str | None, quiet: bool) -> int:
+    """Write backend NAME's raw bytes to stdout, e.g. to feed PractRand, dieharder or ENT.
+
+    The backend and the seed used go to stderr as one line, so any run can
+    be repeated with --seed.
+    """
+    if output_path is None and sys.stdout.isatty():
+        raise UsageError("stdout is a terminal: pipe the bytes into a program or use -o PATH")
+    source = _open_named(name, seed)
+    fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) if output_path else sys.stdout.fileno()
+    if not quiet:
+        note = "" if source.describe().get("reproducible", True) else " (not reproducible)"
+        amount = "endless" if size is None else format_size(size)
+        print(f"randqa generate: {source.name} seed {source.seed}{note}, {amount}", file=sys.stderr, flush=True)
+    buffer = np.empty(1 << 20, dtype=np.uint8)
+    view = memoryview(buffer)
+    left = size
+    try:
+        with source:
+            while left is None or left > 0:
+                want = len(view) if left is None else min(len(view), left)
+                got = read_full(source, view[:want])
+                _write_all(fd, view[:got])
+                if left is not None:
+                    left -= got
+    except BrokenPipeError:
+        # the reader has all it wants (`| head -c`, PractRand stopping): end quietly,
+        # and keep Python from complaining when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    finally:
+        if output_path:
+            os.close(fd)
+    return EXIT_OK
+
+
+def _speed_row(name: str, nbytes: int, repeats: int, seed: int | None) -> dict[str, Any]:
+    from randqa.bench import backend_speed
+
+    speed = backend_speed(name, nbytes, repeats, seed)
+    return {"backend": name, "mb_per_s": round(speed.median, 1), "min_mb_per_s": round(min(speed.rates), 1),
+            "max_mb_per_s": round(max(speed.rates), 1), "runs": repeats, "bytes_per_run": nbytes}
+
+
+def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | None) -> list[dict[str, Any]]:
+    for name in names:  # every name checked before anything is timed
+        _open_named(name, seed).close()
+    width = max(len(n) for n in names + ["backend"])
+    print(f"generation speed: {repeats} runs x {format_size(nbytes)} per backend, 1 MiB reads, seed {seed}; MB = 10^6 bytes")
+    print(f"{'backend':<{width}}  {'MB/s':>9}  {'min':>9}  {'max':>9}")
+    rows = []
+    for name in names:
+        row = _speed_row(name, nbytes, repeats, seed)
+        rows.append(row)
+        print(f"{name:<{width}}  {row['mb_per_s']:>9.1f}  {row['min_mb_per_s']:>9.1f}  {row['max_mb_per_s']:>9.1f}", flush=True)
+    return rows
+
+
+def _bench_nmap(nbytes: int, repeats: int) -> list[dict[str, Any]]:
+    from randqa.bench import NmapRow, nmap_table
+
+    print(f"nmap-dev PRNG benchmark on this machine: {format_size(nbytes)} per run, median of {repeats} runs")
+    print("(mail: median 'real' seconds of its 3 runs for 256 MiB via nmap's get_random_bytes; vs Xeon: times faster here)")
+    print(f"{'backend':<16}  {'mail name':<30}  {'seconds':>8}  {'MB/s':>8}  {'mail Xeon s':>11}  {'mail P4 s':>9}  {'vs Xeon':>8}")
+    rows: list[dict[str, Any]] = []
+    shape_header = [False]
+
+    def show(row: NmapRow) -> None:
+        if row.mail_xeon_s is None and not shape_header[0]:
+            shape_header[0] = True
+            print("API shape (the mail's 2 KiB cache vs. small and large reads):")
+        xeon = "" if row.mail_xeon_s is None else f"{row.mail_xeon_s:.3f}"
+        p4 = "" if row.mail_p4_s is None else f"{row.mail_p4_s:.3f}"
+        # the mail's times are for 256 MiB; scale ours to that before comparing
+        ours_256 = row.speed.seconds * (256 << 20) / nbytes
+        faster = "" if row.mail_xeon_s is None else f"{row.mail_xeon_s / ours_256:.0f}x"
+        print(f"{row.backend:<16}  {row.label:<30}  {row.speed.seconds:>8.3f}  {row.speed.median:>8.1f}  {xeon:>11}  "
+              f"{p4:>9}  {faster:>8}".rstrip(), flush=True)
+        rows.append({"backend": row.backend, "mail_name": row.label, "seconds": round(row.speed.seconds, 4),
+                     "mb_per_s": round(row.speed.median, 1), "mail_xeon_s": row.mail_xeon_s, "mail_p4_s": row.mail_p4_s,
+                     "runs": repeats, "bytes_per_run": nbytes})
+
+    nmap_table(nbytes, repeats, on_row=show)
+    return rows
+
+
+def _bench_strategies(nbytes: int, repeats: int) -> list[dict[str, Any]]:
+    from randqa.bench import StrategyRow, urandom_strategy_table
+
+    print("/dev/urandom strategies (s2n-tls PR): microseconds per read() call, median of "
+          f"{repeats} runs; % = longer than the cached fd")
+    print(f"{'read size':>10}  {'calls':>7}  {'cached fd':>10}  {'fd + fstat check':>20}  {'open per call':>20}")
+    rows: list[dict[str, Any]] = []
+
+    def show(row: StrategyRow) -> None:
+        m = row.micros
+        print(f"{format_size(row.call_bytes):>10}  {row.calls:>7}  {m['cached']:>7.3f} us  "
+              f"{m['check']:>8.3f} us ({row.overhead('check'):+6.2f}%)  {m['reopen']:>8.3f} us ({row.overhead('reopen'):+6.1f}%)",
+              flush=True)
+        rows.append({"read_bytes": row.call_bytes, "calls": row.calls, "cached_us": round(m["cached"], 4),
+                     "check_us": round(m["check"], 4), "reopen_us": round(m["reopen"], 4),
+                     "check_overhead_pct": round(row.overhead("check"), 2),
+                     "reopen_overhead_pct": round(row.overhead("reopen"), 2)})
+
+    urandom_strategy_table(nbytes=nbytes, repeats=repeats, on_row=show)
+    print("(the PR timed whole TLS handshakes: fstat check +0.40% on average, open per call +1.23%;"
+          " here the % is of one read() call)")
+    return rows
+
+
+@click.command("bench")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
+              help="Bytes per run (default 64 MiB; 256 MiB with --nmap).")
+@click.option("--repeats", type=click.IntRange(min=1), help="Runs per backend; the median is shown (default 5; 3 with --nmap).")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the generators timed.")
+@click.option("--nmap", is_flag=True, help="Reproduce nmap-dev's PRNG benchmark table on this machine.")
+@click.option("--all", "all_backends", is_flag=True, help="Time every backend, not only randqa's compiled ones.")
+@click.option("--json", "json_path", metavar="PATH", help="Also write the timings as JSON to PATH ('-' for stdout).")
+def bench_command(names: tuple[str, ...], size: int | None, repeats: int | None, seed: int, nmap: bool,
+                  all_backends: bool, json_path: str | None) -> int:
+    """Time backends in MB/s (default: every compiled backend).
+
+    NAME may also be `urandom-strategies`: cached fd vs fstat check vs
+    open-per-call on /dev/urandom, as the s2n-tls PR measured.
+    """
+    from randqa.report.json_report import write_json
+    from randqa.sources.backends import backend_names, compiled_backend_names
+
+    out = sys.stderr if json_path == "-" else sys.stdout
+    report: dict[str, Any] = {}
+    old_stdout = sys.stdout
+    sys.stdout = out
+    try:
+        if nmap:
+            report["nmap"] = _bench_nmap(size or 256 << 20, repeats or 3)
+        wanted = list(names)
+        if not wanted and not nmap:
+            wanted = backend_names() if all_backends else compiled_backend_names()
+        generators = [n for n in wanted if n != URANDOM_STRATEGIES]
+        if generators:
+            if report:
+                print()
+            report["backends"] = _bench_backends(generators, size or 64 << 20, repeats or 5, seed)
+        if URANDOM_STRATEGIES in wanted:
+            if report:
+                print()
+            report["urandom_strategies"] = _bench_strategies(size or 64 << 20, repeats or 5)
+    finally:
+        sys.stdout = old_stdout
+    if json_path:
+        write_json(report, json_path)
+    return EXIT_OK
+
+
+COMMANDS: list[click.Command] = [list_command, generate_command, bench_command]

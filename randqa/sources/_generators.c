@@ -1,11 +1,1195 @@
-/* Placeholder module: filled in by the work that needs it. */
+/*
+ * Compiled generator backends (randqa.sources.backends) and the urandom
+ * device reader.
+ *
+ * Every generator is a `Generator` object whose `fill(buffer)` writes
+ * exactly len(buffer) bytes of its stream.  Generators produce whole words
+ * (1, 2, 4 or 8 bytes); a word split by a buffer boundary is kept in
+ * `pending`, so the byte stream never depends on how callers cut it.
+ *
+ * Written from the published algorithms (glibc's random_r TYPE_3 as
+ * documented, the MSVC/ANSI C LCGs, Park-Miller, Marsaglia, Vigna,
+ * Matsumoto-Nishimura, RC4, libdnet's rand.c keying, Linux lib/random32.c
+ * of 5.10), each seeded by the original's own seeding routine.  The
+ * module docstring of randqa/sources/backends.py documents byte order.
+ */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "randqa.sources._generators", NULL, -1, NULL};
+#if defined(__GNUC__)
+#define RESTRICT __restrict__
+#else
+#define RESTRICT
+#endif
+
+/* Explicit byte order, so streams are the same on every machine. */
+static inline void store_le16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void store_le64(uint8_t *p, uint64_t v)
+{
+    store_le32(p, (uint32_t)v);
+    store_le32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t rol64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+/* ------------------------------------------------------------------ */
+/* Generator states                                                     */
+
+#define GLIBC_DEG 31
+#define GLIBC_SEP 3
+#define GLIBC_BLOCK 1024
+#define MT_N 624
+#define MT_M 397
+
+typedef struct { uint32_t hist[GLIBC_DEG]; } glibc_state;        /* r[i-31..i-1], oldest first */
+typedef struct { uint32_t x, a, c; } lcg15_state;                 /* x = a*x + c mod 2^32, output bits 16..30 */
+typedef struct { uint32_t x; } u32_state;
+typedef struct { uint64_t x; } u64_state;
+typedef struct { uint32_t mt[MT_N]; int idx; } mt_state;
+typedef struct { uint8_t s[256]; uint8_t i, j; } rc4_state;
+typedef struct { uint32_t s1, s2, s3, s4; } taus_state;
+typedef struct { uint64_t v0, v1, v2, v3; } sip_state;
+
+typedef struct GenObject GenObject;
+typedef void (*fill_words_fn)(GenObject *g, uint8_t *RESTRICT out, size_t nwords);
+
+struct GenObject {
+    PyObject_HEAD
+    fill_words_fn fill_words;
+    const char *algorithm;
+    unsigned word_bytes;
+    uint8_t pending[8];
+    unsigned pending_pos, pending_len;
+    int busy;
+    union {
+        glibc_state glibc;
+        lcg15_state lcg;
+        u32_state u32;
+        u64_state u64;
+        mt_state mt;
+        rc4_state rc4;
+        taus_state taus;
+        sip_state sip;
+    } st;
+};
+
+/* ------------------------------------------------------------------ */
+/* glibc rand(): random_r TYPE_3, the additive feedback generator
+ * r[i] = r[i-31] + r[i-3] (mod 2^32), output r[i] >> 1.                */
+
+static void
+glibc_seed(glibc_state *g, uint32_t seed)
+{
+    /* srandom_r: r[0] = seed (0 becomes 1), r[1..30] by the Park-Miller
+     * LCG on the signed 32-bit value, then 310 outputs discarded. */
+    int32_t r[GLIBC_DEG + 10 * GLIBC_DEG + GLIBC_SEP];
+    if (seed == 0)
+        seed = 1;
+    r[0] = (int32_t)seed;
+    for (int i = 1; i < GLIBC_DEG; i++) {
+        int64_t w = (16807 * (int64_t)r[i - 1]) % 2147483647;
+        if (w < 0)
+            w += 2147483647;
+        r[i] = (int32_t)w;
+    }
+    /* The ring buffer starts with its front pointer SEP ahead: in sequence
+     * form r[31..33] repeat r[0..2] and the additive recurrence starts at 34. */
+    for (int i = GLIBC_DEG; i < GLIBC_DEG + GLIBC_SEP; i++)
+        r[i] = r[i - GLIBC_DEG];
+    int total = GLIBC_DEG + 10 * GLIBC_DEG + GLIBC_SEP; /* 344: 310 discarded */
+    for (int i = GLIBC_DEG + GLIBC_SEP; i < total; i++)
+        r[i] = (int32_t)((uint32_t)r[i - GLIBC_DEG] + (uint32_t)r[i - GLIBC_SEP]);
+    for (int i = 0; i < GLIBC_DEG; i++)
+        g->hist[i] = (uint32_t)r[total - GLIBC_DEG + i];
+}
+
+/* mode 0: 31-bit outputs as 4 LE bytes; 1: low byte; 2: low 16 bits as 2 LE bytes */
+#define GLIBC_FILL(NAME, WORD, STORE)                                                   \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t nwords)               \
+    {                                                                                   \
+        uint32_t w[GLIBC_DEG + GLIBC_BLOCK];                                            \
+        memcpy(w, g->st.glibc.hist, sizeof g->st.glibc.hist);                           \
+        while (nwords > 0) {                                                            \
+            size_t m = nwords < GLIBC_BLOCK ? nwords : GLIBC_BLOCK;                     \
+            for (size_t k = 0; k < m; k++) {                                            \
+                uint32_t x = w[k] + w[k + GLIBC_DEG - GLIBC_SEP];                       \
+                w[k + GLIBC_DEG] = x;                                                   \
+                STORE(out + (WORD) * k, x >> 1);                                        \
+            }                                                                           \
+            memmove(w, w + m, sizeof(uint32_t) * GLIBC_DEG);                            \
+            out += (WORD) * m;                                                          \
+            nwords -= m;                                                                \
+        }                                                                               \
+        memcpy(g->st.glibc.hist, w, sizeof g->st.glibc.hist);                           \
+    }
+
+static inline void store_byte(uint8_t *p, uint32_t v) { *p = (uint8_t)v; }
+GLIBC_FILL(glibc_fill31, 4, store_le32)
+GLIBC_FILL(glibc_fill8, 1, store_byte)
+GLIBC_FILL(glibc_fill16, 2, store_le16)
+
+/* ------------------------------------------------------------------ */
+/* 15-bit LCG rand(): MSVC (214013, 2531011) and the C standard's example
+ * (1103515245, 12345); both return (x >> 16) & 0x7fff.                 */
+
+static void
+lcg15_fill8(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint32_t x = g->st.lcg.x, a = g->st.lcg.a, c = g->st.lcg.c;
+    for (size_t k = 0; k < n; k++) {
+        x = a * x + c;
+        out[k] = (uint8_t)(x >> 16);
+    }
+    g->st.lcg.x = x;
+}
+
+static void
+lcg15_fill16(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint32_t x = g->st.lcg.x, a = g->st.lcg.a, c = g->st.lcg.c;
+    for (size_t k = 0; k < n; k++) {
+        x = a * x + c;
+        store_le16(out + 2 * k, (x >> 16) & 0x7fff);
+    }
+    g->st.lcg.x = x;
+}
+
+/* ------------------------------------------------------------------ */
+/* RANDU, MINSTD, xorshift32, splitmix64                                 */
+
+static void
+randu_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint32_t x = g->st.u32.x;
+    for (size_t k = 0; k < n; k++) {
+        x = (65539u * x) & 0x7fffffffu;
+        store_le32(out + 4 * k, x);
+    }
+    g->st.u32.x = x;
+}
+
+static void
+minstd_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    /* x = 16807 x mod (2^31 - 1), reduced with 2^31 = 1 (mod 2^31 - 1) */
+    uint32_t x = g->st.u32.x;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t t = (uint64_t)x * 16807u;
+        t = (t & 0x7fffffffu) + (t >> 31);
+        if (t >= 0x7fffffffu)
+            t -= 0x7fffffffu;
+        x = (uint32_t)t;
+        store_le32(out + 4 * k, x);
+    }
+    g->st.u32.x = x;
+}
+
+static void
+xorshift32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint32_t x = g->st.u32.x;
+    for (size_t k = 0; k < n; k++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        store_le32(out + 4 * k, x);
+    }
+    g->st.u32.x = x;
+}
+
+static void
+splitmix64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint64_t s = g->st.u64.x;
+    for (size_t k = 0; k < n; k++) {
+        s += 0x9e3779b97f4a7c15ULL;
+        uint64_t z = s;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        store_le64(out + 8 * k, z ^ (z >> 31));
+    }
+    g->st.u64.x = s;
+}
+
+/* ------------------------------------------------------------------ */
+/* MT19937 (Matsumoto & Nishimura 1998, 2002 seeding)                    */
+
+static void
+mt_init_genrand(mt_state *m, uint32_t s)
+{
+    m->mt[0] = s;
+    for (int i = 1; i < MT_N; i++)
+        m->mt[i] = 1812433253u * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
+    m->idx = MT_N;
+}
+
+static void
+mt_init_by_array(mt_state *m, const uint32_t *key, size_t len)
+{
+    mt_init_genrand(m, 19650218u);
+    size_t i = 1, j = 0;
+    for (size_t k = (MT_N > len ? MT_N : len); k; k--) {
+        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= MT_N) {
+            m->mt[0] = m->mt[MT_N - 1];
+            i = 1;
+        }
+        if (j >= len)
+            j = 0;
+    }
+    for (size_t k = MT_N - 1; k; k--) {
+        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
+        i++;
+        if (i >= MT_N) {
+            m->mt[0] = m->mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    m->mt[0] = 0x80000000u; /* non-zero initial array */
+    m->idx = MT_N;
+}
+
+static inline uint32_t mt_mix(uint32_t hi, uint32_t lo, uint32_t far)
+{
+    uint32_t y = (hi & 0x80000000u) | (lo & 0x7fffffffu);
+    return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+}
+
+static void
+mt_twist(uint32_t *mt)
+{
+    int k = 0;
+    for (; k < MT_N - MT_M; k++)
+        mt[k] = mt_mix(mt[k], mt[k + 1], mt[k + MT_M]);
+    for (; k < MT_N - 1; k++)
+        mt[k] = mt_mix(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
+    mt[MT_N - 1] = mt_mix(mt[MT_N - 1], mt[0], mt[MT_M - 1]);
+}
+
+static void
+mt_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    mt_state *m = &g->st.mt;
+    int idx = m->idx;
+    while (n > 0) {
+        if (idx >= MT_N) {
+            mt_twist(m->mt);
+            idx = 0;
+        }
+        size_t take = (size_t)(MT_N - idx) < n ? (size_t)(MT_N - idx) : n;
+        const uint32_t *src = m->mt + idx;
+        for (size_t k = 0; k < take; k++) {
+            uint32_t y = src[k];
+            y ^= y >> 11;
+            y ^= (y << 7) & 0x9d2c5680u;
+            y ^= (y << 15) & 0xefc60000u;
+            y ^= y >> 18;
+            store_le32(out + 4 * k, y);
+        }
+        idx += (int)take;
+        out += 4 * take;
+        n -= take;
+    }
+    m->idx = idx;
+}
+
+/* ------------------------------------------------------------------ */
+/* RC4 / ARC4 keystream; keyed either as RC4 (KSA) or as libdnet's rand.c */
+
+static void
+rc4_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint8_t s[256];
+    memcpy(s, g->st.rc4.s, 256);
+    uint8_t i = g->st.rc4.i, j = g->st.rc4.j;
+    for (size_t k = 0; k < n; k++) {
+        i = (uint8_t)(i + 1);
+        uint8_t si = s[i];
+        j = (uint8_t)(j + si);
+        uint8_t sj = s[j];
+        s[i] = sj;
+        s[j] = si;
+        out[k] = s[(uint8_t)(si + sj)];
+    }
+    memcpy(g->st.rc4.s, s, 256);
+    g->st.rc4.i = i;
+    g->st.rc4.j = j;
+}
+
+static void
+rc4_key(rc4_state *r, const uint8_t *key, size_t len)
+{
+    for (int k = 0; k < 256; k++)
+        r->s[k] = (uint8_t)k;
+    uint8_t j = 0;
+    for (int k = 0; k < 256; k++) {
+        uint8_t t = r->s[k];
+        j = (uint8_t)(j + t + key[k % len]);
+        r->s[k] = r->s[j];
+        r->s[j] = t;
+    }
+    r->i = r->j = 0;
+}
+
+/* libdnet's key mixing step: continue from the current (i, j) rather than
+ * from 0, over all 256 positions, and leave j equal to i afterwards. */
+static void
+dnet_addrandom(rc4_state *r, const uint8_t *key, size_t len)
+{
+    uint8_t i = (uint8_t)(r->i - 1), j = r->j;
+    for (int k = 0; k < 256; k++) {
+        i = (uint8_t)(i + 1);
+        uint8_t si = r->s[i];
+        j = (uint8_t)(j + si + key[k % len]);
+        r->s[i] = r->s[j];
+        r->s[j] = si;
+    }
+    r->i = i;
+    r->j = i;
+}
+
+/* rand_set(): identity permutation, then the key mixed in twice */
+static void
+dnet_rand_set(rc4_state *r, const uint8_t *key, size_t len)
+{
+    for (int k = 0; k < 256; k++)
+        r->s[k] = (uint8_t)k;
+    r->i = r->j = 0;
+    dnet_addrandom(r, key, len);
+    dnet_addrandom(r, key, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Linux prandom_u32_state: L'Ecuyer's LFSR113 combined Tausworthe       */
+
+static inline uint32_t
+taus_next(taus_state *t)
+{
+#define TAUS_STEP(s, a, b, c, d) ((((s) & (c)) << (d)) ^ ((((s) << (a)) ^ (s)) >> (b)))
+    t->s1 = TAUS_STEP(t->s1, 6u, 13u, 4294967294u, 18u);
+    t->s2 = TAUS_STEP(t->s2, 2u, 27u, 4294967288u, 2u);
+    t->s3 = TAUS_STEP(t->s3, 13u, 21u, 4294967280u, 7u);
+    t->s4 = TAUS_STEP(t->s4, 3u, 12u, 4294967168u, 13u);
+#undef TAUS_STEP
+    return t->s1 ^ t->s2 ^ t->s3 ^ t->s4;
+}
+
+static void
+taus_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    taus_state t = g->st.taus;
+    for (size_t k = 0; k < n; k++)
+        store_le32(out + 4 * k, taus_next(&t));
+    g->st.taus = t;
+}
+
+/* __seed(): each component needs its k_j most significant bits non-zero */
+static inline uint32_t taus_min(uint32_t x, uint32_t m) { return x < m ? x + m : x; }
+
+static void
+taus_warmup(taus_state *t)
+{
+    for (int k = 0; k < 10; k++)
+        taus_next(t);
+}
+
+/* prandom_seed_state(state, seed), followed by prandom_warmup().  In 5.10
+ * prandom_seed_state itself stops after the __seed fix-ups (and feeds the
+ * noise word); the warm-up is what prandom_seed_full_state and the
+ * self-test add, applied here too so the four equal-start components
+ * (all seeded from one 32-bit fold) are mixed before the first output. */
+static void
+taus_seed_state(taus_state *t, uint64_t seed)
+{
+    uint32_t i = (uint32_t)(((seed >> 32) ^ (seed << 10) ^ seed) & 0xffffffffu);
+    t->s1 = taus_min(i, 2u);
+    t->s2 = taus_min(i, 8u);
+    t->s3 = taus_min(i, 16u);
+    t->s4 = taus_min(i, 128u);
+    taus_warmup(t);
+}
+
+/* prandom_seed_early(state, seed, false) + prandom_warmup(): the kernel
+ * self-test's seeding, chained through the 69069 LCG */
+static void
+taus_seed_selftest(taus_state *t, uint32_t seed)
+{
+    t->s1 = taus_min(seed * 69069u, 2u);
+    t->s2 = taus_min(t->s1 * 69069u, 8u);
+    t->s3 = taus_min(t->s2 * 69069u, 16u);
+    t->s4 = taus_min(t->s3 * 69069u, 128u);
+    taus_warmup(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* Linux 5.10 siprand_u32 (64-bit longs): two SipRounds, return v1 + v3.
+ * net_rand_noise is 0 here: no packets feed this userspace copy.        */
+
+#define SIPROUND(v0, v1, v2, v3)                                                      \
+    do {                                                                              \
+        v0 += v1; v1 = rol64(v1, 13); v2 += v3; v3 = rol64(v3, 16);                   \
+        v1 ^= v0; v0 = rol64(v0, 32); v3 ^= v2;                                       \
+        v0 += v3; v3 = rol64(v3, 21); v2 += v1; v1 = rol64(v1, 17);                   \
+        v3 ^= v0; v1 ^= v2; v2 = rol64(v2, 32);                                       \
+    } while (0)
+
+#define PRND_K0 (0x736f6d6570736575ULL ^ 0x6c7967656e657261ULL)
+#define PRND_K1 (0x646f72616e646f6dULL ^ 0x7465646279746573ULL)
+
+static void
+sip_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint64_t v0 = g->st.sip.v0, v1 = g->st.sip.v1, v2 = g->st.sip.v2, v3 = g->st.sip.v3;
+    for (size_t k = 0; k < n; k++) {
+        SIPROUND(v0, v1, v2, v3);
+        SIPROUND(v0, v1, v2, v3);
+        store_le32(out + 4 * k, (uint32_t)(v1 + v3));
+    }
+    g->st.sip.v0 = v0; g->st.sip.v1 = v1; g->st.sip.v2 = v2; g->st.sip.v3 = v3;
+}
+
+/* prandom_reseed() with the seed's two 64-bit halves in place of the two
+ * get_random_long() calls; zero words become all ones, so the all-zero
+ * SipRound fixed point cannot be reached. */
+static void
+sip_seed(sip_state *s, uint64_t lo, uint64_t hi)
+{
+    uint64_t v0 = lo, v1 = hi, v2 = lo ^ PRND_K0, v3 = hi ^ PRND_K1;
+    s->v0 = v0 ? v0 : ~0ULL;
+    s->v1 = v1 ? v1 : ~0ULL;
+    s->v2 = v2 ? v2 : ~0ULL;
+    s->v3 = v3 ? v3 : ~0ULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The Generator type                                                   */
+
+static PyTypeObject GenType;
+
+static GenObject *
+gen_new(fill_words_fn fill, unsigned word_bytes, const char *algorithm)
+{
+    GenObject *g = PyObject_New(GenObject, &GenType);
+    if (g == NULL)
+        return NULL;
+    g->fill_words = fill;
+    g->word_bytes = word_bytes;
+    g->algorithm = algorithm;
+    g->pending_pos = g->pending_len = 0;
+    g->busy = 0;
+    memset(&g->st, 0, sizeof g->st);
+    return g;
+}
+
+static void
+gen_dealloc(GenObject *g)
+{
+    PyObject_Free(g);
+}
+
+/* fill(buffer): write exactly len(buffer) bytes of the stream */
+static PyObject *
+gen_fill(GenObject *g, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (g->busy) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_RuntimeError, "generator is already filling a buffer in another thread");
+        return NULL;
+    }
+    g->busy = 1;
+    uint8_t *p = (uint8_t *)view.buf;
+    size_t n = (size_t)view.len;
+    int release = n >= 65536;
+    PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+
+    size_t have = g->pending_len - g->pending_pos;
+    size_t take = have < n ? have : n;
+    memcpy(p, g->pending + g->pending_pos, take);
+    g->pending_pos += (unsigned)take;
+    p += take;
+    n -= take;
+    size_t words = n / g->word_bytes;
+    if (words)
+        g->fill_words(g, p, words);
+    p += words * g->word_bytes;
+    n -= words * g->word_bytes;
+    if (n) {
+        g->fill_words(g, g->pending, 1);
+        memcpy(p, g->pending, n);
+        g->pending_pos = (unsigned)n;
+        g->pending_len = g->word_bytes;
+    }
+
+    if (release)
+        PyEval_RestoreThread(ts);
+    g->busy = 0;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+gen_get_word_bytes(GenObject *g, void *closure)
+{
+    return PyLong_FromUnsignedLong(g->word_bytes);
+}
+
+static PyObject *
+gen_get_algorithm(GenObject *g, void *closure)
+{
+    return PyUnicode_FromString(g->algorithm);
+}
+
+static PyMethodDef gen_methods[] = {
+    {"fill", (PyCFunction)gen_fill, METH_O, "fill(buffer): write the next len(buffer) bytes of the stream into it."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef gen_getset[] = {
+    {"word_bytes", (getter)gen_get_word_bytes, NULL, "bytes per generator output", NULL},
+    {"algorithm", (getter)gen_get_algorithm, NULL, "short algorithm name", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject GenType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "randqa.sources._generators.Generator",
+    .tp_basicsize = sizeof(GenObject),
+    .tp_dealloc = (destructor)gen_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A compiled generator; made by this module's constructor functions.",
+    .tp_methods = gen_methods,
+    .tp_getset = gen_getset,
+};
+
+/* ------------------------------------------------------------------ */
+/* Argument helpers                                                     */
+
+static int
+get_uint(PyObject *obj, int bits, const char *what, uint64_t *out)
+{
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**%d)", what, bits);
+        return -1;
+    }
+    if (bits < 64 && (v >> bits) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**%d)", what, bits);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int
+get_key(PyObject *obj, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (view->len < 1 || view->len > 256) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "key must be 1 to 256 bytes");
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Constructors                                                         */
+
+static PyObject *
+make_glibc_rand(PyObject *self, PyObject *args)
+{
+    PyObject *seed_obj;
+    int mode;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "Oi", &seed_obj, &mode) || get_uint(seed_obj, 32, "seed", &seed) < 0)
+        return NULL;
+    static const fill_words_fn fills[3] = {glibc_fill31, glibc_fill8, glibc_fill16};
+    static const unsigned widths[3] = {4, 1, 2};
+    if (mode < 0 || mode > 2)
+        return PyErr_Format(PyExc_ValueError, "mode must be 0 (31-bit words), 1 (bytes) or 2 (shorts)");
+    GenObject *g = gen_new(fills[mode], widths[mode], "glibc random_r TYPE_3");
+    if (g)
+        glibc_seed(&g->st.glibc, (uint32_t)seed);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_lcg15(PyObject *args, uint32_t a, uint32_t c, const char *algorithm)
+{
+    PyObject *seed_obj;
+    int width;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "Oi", &seed_obj, &width) || get_uint(seed_obj, 32, "seed", &seed) < 0)
+        return NULL;
+    if (width != 1 && width != 2)
+        return PyErr_Format(PyExc_ValueError, "width must be 1 (low byte) or 2 (15-bit value in 2 bytes)");
+    GenObject *g = gen_new(width == 1 ? lcg15_fill8 : lcg15_fill16, (unsigned)width, algorithm);
+    if (g) {
+        g->st.lcg.x = (uint32_t)seed; /* srand(seed) */
+        g->st.lcg.a = a;
+        g->st.lcg.c = c;
+    }
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_msvc_rand(PyObject *self, PyObject *args)
+{
+    return make_lcg15(args, 214013u, 2531011u, "MSVC rand LCG");
+}
+
+static PyObject *
+make_ansi_c_rand(PyObject *self, PyObject *args)
+{
+    return make_lcg15(args, 1103515245u, 12345u, "ANSI C example rand LCG");
+}
+
+static PyObject *
+make_u32_gen(PyObject *args, fill_words_fn fill, const char *algorithm, uint32_t (*seed_fn)(uint64_t))
+{
+    PyObject *seed_obj;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
+        return NULL;
+    GenObject *g = gen_new(fill, 4, algorithm);
+    if (g)
+        g->st.u32.x = seed_fn(seed);
+    return (PyObject *)g;
+}
+
+/* RANDU needs an odd state: seed | 1 (0 would stay 0) */
+static uint32_t randu_seed(uint64_t s) { return ((uint32_t)s & 0x7fffffffu) | 1u; }
+/* MINSTD: seed mod (2^31 - 1), 0 becoming 1 (as C++ minstd_rand does) */
+static uint32_t minstd_seed(uint64_t s)
+{
+    uint32_t x = (uint32_t)(s % 2147483647u);
+    return x ? x : 1u;
+}
+/* xorshift32: 0 is its fixed point; use Marsaglia's example seed instead */
+static uint32_t xorshift32_seed(uint64_t s) { return s ? (uint32_t)s : 2463534242u; }
+
+static PyObject *make_randu(PyObject *self, PyObject *args) { return make_u32_gen(args, randu_fill, "RANDU", randu_seed); }
+static PyObject *make_minstd(PyObject *self, PyObject *args) { return make_u32_gen(args, minstd_fill, "MINSTD (Park-Miller 16807)", minstd_seed); }
+static PyObject *make_xorshift32(PyObject *self, PyObject *args) { return make_u32_gen(args, xorshift32_fill, "xorshift32 (13,17,5)", xorshift32_seed); }
+
+static PyObject *
+make_splitmix64(PyObject *self, PyObject *args)
+{
+    PyObject *seed_obj;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
+        return NULL;
+    GenObject *g = gen_new(splitmix64_fill, 8, "splitmix64");
+    if (g)
+        g->st.u64.x = seed;
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_mt19937(PyObject *self, PyObject *args)
+{
+    PyObject *seed_obj;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
+        return NULL;
+    GenObject *g = gen_new(mt_fill, 4, "MT19937 init_genrand");
+    if (g)
+        mt_init_genrand(&g->st.mt, (uint32_t)seed);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_mt19937_by_array(PyObject *self, PyObject *args)
+{
+    PyObject *seq_obj;
+    if (!PyArg_ParseTuple(args, "O", &seq_obj))
+        return NULL;
+    PyObject *seq = PySequence_Fast(seq_obj, "key must be a sequence of 32-bit ints");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    if (len < 1) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "key must not be empty");
+    }
+    uint32_t *key = PyMem_Malloc(sizeof(uint32_t) * (size_t)len);
+    if (key == NULL) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < len; k++) {
+        uint64_t v;
+        if (get_uint(PySequence_Fast_GET_ITEM(seq, k), 32, "key word", &v) < 0) {
+            PyMem_Free(key);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        key[k] = (uint32_t)v;
+    }
+    Py_DECREF(seq);
+    GenObject *g = gen_new(mt_fill, 4, "MT19937 init_by_array");
+    if (g)
+        mt_init_by_array(&g->st.mt, key, (size_t)len);
+    PyMem_Free(key);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_rc4(PyObject *self, PyObject *args)
+{
+    PyObject *key_obj, *drop_obj;
+    uint64_t drop;
+    Py_buffer key;
+    if (!PyArg_ParseTuple(args, "OO", &key_obj, &drop_obj) || get_uint(drop_obj, 40, "drop", &drop) < 0)
+        return NULL;
+    if (get_key(key_obj, &key) < 0)
+        return NULL;
+    GenObject *g = gen_new(rc4_fill, 1, drop ? "RC4-drop" : "RC4");
+    if (g) {
+        rc4_key(&g->st.rc4, key.buf, (size_t)key.len);
+        uint8_t sink[4096];
+        while (drop > 0) {
+            size_t m = drop < sizeof sink ? (size_t)drop : sizeof sink;
+            rc4_fill(g, sink, m);
+            drop -= m;
+        }
+    }
+    PyBuffer_Release(&key);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_dnet_arc4(PyObject *self, PyObject *args)
+{
+    PyObject *key_obj;
+    Py_buffer key;
+    if (!PyArg_ParseTuple(args, "O", &key_obj) || get_key(key_obj, &key) < 0)
+        return NULL;
+    GenObject *g = gen_new(rc4_fill, 1, "libdnet rand.c ARC4");
+    if (g)
+        dnet_rand_set(&g->st.rc4, key.buf, (size_t)key.len);
+    PyBuffer_Release(&key);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_lfsr113(PyObject *self, PyObject *args)
+{
+    PyObject *seed_obj;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
+        return NULL;
+    GenObject *g = gen_new(taus_fill, 4, "Linux prandom_u32_state (LFSR113)");
+    if (g)
+        taus_seed_state(&g->st.taus, seed);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_lfsr113_selftest(PyObject *self, PyObject *args)
+{
+    PyObject *seed_obj;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
+        return NULL;
+    GenObject *g = gen_new(taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding");
+    if (g)
+        taus_seed_selftest(&g->st.taus, (uint32_t)seed);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_lfsr113_raw(PyObject *self, PyObject *args)
+{
+    PyObject *o[4];
+    uint64_t v[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
+        return NULL;
+    for (int k = 0; k < 4; k++)
+        if (get_uint(o[k], 32, "state word", &v[k]) < 0)
+            return NULL;
+    GenObject *g = gen_new(taus_fill, 4, "LFSR113 from a raw state (no seed fix-ups)");
+    if (g) {
+        g->st.taus.s1 = (uint32_t)v[0];
+        g->st.taus.s2 = (uint32_t)v[1];
+        g->st.taus.s3 = (uint32_t)v[2];
+        g->st.taus.s4 = (uint32_t)v[3];
+    }
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_siprand(PyObject *self, PyObject *args)
+{
+    PyObject *lo_obj, *hi_obj;
+    uint64_t lo, hi;
+    if (!PyArg_ParseTuple(args, "OO", &lo_obj, &hi_obj) || get_uint(lo_obj, 64, "seed_lo", &lo) < 0 ||
+        get_uint(hi_obj, 64, "seed_hi", &hi) < 0)
+        return NULL;
+    GenObject *g = gen_new(sip_fill, 4, "Linux 5.10 siprand_u32");
+    if (g)
+        sip_seed(&g->st.sip, lo, hi);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_siprand_raw(PyObject *self, PyObject *args)
+{
+    PyObject *o[4];
+    uint64_t v[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
+        return NULL;
+    for (int k = 0; k < 4; k++)
+        if (get_uint(o[k], 64, "state word", &v[k]) < 0)
+            return NULL;
+    GenObject *g = gen_new(sip_fill, 4, "siprand from a raw state (no zero-word fix-up)");
+    if (g) {
+        g->st.sip.v0 = v[0]; g->st.sip.v1 = v[1]; g->st.sip.v2 = v[2]; g->st.sip.v3 = v[3];
+    }
+    return (PyObject *)g;
+}
+
+/* ------------------------------------------------------------------ */
+/* The urandom device reader (s2n-tls's fd identity check)
+ *
+ * strategy "check": the device's identity (st_dev, st_ino, st_rdev, file
+ * type) is cached at open and compared by fstat() before every read();
+ * a closed fd or another file on that fd number means reopening the
+ * device.  The old number is not closed: it is no longer ours.
+ * strategy "cached": read the cached fd blindly (the fault s2n had; here
+ * it raises instead of looping).  strategy "reopen": open, read, close on
+ * every call.  Each read() call asks for at most `call_bytes` bytes
+ * (0: the whole request), which is the API shape nmap's mail measured.  */
+
+enum { URANDOM_CACHED = 0, URANDOM_CHECK = 1, URANDOM_REOPEN = 2 };
+
+typedef struct {
+    PyObject_HEAD
+    int fd;
+    int strategy;
+    Py_ssize_t call_bytes;
+    dev_t dev, rdev;
+    ino_t ino;
+    mode_t type;
+    long long reopens;
+    int busy;
+    int closed;
+    char path[256];
+} UrandomObject;
+
+static PyTypeObject UrandomType;
+
+static int
+urandom_open_fd(UrandomObject *u)
+{
+    int fd;
+    do {
+        fd = open(u->path, O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
+static int
+urandom_remember(UrandomObject *u, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -1;
+    u->fd = fd;
+    u->dev = st.st_dev;
+    u->ino = st.st_ino;
+    u->rdev = st.st_rdev;
+    u->type = st.st_mode & S_IFMT;
+    return 0;
+}
+
+static int
+urandom_same_file(UrandomObject *u)
+{
+    struct stat st;
+    if (u->fd < 0 || fstat(u->fd, &st) < 0)
+        return 0;
+    return st.st_dev == u->dev && st.st_ino == u->ino && st.st_rdev == u->rdev && (st.st_mode & S_IFMT) == u->type;
+}
+
+/* Outcome of a run of reads without the GIL */
+enum { RUN_DONE, RUN_EINTR, RUN_ERROR };
+
+/* Read until `*left` is 0; returns RUN_DONE, RUN_EINTR (signals to check)
+ * or RUN_ERROR with *err set.  Never loops without progress: a read that
+ * returns 0 or fails is retried once on a freshly opened device (strategy
+ * check), and a second failure in a row is an error. */
+static int
+urandom_run(UrandomObject *u, uint8_t **pp, size_t *left, int *err, long long *reopens)
+{
+    int failures = 0;
+    while (*left > 0) {
+        size_t want = (u->call_bytes > 0 && (size_t)u->call_bytes < *left) ? (size_t)u->call_bytes : *left;
+        ssize_t r;
+        if (u->strategy == URANDOM_REOPEN) {
+            int fd = urandom_open_fd(u);
+            if (fd < 0) {
+                *err = errno;
+                return RUN_ERROR;
+            }
+            r = read(fd, *pp, want);
+            int saved = errno;
+            close(fd);
+            errno = saved;
+        } else {
+            if (u->strategy == URANDOM_CHECK && !urandom_same_file(u)) {
+                int fd = urandom_open_fd(u);
+                if (fd < 0 || urandom_remember(u, fd) < 0) {
+                    *err = errno;
+                    if (fd >= 0)
+                        close(fd);
+                    return RUN_ERROR;
+                }
+                (*reopens)++;
+            }
+            r = read(u->fd, *pp, want);
+        }
+        if (r > 0) {
+            *pp += r;
+            *left -= (size_t)r;
+            failures = 0;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            return RUN_EINTR;
+        *err = r == 0 ? 0 : errno;
+        if (u->strategy != URANDOM_CHECK || ++failures > 1)
+            return RUN_ERROR;
+        u->fd = -1; /* force a reopen; the number may belong to someone else now */
+    }
+    return RUN_DONE;
+}
+
+static PyObject *
+urandom_fill(UrandomObject *u, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (u->busy) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_RuntimeError, "urandom reader is already reading in another thread");
+        return NULL;
+    }
+    if (u->closed) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "urandom reader is closed");
+        return NULL;
+    }
+    u->busy = 1;
+    uint8_t *p = (uint8_t *)view.buf;
+    size_t left = (size_t)view.len;
+    int err = 0, outcome;
+    for (;;) {
+        long long reopens = 0;
+        Py_BEGIN_ALLOW_THREADS
+        outcome = urandom_run(u, &p, &left, &err, &reopens);
+        Py_END_ALLOW_THREADS
+        u->reopens += reopens;
+        if (outcome != RUN_EINTR)
+            break;
+        if (PyErr_CheckSignals() < 0) { /* a handler raised (Ctrl-C): stop */
+            u->busy = 0;
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+    }
+    u->busy = 0;
+    PyBuffer_Release(&view);
+    if (outcome == RUN_ERROR) {
+        if (err == 0)
+            return PyErr_Format(PyExc_OSError, "%s: read returned end of file", u->path);
+        errno = err;
+        return PyErr_SetFromErrnoWithFilename(PyExc_OSError, u->path);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+urandom_close(UrandomObject *u, PyObject *unused)
+{
+    /* Close only a descriptor that still is the device we opened. */
+    if (u->fd >= 0 && urandom_same_file(u))
+        close(u->fd);
+    u->fd = -1;
+    u->closed = 1;
+    Py_RETURN_NONE;
+}
+
+static int
+urandom_init(UrandomObject *u, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"path", "strategy", "call_bytes", NULL};
+    const char *path = "/dev/urandom", *strategy = "check";
+    Py_ssize_t call_bytes = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|ssn", kwlist, &path, &strategy, &call_bytes))
+        return -1;
+    if (strlen(path) >= sizeof u->path) {
+        PyErr_SetString(PyExc_ValueError, "path too long");
+        return -1;
+    }
+    if (call_bytes < 0) {
+        PyErr_SetString(PyExc_ValueError, "call_bytes must be >= 0");
+        return -1;
+    }
+    if (strcmp(strategy, "cached") == 0)
+        u->strategy = URANDOM_CACHED;
+    else if (strcmp(strategy, "check") == 0)
+        u->strategy = URANDOM_CHECK;
+    else if (strcmp(strategy, "reopen") == 0)
+        u->strategy = URANDOM_REOPEN;
+    else {
+        PyErr_Format(PyExc_ValueError, "strategy must be cached, check or reopen, not '%s'", strategy);
+        return -1;
+    }
+    strcpy(u->path, path);
+    u->call_bytes = call_bytes;
+    u->reopens = 0;
+    u->busy = 0;
+    u->closed = 0;
+    u->fd = -1;
+    int fd = urandom_open_fd(u);
+    if (fd < 0 || urandom_remember(u, fd) < 0) {
+        if (fd >= 0)
+            close(fd);
+        PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+        return -1;
+    }
+    if (u->strategy == URANDOM_REOPEN) { /* identity only; every call opens afresh */
+        close(fd);
+        u->fd = -1;
+    }
+    return 0;
+}
+
+static PyObject *
+urandom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    UrandomObject *u = (UrandomObject *)type->tp_alloc(type, 0);
+    if (u)
+        u->fd = -1;
+    return (PyObject *)u;
+}
+
+static void
+urandom_dealloc(UrandomObject *u)
+{
+    if (u->fd >= 0 && urandom_same_file(u))
+        close(u->fd);
+    Py_TYPE(u)->tp_free((PyObject *)u);
+}
+
+static PyObject *
+urandom_get_fd(UrandomObject *u, void *closure)
+{
+    return PyLong_FromLong(u->fd);
+}
+
+static PyObject *
+urandom_get_reopens(UrandomObject *u, void *closure)
+{
+    return PyLong_FromLongLong(u->reopens);
+}
+
+static PyObject *
+urandom_get_strategy(UrandomObject *u, void *closure)
+{
+    static const char *names[] = {"cached", "check", "reopen"};
+    return PyUnicode_FromString(names[u->strategy]);
+}
+
+static PyMethodDef urandom_methods[] = {
+    {"fill", (PyCFunction)urandom_fill, METH_O, "fill(buffer): fill it completely from the device."},
+    {"close", (PyCFunction)urandom_close, METH_NOARGS, "Close the device (if the fd still is the device)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef urandom_getset[] = {
+    {"fd", (getter)urandom_get_fd, NULL, "the cached file descriptor (-1 if none)", NULL},
+    {"reopens", (getter)urandom_get_reopens, NULL, "how often the device was reopened after a fault", NULL},
+    {"strategy", (getter)urandom_get_strategy, NULL, "cached, check or reopen", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject UrandomType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "randqa.sources._generators.UrandomReader",
+    .tp_basicsize = sizeof(UrandomObject),
+    .tp_dealloc = (destructor)urandom_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "UrandomReader(path='/dev/urandom', strategy='check', call_bytes=0)",
+    .tp_methods = urandom_methods,
+    .tp_getset = urandom_getset,
+    .tp_init = (initproc)urandom_init,
+    .tp_new = urandom_new,
+};
+
+/* ------------------------------------------------------------------ */
+
+static PyMethodDef module_methods[] = {
+    {"glibc_rand", make_glibc_rand, METH_VARARGS, "glibc_rand(seed, mode): srand(seed); mode 0 31-bit words, 1 bytes, 2 shorts."},
+    {"msvc_rand", make_msvc_rand, METH_VARARGS, "msvc_rand(seed, width): MSVC srand(seed); width 1 (low byte) or 2 (15 bits in 2 LE bytes)."},
+    {"ansi_c_rand", make_ansi_c_rand, METH_VARARGS, "ansi_c_rand(seed, width): the C standard's example rand after srand(seed)."},
+    {"randu", make_randu, METH_VARARGS, "randu(seed): IBM RANDU, odd state (seed | 1)."},
+    {"minstd", make_minstd, METH_VARARGS, "minstd(seed): Park-Miller 16807, state seed mod (2^31-1), 0 -> 1."},
+    {"xorshift32", make_xorshift32, METH_VARARGS, "xorshift32(seed): Marsaglia 13/17/5; seed 0 -> 2463534242."},
+    {"splitmix64", make_splitmix64, METH_VARARGS, "splitmix64(seed): Vigna's SplitMix64 with state = seed."},
+    {"mt19937", make_mt19937, METH_VARARGS, "mt19937(seed): MT19937 after init_genrand(seed)."},
+    {"mt19937_by_array", make_mt19937_by_array, METH_VARARGS, "mt19937_by_array(key): MT19937 after init_by_array(key)."},
+    {"rc4", make_rc4, METH_VARARGS, "rc4(key, drop): RC4 keystream after dropping `drop` bytes."},
+    {"dnet_arc4", make_dnet_arc4, METH_VARARGS, "dnet_arc4(key): libdnet rand.c ARC4 after rand_set(key)."},
+    {"lfsr113", make_lfsr113, METH_VARARGS, "lfsr113(seed): prandom_seed_state(seed) + prandom_warmup."},
+    {"lfsr113_selftest", make_lfsr113_selftest, METH_VARARGS, "lfsr113_selftest(seed): the kernel self-test's seeding + warm-up."},
+    {"lfsr113_raw", make_lfsr113_raw, METH_VARARGS, "lfsr113_raw(s1, s2, s3, s4): no fix-ups, no warm-up."},
+    {"siprand", make_siprand, METH_VARARGS, "siprand(seed_lo, seed_hi): prandom_reseed-style state from two 64-bit words."},
+    {"siprand_raw", make_siprand_raw, METH_VARARGS, "siprand_raw(v0, v1, v2, v3): no zero-word fix-up."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "randqa.sources._generators",
+    "Compiled generator backends and the urandom device reader.", -1, module_methods,
+};
 
 PyMODINIT_FUNC
 PyInit__generators(void)
 {
-    return PyModule_Create(&module_def);
+    if (PyType_Ready(&GenType) < 0 || PyType_Ready(&UrandomType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&GenType);
+    Py_INCREF(&UrandomType);
+    if (PyModule_AddObject(m, "Generator", (PyObject *)&GenType) < 0 ||
+        PyModule_AddObject(m, "UrandomReader", (PyObject *)&UrandomType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -1,0 +1,173 @@
+"""Backends whose generators run in randqa's own C code (``_generators.c``).
+
+Each backend's ``--seed N`` goes through the original's seeding routine
+(glibc ``srand``, MSVC ``srand``, ``init_genrand``, the kernel's
+``prandom_seed_state``...), so the bytes equal the C original's; the
+``output`` and ``seeding`` strings below are what ``randqa list`` and the
+JSON report say about each.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from randqa.errors import UsageError
+from randqa.sources import _generators
+from randqa.sources.base import Source
+
+#: arc4-drop's default: the 3072 bytes RFC 4345 and Mironov's analysis suggest
+DEFAULT_ARC4_DROP = 3072
+
+
+def draw_seed(bits: int) -> int:
+    """A fresh seed of ``bits`` bits from the OS, to be recorded."""
+    return int.from_bytes(os.urandom((bits + 7) // 8), "little") & ((1 << bits) - 1)
+
+
+def resolve_seed(name: str, seed: int | None, bits: int, why: str, draw_bits: int = 64) -> int:
+    """``seed`` checked against the routine's width (``bits``), or, when None,
+    ``min(bits, draw_bits)`` bits drawn from the OS."""
+    if seed is None:
+        return draw_seed(min(bits, draw_bits))
+    if seed < 0 or seed >= 1 << bits:
+        raise UsageError(f"--seed for {name} must be in [0, 2**{bits}) ({why})")
+    return seed
+
+
+def key_from_seed(seed: int) -> bytes:
+    """RC4 key bytes for a seed: little-endian, at least 8 bytes (seed 1 -> 01 00 .. 00)."""
+    return seed.to_bytes(max(8, (seed.bit_length() + 7) // 8), "little")
+
+
+class CompiledSource(Source):
+    """A Source reading a compiled ``_generators.Generator``."""
+
+    endless = True
+
+    def __init__(self, name: str, seed: int, generator: Any, *, output: str, seeding: str,
+                 params: dict[str, Any] | None = None) -> None:
+        self.name = name
+        self.seed = seed
+        self.generator = generator
+        self.output = output
+        self.seeding = seeding
+        self.params = dict(params or {})
+
+    def readinto(self, buffer: memoryview) -> int:
+        self.generator.fill(buffer)
+        return len(buffer)
+
+    def describe(self) -> dict[str, Any]:
+        data = super().describe()
+        data.update(reproducible=True, algorithm=self.generator.algorithm, output=self.output,
+                    seeding=self.seeding, **self.params)
+        return data
+
+
+Opener = Callable[[int | None, str | None], Source]
+
+
+def _no_param(name: str, param: str | None) -> None:
+    if param is not None:
+        raise UsageError(f"backend {name} takes no parameter (got {name}:{param})")
+
+
+def _simple(name: str, bits: int, why: str, make: Callable[[int], Any], output: str, seeding: str,
+            draw_bits: int = 64) -> Opener:
+    def open_(seed: int | None, param: str | None) -> Source:
+        _no_param(name, param)
+        s = resolve_seed(name, seed, bits, why, draw_bits)
+        return CompiledSource(name, s, make(s), output=output, seeding=seeding)
+
+    return open_
+
+
+def _arc4_drop(seed: int | None, param: str | None) -> Source:
+    if param is None:
+        drop = DEFAULT_ARC4_DROP
+    else:
+        try:
+            drop = int(param)
+        except ValueError:
+            raise UsageError(f"arc4-drop:N needs a whole number of bytes to drop, not {param!r}") from None
+        if not 0 <= drop < 1 << 40:
+            raise UsageError(f"arc4-drop:N needs 0 <= N < 2**40, not {drop}")
+    s = resolve_seed("arc4-drop", seed, 2048, "RC4 keys are at most 256 bytes")
+    name = "arc4-drop" if param is None else f"arc4-drop:{drop}"
+    return CompiledSource(name, s, _generators.rc4(key_from_seed(s), drop),
+                          output="RC4 keystream bytes after the first N", seeding="RC4 key = seed as >= 8 little-endian bytes",
+                          params={"drop": drop})
+
+
+LE4 = "each output as 4 little-endian bytes"
+
+#: name -> (one-line summary, opener); the order is the order of `randqa list`
+COMPILED: dict[str, tuple[str, Opener]] = {
+    "glibc-rand": (
+        "glibc rand() (TYPE_3 additive feedback, srand discards 310): 31-bit outputs as 4 LE bytes, bit 31 always 0",
+        _simple("glibc-rand", 32, "srand takes an unsigned int", lambda s: _generators.glibc_rand(s, 0),
+                f"31-bit rand() values, {LE4}", "glibc srand(seed) (0 acts as 1), 310 outputs discarded")),
+    "glibc-rand-byte": (
+        "glibc rand() & 0xff, one call per byte (nmap's Windows-style rand_byte)",
+        _simple("glibc-rand-byte", 32, "srand takes an unsigned int", lambda s: _generators.glibc_rand(s, 1),
+                "rand() & 0xff, one call per byte", "glibc srand(seed) (0 acts as 1), 310 outputs discarded")),
+    "glibc-rand-short": (
+        "glibc rand() & 0xffff as 2 LE bytes per call (nmap's *nix-style rand_short)",
+        _simple("glibc-rand-short", 32, "srand takes an unsigned int", lambda s: _generators.glibc_rand(s, 2),
+                "rand() & 0xffff as 2 little-endian bytes per call", "glibc srand(seed) (0 acts as 1), 310 outputs discarded")),
+    "msvc-rand-byte": (
+        "MSVC rand() (x = 214013x + 2531011, 15-bit outputs) & 0xff, one call per byte",
+        _simple("msvc-rand-byte", 32, "srand takes an unsigned int", lambda s: _generators.msvc_rand(s, 1),
+                "rand() & 0xff, one call per byte", "MSVC srand(seed): state = seed")),
+    "msvc-rand-short": (
+        "MSVC rand() as 2 LE bytes per call: 15-bit values, so bit 15 of every short is 0",
+        _simple("msvc-rand-short", 32, "srand takes an unsigned int", lambda s: _generators.msvc_rand(s, 2),
+                "rand() (15 bits) as 2 little-endian bytes per call; bit 15 is always 0", "MSVC srand(seed): state = seed")),
+    "ansi-c-rand": (
+        "the C standard's example rand() (x = 1103515245x + 12345, 15 bits) as 2 LE bytes per call",
+        _simple("ansi-c-rand", 32, "srand takes an unsigned int", lambda s: _generators.ansi_c_rand(s, 2),
+                "rand() (15 bits) as 2 little-endian bytes per call; bit 15 is always 0", "srand(seed): next = seed")),
+    "randu": (
+        "IBM RANDU x = 65539x mod 2^31, the infamous bad LCG: 31-bit outputs as 4 LE bytes",
+        _simple("randu", 32, "the state is 31 bits", _generators.randu,
+                f"31-bit values, {LE4}", "x0 = (seed mod 2^31) | 1 (RANDU needs an odd state)")),
+    "minstd": (
+        "MINSTD, Park-Miller x = 16807x mod (2^31-1): outputs in [1, 2^31-2] as 4 LE bytes",
+        _simple("minstd", 32, "the state is below 2^31", _generators.minstd,
+                f"values in [1, 2^31-2], {LE4}", "x0 = seed mod (2^31-1), 0 -> 1 (as C++ minstd_rand)")),
+    "mt19937": (
+        "Mersenne Twister MT19937 seeded by init_genrand(seed): 32-bit outputs as 4 LE bytes",
+        _simple("mt19937", 32, "init_genrand takes a 32-bit seed", _generators.mt19937,
+                LE4, "init_genrand(seed)")),
+    "xorshift32": (
+        "Marsaglia's xorshift32 (13, 17, 5): 32-bit outputs as 4 LE bytes",
+        _simple("xorshift32", 32, "the state is 32 bits", _generators.xorshift32,
+                LE4, "x0 = seed; 0 (the fixed point) -> 2463534242")),
+    "splitmix64": (
+        "Vigna's SplitMix64: 64-bit outputs as 8 LE bytes",
+        _simple("splitmix64", 64, "the state is 64 bits", _generators.splitmix64,
+                "each output as 8 little-endian bytes", "state = seed")),
+    "dnet-arc4": (
+        "libdnet rand.c's ARC4 variant as nmap used it (rand_set keying twice, no bytes dropped)",
+        _simple("dnet-arc4", 2048, "keys are at most 256 bytes", lambda s: _generators.dnet_arc4(key_from_seed(s)),
+                "keystream bytes in rand_get() order (= rand_uint32() words written big-endian)",
+                "rand_set(key): identity state, key mixed in twice; key = seed as >= 8 little-endian bytes")),
+    "arc4": (
+        "plain RC4 keystream, nothing dropped",
+        _simple("arc4", 2048, "RC4 keys are at most 256 bytes", lambda s: _generators.rc4(key_from_seed(s), 0),
+                "RC4 keystream bytes", "RC4 key = seed as >= 8 little-endian bytes")),
+    "arc4-drop": (
+        f"RC4 keystream after dropping the first N bytes (arc4-drop:N; default N = {DEFAULT_ARC4_DROP})",
+        _arc4_drop),
+    "lfsr113": (
+        "Linux prandom_u32_state: L'Ecuyer LFSR113 with the kernel's minimum-seed fix-ups and warm-up",
+        _simple("lfsr113", 64, "prandom_seed_state takes a u64", _generators.lfsr113,
+                LE4, "prandom_seed_state(seed) (s1..s4 from one 32-bit fold, __seed minimums) + prandom_warmup "
+                "(10 outputs, as the kernel's own seeders do; 5.10's prandom_seed_state alone has no warm-up)")),
+    "siprand": (
+        "Linux 5.10 siprand_u32: two SipRounds per output, returns v1+v3 (32 bits as 4 LE bytes)",
+        _simple("siprand", 128, "the kernel keys it with two 64-bit words", lambda s: _generators.siprand(s & (2**64 - 1), s >> 64),
+                LE4, "prandom_reseed: v0 = seed mod 2^64, v1 = seed >> 64, v2 = v0^K0, v3 = v1^K1, zero words -> ~0; noise 0",
+                draw_bits=128)),
+}
