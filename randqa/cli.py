@@ -18,7 +18,8 @@ from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
 from randqa import cli_backends, cli_report
 from randqa.cli_common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ProgressBar, size_option
-from randqa.sources import FORMATS, open_source
+from randqa.sources import FORMATS, Source, open_source
+from randqa.sources.folded import FoldedSource
 from randqa.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
 
 #: how much of an endless generator `randqa test NAME` reads without -n
@@ -43,6 +44,10 @@ def cli() -> None:
 @click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="bytes", show_default=True,
               help="bytes: raw binary. bits: ASCII '0'/'1' text as NIST STS reads it.")
+@click.option("--word-bits", type=click.Choice(["8", "16", "32", "64"]),
+              help="Fold: every test reads only the low --low-bits bits of each word of this size (PractRand's [Low1/8]).")
+@click.option("--low-bits", type=click.IntRange(min=1, max=63), default=1, show_default=True,
+              help="With --word-bits: how many low bits of each word to keep.")
 @click.option("--sequences", type=click.IntRange(min=1), metavar="K",
               help="For suites that test sequences (nist-sp800-22): test K sequences and give STS's second-level analysis.")
 @click.option("--progressive", is_flag=True, help="Test doubling lengths from --min to --max; stop at the first failure.")
@@ -61,7 +66,7 @@ def cli() -> None:
               help="Threads that run the suite's tests side by side on each chunk.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
-                 sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
+                 word_bits: str | None, low_bits: int, sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
                  seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     chosen = load_suite(suite)
@@ -80,7 +85,9 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
             raise UsageError("--seed-sweep and --progressive are separate modes: give one")
         result = _seed_sweep(source, seed_sweep, positions, seed or 0, chosen)
         return _report_run(result, json_path, html_path)
-    with open_source(source, fmt=fmt, seed=seed) as src:
+    if word_bits and fmt != "bytes":
+        raise UsageError("--word-bits folds bytes; it does not take --format bits")
+    with _open_folded(source, fmt, seed, word_bits, low_bits) as src:
         if progressive:
             # stdin and files: until the data ends
             last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else engine.UNTIL_END)
@@ -93,6 +100,17 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
                 result = engine.run(src, chosen.build(), suite_name=chosen.name, thresholds=chosen.thresholds,
                                     limit=size, jobs=jobs, on_progress=bar)
     return _report_run(result, json_path, html_path)
+
+
+def _open_folded(source: str, fmt: str, seed: int | None, word_bits: str | None, low_bits: int) -> Source:
+    src = open_source(source, fmt=fmt, seed=seed)
+    if not word_bits:
+        return src
+    try:
+        return FoldedSource(src, int(word_bits), low_bits)
+    except ValueError as exc:
+        src.close()
+        raise UsageError(f"--low-bits: {exc}") from None
 
 
 def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: Suite) -> engine.RunResult:

@@ -39,7 +39,9 @@ def _check_output_path(path: str | None, option: str) -> None:
 @click.option("--seed", type=click.IntRange(min=0), help="Seed every generator with this (default: each drawn from the OS and recorded).")
 @click.option("--suite", default=DEFAULT_SUITE, show_default=True, help="Suite name (see `randqa suites`) or path of a suite TOML file.")
 @click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
-@click.option("--progressive", is_flag=True, help="Test at doubling lengths from --min to --max and report where each source first fails.")
+@click.option("--progressive/--no-progressive", default=True, show_default=True,
+              help="Test at doubling lengths from --min to --max and report where each source first fails; "
+                   "--no-progressive tests each source once at --bytes.")
 @click.option("--min", "min_bytes", callback=size_option, metavar="SIZE",
               help=f"First length of --progressive (default {comparing.DEFAULT_PROGRESSIVE_MIN >> 10} KiB).")
 @click.option("--max", "max_bytes", callback=size_option, metavar="SIZE", help="Last length of --progressive (default: --bytes).")
@@ -50,7 +52,7 @@ def _check_output_path(path: str | None, option: str) -> None:
 @click.option("--html", "html_path", metavar="PATH", default=DEFAULT_HTML, show_default=True,
               help="Write a self-contained HTML report to PATH.")
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=min(2, os.cpu_count() or 1), show_default=True,
               help="Threads that run the suite's tests side by side on each chunk.")
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,

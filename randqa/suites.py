@@ -23,12 +23,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from randqa.battery import Accumulator, available_tests, parameter_names, accumulator_class
+from randqa.battery import Accumulator, accumulator_class, available_tests, parameter_names
+from randqa.battery._folding import FoldedTest
 from randqa.errors import SuiteError, UsageError
 from randqa.results import Thresholds
 from randqa.sequences import PerSequence
 
-DEFAULT_SUITE = "quick"
+DEFAULT_SUITE = "standard"
 
 
 @dataclass
@@ -41,12 +42,21 @@ class TestSpec:
     params: dict[str, Any] = field(default_factory=dict)
     #: cut the stream into sequences of this many bits (NIST second-level analysis)
     sequence_bits: int | None = None
+    #: (word_bits, low_bits): test only the low bits of each word (PractRand's folding)
+    fold: tuple[int, int] | None = None
 
     def build(self) -> Accumulator:
         cls = accumulator_class(self.test)
+
+        def make() -> Accumulator:
+            inner = cls(**self.params)
+            if self.fold is None:
+                return inner
+            return FoldedTest(inner, word_bits=self.fold[0], low_bits=self.fold[1])
+
         if self.sequence_bits is None:
-            return cls(**self.params)
-        return PerSequence(lambda: cls(**self.params), self.sequence_bits, self.params)
+            return make()
+        return PerSequence(make, self.sequence_bits, self.params)
 
 
 @dataclass
@@ -134,9 +144,16 @@ def parse_suite(data: bytes, origin: str) -> Suite:
             raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         allowed = parameter_names(accumulator_class(test))
         for key in params:
+            if key in ("low_bits", "sequence_bits") or (key == "word_bits" and "low_bits" in params):
+                continue
             if key not in allowed:
                 raise fail(f"[[tests]] entry {i} ({test}): unknown parameter {key!r}; it takes {', '.join(allowed) or 'none'}")
-        spec = TestSpec(test, params, sequence_bits)
+        fold = None
+        if "low_bits" in params:
+            fold = (params.pop("word_bits", None), params.pop("low_bits"))
+            if fold[0] not in (8, 16, 32, 64) or not isinstance(fold[1], int) or not 1 <= fold[1] < fold[0]:
+                raise fail(f"[[tests]] entry {i} ({test}): folding needs word_bits of 8, 16, 32 or 64 and 1 <= low_bits < word_bits")
+        spec = TestSpec(test, params, sequence_bits, fold)
         try:
             spec.build()
         except (TypeError, ValueError) as exc:

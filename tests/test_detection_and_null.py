@@ -37,7 +37,7 @@ def run_quick(data: bytes):
 def test_msvc_rand_low_bytes_fail_the_quick_suite(cli, tmp_path):
     path = tmp_path / "msvc.bin"
     path.write_bytes(msvc_rand_low_bytes(64 << 20))
-    result = cli("test", str(path), "--json", "-")
+    result = cli("test", str(path), "--suite", "quick", "--json", "-")
     assert result.returncode == 1, result.stderr
     failed = {t["name"] for t in result.json()["tests"] if t["verdict"] == "fail"}
     # its 4-byte words cover only 2^24 of 2^32 cells, and its low 24 state bits repeat every 2^24 bytes
@@ -47,7 +47,7 @@ def test_msvc_rand_low_bytes_fail_the_quick_suite(cli, tmp_path):
 def test_urandom_passes_the_quick_suite(cli, tmp_path):
     path = tmp_path / "urandom.bin"
     path.write_bytes(os.urandom(64 << 20))
-    result = cli("test", str(path), "--json", "-")
+    result = cli("test", str(path), "--suite", "quick", "--json", "-")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.json()["verdict"] in ("pass", "suspicious")
 

@@ -1,0 +1,49 @@
+"""A source seen through low-bits folding (``--word-bits W --low-bits L``):
+every test then reads only the low L bits of each W-bit word, as PractRand's
+[Low1/8] and [Low4/32] sub-streams do (see randqa/battery/_folding.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from randqa.battery._folding import FoldCarry, fold_low_bits
+from randqa.sources.base import Source
+
+
+class FoldedSource(Source):
+    """The folded stream of ``inner``; ``--bytes`` then counts folded bytes."""
+
+    def __init__(self, inner: Source, word_bits: int, low_bits: int, read_bytes: int = 1 << 20) -> None:
+        if word_bits not in (8, 16, 32, 64):
+            raise ValueError(f"word bits must be 8, 16, 32 or 64, not {word_bits}")
+        if not 1 <= low_bits < word_bits:
+            raise ValueError(f"low bits must be from 1 to {word_bits - 1} for {word_bits}-bit words, not {low_bits}")
+        self.inner = inner
+        self.word_bytes = word_bits // 8
+        self.low_bits = low_bits
+        self.name = f"{inner.name}[low{low_bits}/{word_bits}]"
+        self.seed = inner.seed
+        self.endless = inner.endless
+        self._raw = np.empty(read_bytes, dtype=np.uint8)
+        self._carry: FoldCarry | None = None
+        self._ready = np.zeros(0, dtype=np.uint8)
+
+    def readinto(self, buffer: memoryview) -> int:
+        while len(self._ready) == 0:
+            got = self.inner.readinto(memoryview(self._raw))
+            if got == 0:
+                return 0
+            self._ready, self._carry = fold_low_bits(self._raw[:got], self.word_bytes, self.low_bits, self._carry)
+            self._ready = self._ready.copy()  # the next read reuses _raw
+        n = min(len(buffer), len(self._ready))
+        buffer[:n] = self._ready[:n].tobytes()
+        self._ready = self._ready[n:]
+        return n
+
+    def describe(self) -> dict[str, Any]:
+        return dict(self.inner.describe(), name=self.name, folding={"word_bits": 8 * self.word_bytes, "low_bits": self.low_bits})
+
+    def close(self) -> None:
+        self.inner.close()
