@@ -1,0 +1,78 @@
+"""Detection power of the standard suite and the seed sweep, and no false
+alarms on good generators (issue: detection at or before PractRand)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from randqa.engine import run
+from randqa.sources import open_backend
+from randqa.suites import load_suite
+
+# First FAIL of PractRand 0.94 (`RNG_test stdin8`) on these streams, measured on this machine
+PRACTRAND_FIRST_FAIL = {
+    "randu": 1 << 10,
+    "msvc-rand-short": 2 << 10,
+    "minstd": 8 << 10,
+    "lfsr113": 64 << 10,
+    "xorshift32": 64 << 10,
+    "glibc-rand-byte": 256 << 10,
+    "msvc-rand-byte": 256 << 10,
+    "glibc-rand-short": 16 << 20,
+}
+
+
+@pytest.mark.parametrize("name, practrand", PRACTRAND_FIRST_FAIL.items())
+def test_standard_suite_fails_no_later_than_practrand(cli, name, practrand):
+    result = cli("test", name, "--seed", "1", "--progressive", "--min", "1K", "--max", str(practrand), "--json", "-")
+    assert result.returncode == 1, result.stderr
+    doc = result.json()
+    assert doc["suite"] == "standard"
+    assert doc["first_failure_bytes"] is not None and doc["first_failure_bytes"] <= practrand
+
+
+def test_standard_suite_does_not_cry_wolf_on_pcg64():
+    """100 short PCG64 streams: the documented rate (at most 50 tail checks at
+    1e-6) predicts 0.005 failing runs, so even one failure is a red flag."""
+    suite = load_suite("standard")
+    failures, suspicious = 0, 0
+    for seed in range(100):
+        with open_backend("pcg64", seed) as source:
+            result = run(source, suite.build(), suite_name=suite.name, thresholds=suite.thresholds, limit=256 << 10)
+        verdicts = [r.verdict for r in result.results]
+        failures += result.verdict == "fail"
+        suspicious += verdicts.count("suspicious")
+        assert verdicts.count("insufficient") < len(verdicts) / 2  # the streams are long enough to judge
+    assert failures == 0
+    # about 40 judged tail checks per run at 1e-3 (two-tailed ones count twice): expect ~4-8 in 100 runs
+    assert suspicious <= 25
+
+
+@pytest.mark.parametrize("name, verdict", [("arc4", "fail"), ("arc4-drop", "pass")])
+def test_seed_sweep_flags_rc4_and_passes_rc4_drop(cli, name, verdict):
+    result = cli("test", name, "--seed-sweep", "65536", "--json", "-")
+    doc = result.json()
+    assert doc["verdict"] == verdict
+    if verdict == "fail":
+        worst = next(t for t in doc["tests"] if t["name"] == "seed_sweep[positions]")
+        # Mantin-Shamir: the second output byte is 0 twice as often as it should be
+        assert (worst["details"]["worst_position"], worst["details"]["worst_value"]) == (1, 0)
+
+
+def test_seed_sweep_sees_seeds_that_barely_change_the_stream():
+    from randqa.seed_sweep import seed_sweep_results
+
+    rng = np.random.default_rng(4)
+    base = rng.integers(0, 256, size=64, dtype=np.uint8)
+    # streams that differ from a common one in a single byte per seed
+    starts = np.tile(base, (2048, 1))
+    starts[np.arange(2048), rng.integers(0, 64, size=2048)] = rng.integers(0, 256, size=2048, dtype=np.uint8)
+    results = {r.name: r for r in seed_sweep_results(starts)}
+    assert results["seed_sweep[adjacent_seeds]"].pvalue < 1e-12
+    assert results["seed_sweep[positions]"].pvalue < 1e-12
+
+
+def test_seed_sweep_needs_enough_seeds(cli):
+    doc = cli("test", "pcg64", "--seed-sweep", "100", "--json", "-").json()
+    assert {t["verdict"] for t in doc["tests"]} == {"insufficient"}
