@@ -12,12 +12,19 @@ does (SP 800-22 Rev 1a, section 4.2):
   other result;
 - uniformity: the p-values binned into 10 equal bins, chi-square with 9
   degrees of freedom, P-value_T = igamc(9/2, chi^2/2) (``pvalue``); computed
-  when K >= 55, the standard's minimum for it.
+  when K >= 55, the standard's minimum for it;
+- below 55 sequences, where neither analysis can reach a small probability
+  (2 sequences both failing at 0.01 happens 1 time in 10,000), ``pvalue`` is
+  the smallest of the K p-values adjusted for K looks (Sidak,
+  1 - (1 - p_min)^K), so a generator that fails one sequence badly still
+  fails.
 
 With one sequence the test's own results are reported unchanged, so the
 standard's single-sequence examples read the same as STS prints them.
 Sequences whose result is ``insufficient`` (random excursions with fewer
-than 500 cycles, say) are left out of that result's K, as STS does.  Bits
+than 500 cycles, say) are left out of that result's K, as STS does; so are
+runs results whose frequency pre-condition failed (STS counts those as
+p = 0; the frequency test already judges that bias).  Bits
 after the last complete sequence are not tested.
 """
 
@@ -66,7 +73,10 @@ class PerSequence(Accumulator):
         if self.sequences == 0:
             self.first_results = results
         for r in results:
-            if r.verdict != "insufficient" and r.pvalue is not None:
+            # results the test itself says do not apply (too little data, the
+            # runs test's failed frequency pre-condition) are not counted
+            applicable = r.verdict != "insufficient" and r.details.get("precondition_passed", True)
+            if applicable and r.pvalue is not None:
                 self.pvalues.setdefault(r.name, []).append(r.pvalue)
             else:
                 self.pvalues.setdefault(r.name, [])
@@ -119,7 +129,8 @@ def second_level(name: str, pvalues: list[float], sequences: int) -> TestResult:
     }
     # probability that a good generator has at most this many passing sequences
     p_proportion = float(stats.binom.cdf(passed, k, 1 - ALPHA))
-    p_uniform = None
+    p_min = min(pvalues)
+    details["min_p"] = p_min
     if k >= MIN_SEQUENCES_FOR_UNIFORMITY:
         bins = np.histogram(np.clip(pvalues, 0.0, 1.0), bins=10, range=(0.0, 1.0))[0]
         expected = k / 10
@@ -127,5 +138,8 @@ def second_level(name: str, pvalues: list[float], sequences: int) -> TestResult:
         p_uniform = float(special.gammaincc(9 / 2, chi2 / 2))
         details["uniformity_chi2"] = chi2
         details["histogram"] = bins.tolist()
-    return TestResult(name, proportion, p_uniform if p_uniform is not None else p_proportion,
-                      pvalue_low=p_proportion if p_uniform is not None else None, details=details)
+        return TestResult(name, proportion, p_uniform, pvalue_low=p_proportion, details=details)
+    # Sidak-adjusted smallest p-value, computed stably when p_min is tiny
+    p_adjusted = float(-math.expm1(k * math.log1p(-p_min))) if p_min < 1 else 1.0
+    details["min_p_adjusted"] = p_adjusted
+    return TestResult(name, proportion, p_adjusted, pvalue_low=p_proportion, details=details)
