@@ -84,6 +84,20 @@ def insufficient(name: str, needs: str, **details: Any) -> TestResult:
     return TestResult(name=name, statistic=None, pvalue=None, verdict="insufficient", needs=needs, details=details)
 
 
+def chi_square_result(name: str, statistic: float, dof: int, details: dict[str, Any] | None = None) -> TestResult:
+    """A chi-square statistic judged in both tails: ``pvalue`` the upper
+    tail, ``pvalue_low`` the lower (a fit too good to be random)."""
+    from scipy import stats
+
+    return TestResult(
+        name=name,
+        statistic=statistic,
+        pvalue=float(stats.chi2.sf(statistic, dof)),
+        pvalue_low=float(stats.chi2.cdf(statistic, dof)),
+        details=details or {},
+    )
+
+
 def classify(result: TestResult, thresholds: Thresholds) -> str:
     """Fill in and return the verdict of ``result`` (kept if the test set one)."""
     if result.verdict is None:

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.engine import RunResult
-from randqa.results import TestResult, Thresholds, classify, insufficient
+from randqa.results import TestResult, Thresholds, chi_square_result, classify, insufficient
 from randqa.sources.base import Source, read_full
 
 MIN_SEEDS = 5 * 256
@@ -80,8 +80,7 @@ def seed_sweep_results(starts: np.ndarray) -> list[TestResult]:
     ]
     total = float(chi2.sum())
     dof = 255 * positions
-    results.append(TestResult("seed_sweep[all_positions]", total, float(stats.chi2.sf(total, dof)),
-                              pvalue_low=float(stats.chi2.cdf(total, dof)), details={"dof": dof}))
+    results.append(chi_square_result("seed_sweep[all_positions]", total, dof, {"dof": dof}))
     differing = int(np.bitwise_count(starts[1:] ^ starts[:-1]).sum())
     trials = 8 * positions * (seeds - 1)
     z = (differing - trials / 2) / math.sqrt(trials / 4)

@@ -44,8 +44,9 @@ import numpy as np
 from scipy import stats
 
 from randqa.battery import _linear
+from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
 MAX_BLOCK_BITS = 2**20
@@ -82,7 +83,7 @@ class _Level:
         self.have = 0  # letters seen (capped at tuple_length)
         self.blocks = 0
         self.head: list[int] = []  # the first tuple_length - 1 letters
-        self.pending = b""
+        self.splitter = WholeBlocks(self.block_bytes)
         self.table_bytes = self.table.tobytes()
 
     def scan(self, data) -> None:
@@ -163,18 +164,8 @@ class BCFN(Accumulator):
     def update(self, chunk: np.ndarray) -> None:
         self.bytes_seen += len(chunk)
         for level in self.levels:
-            data = chunk
-            if level.pending:
-                take = level.block_bytes - len(level.pending)
-                level.pending += chunk[:take].tobytes()
-                data = chunk[take:]
-                if len(level.pending) < level.block_bytes:
-                    continue
-                level.scan(level.pending)
-                level.pending = b""
-            whole = len(data) - len(data) % level.block_bytes
-            level.scan(data[:whole])
-            level.pending = data[whole:].tobytes()
+            for run in level.splitter.split(chunk):
+                level.scan(run)
 
     def merge(self, other: Accumulator) -> None:
         self._check_mergeable(other)
@@ -190,7 +181,7 @@ class BCFN(Accumulator):
                 mine.index = (mine.index << mine.letter_bits) | letter
             mine.blocks += theirs.blocks
             mine.have = min(mine.blocks, mine.tuple_length)
-            mine.pending = theirs.pending
+            mine.splitter.take_over(theirs.splitter)
         self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
@@ -217,10 +208,4 @@ class BCFN(Accumulator):
         q_t1 = float(np.sum((shorter - n * shorter_probs) ** 2 / (n * shorter_probs)))
         statistic = q_t - q_t1
         dof = level.cells - level.cells // level.letters
-        return TestResult(
-            name=label,
-            statistic=statistic,
-            pvalue=float(stats.chi2.sf(statistic, dof)),
-            pvalue_low=float(stats.chi2.cdf(statistic, dof)),
-            details={"blocks": n, "letters": level.letters, "tuple_length": t, "dof": dof, "letter_probabilities": level.probs.tolist()},
-        )
+        return chi_square_result(label, statistic, dof, {"blocks": n, "letters": level.letters, "tuple_length": t, "dof": dof, "letter_probabilities": level.probs.tolist()})

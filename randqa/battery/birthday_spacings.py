@@ -39,6 +39,7 @@ import numpy as np
 from scipy import stats
 
 from randqa import _kernels
+from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
 
@@ -73,7 +74,7 @@ class BirthdaySpacings(Accumulator):
         self.block_bytes = points * dims * word_bytes
         self.blocks = 0
         self.collisions = 0
-        self.pending = b""  # the start of an incomplete block
+        self._blocks = WholeBlocks(self.block_bytes)
 
     @property
     def alignment(self) -> int:
@@ -86,23 +87,14 @@ class BirthdaySpacings(Accumulator):
 
     def update(self, chunk: np.ndarray) -> None:
         self.bytes_seen += len(chunk)
-        if self.pending:
-            take = self.block_bytes - len(self.pending)
-            self.pending += chunk[:take].tobytes()
-            chunk = chunk[take:]
-            if len(self.pending) < self.block_bytes:
-                return
-            self._count(self.pending)
-            self.pending = b""
-        whole = len(chunk) - len(chunk) % self.block_bytes
-        self._count(chunk[:whole])
-        self.pending = chunk[whole:].tobytes()
+        for run in self._blocks.split(chunk):
+            self._count(run)
 
     def merge(self, other: Accumulator) -> None:
         self._check_mergeable(other)
         self.blocks += other.blocks
         self.collisions += other.collisions
-        self.pending = other.pending
+        self._blocks.take_over(other._blocks)
         self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:

@@ -54,6 +54,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.battery import _linear
+from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
 
@@ -121,7 +122,7 @@ class BitLinearComplexity(Accumulator):
         self.histograms = {b: np.zeros(length + 1, dtype=np.int64) for b in bits}
         self.sequences = {b: np.zeros(length // 64, dtype=np.uint64) for b in bits}
         self.positions = {b: np.zeros(1, dtype=np.int64) for b in bits}
-        self.pending = b""  # the start of an incomplete word
+        self._words = WholeBlocks(self.word_bytes)
 
     @property
     def alignment(self) -> int:
@@ -135,17 +136,8 @@ class BitLinearComplexity(Accumulator):
 
     def update(self, chunk: np.ndarray) -> None:
         self.bytes_seen += len(chunk)
-        if self.pending:
-            take = self.word_bytes - len(self.pending)
-            self.pending += chunk[:take].tobytes()
-            chunk = chunk[take:]
-            if len(self.pending) < self.word_bytes:
-                return
-            self._scan(self.pending)
-            self.pending = b""
-        whole = len(chunk) - len(chunk) % self.word_bytes
-        self._scan(chunk[:whole])
-        self.pending = chunk[whole:].tobytes()
+        for run in self._words.split(chunk):
+            self._scan(run)
 
     def merge(self, other: Accumulator) -> None:
         self._check_mergeable(other)
@@ -153,7 +145,7 @@ class BitLinearComplexity(Accumulator):
             self.histograms[b] += other.histograms[b]
             self.sequences[b] = other.sequences[b].copy()
             self.positions[b] = other.positions[b].copy()
-        self.pending = other.pending
+        self._words.take_over(other._words)
         self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:

@@ -29,63 +29,17 @@ on a whole number of blocks and bytes (``alignment`` = lcm(M, 8) / 8 bytes).
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from scipy import stats
 
 from randqa.battery import _nist
+from randqa.battery._blocks import BitBlocks
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 100
 DEFAULT_M = 128
-
-
-class BitBlocks:
-    """Cuts a byte stream, plus a final 1-7 bits, into whole blocks of ``block_bits`` bits.
-
-    ``split`` hands back runs of whole *units* - lcm(block_bits, 8) bits, the
-    shortest stretch that is both whole blocks and whole bytes - and keeps
-    the unfinished unit.  ``remainder`` gives that unfinished unit and the
-    tail bits packed MSB-first, for ``finalize`` to count the whole blocks
-    they hold without changing any state.
-    """
-
-    def __init__(self, block_bits: int) -> None:
-        self.block_bits = block_bits
-        self.unit_bytes = math.lcm(block_bits, 8) // 8
-        self.pending = bytearray()
-        self.tail = np.zeros(0, dtype=np.uint8)
-
-    def split(self, chunk: np.ndarray) -> list[np.ndarray]:
-        runs = []
-        if self.pending:
-            need = self.unit_bytes - len(self.pending)
-            self.pending += chunk[:need].tobytes()
-            chunk = chunk[need:]
-            if len(self.pending) < self.unit_bytes:
-                return runs
-            runs.append(np.frombuffer(bytes(self.pending), dtype=np.uint8))
-            self.pending = bytearray()
-        whole = len(chunk) - len(chunk) % self.unit_bytes
-        if whole:
-            runs.append(chunk[:whole])
-        self.pending = bytearray(chunk[whole:].tobytes())
-        return runs
-
-    def set_tail(self, bits: np.ndarray) -> None:
-        self.tail = np.asarray(bits, dtype=np.uint8) & 1
-
-    def remainder(self) -> tuple[bytes, int]:
-        """The bits after the last whole unit, packed MSB-first, and how many there are."""
-        bits = np.concatenate([np.unpackbits(np.frombuffer(bytes(self.pending), dtype=np.uint8)), self.tail])
-        return np.packbits(bits).tobytes(), len(bits)
-
-    def take_over(self, other: "BitBlocks") -> None:
-        """After a merge, the right part's unfinished unit is the end of the stream."""
-        self.pending = bytearray(other.pending)
-        self.tail = other.tail.copy()
 
 
 class BlockFrequency(Accumulator):

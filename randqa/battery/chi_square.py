@@ -21,11 +21,11 @@ Needs an expected count of at least 5 per bin (Cochran's rule):
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from randqa import _kernels
+from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
 
@@ -39,7 +39,7 @@ class ChiSquare(Accumulator):
             raise ValueError(f"bits must be 8 or 16, not {bits!r}")
         self.bits = bits
         self.counts = np.zeros(2**bits, dtype=np.int64)
-        self.pending = b""  # an odd byte waiting for its 16-bit partner
+        self._words = WholeBlocks(bits // 8)
 
     @property
     def alignment(self) -> int:
@@ -50,17 +50,13 @@ class ChiSquare(Accumulator):
         if self.bits == 8:
             _kernels.byte_histogram(chunk, self.counts)
             return
-        if self.pending and len(chunk):
-            _kernels.word16_histogram(self.pending + chunk[:1].tobytes(), self.counts)
-            self.pending, chunk = b"", chunk[1:]
-        even = len(chunk) & ~1
-        _kernels.word16_histogram(chunk[:even], self.counts)
-        self.pending = chunk[even:].tobytes()
+        for run in self._words.split(chunk):
+            _kernels.word16_histogram(run, self.counts)
 
     def merge(self, other: Accumulator) -> None:
         self._check_mergeable(other)
         self.counts += other.counts
-        self.pending = other.pending
+        self._words.take_over(other._words)
         self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
@@ -73,11 +69,5 @@ class ChiSquare(Accumulator):
         statistic = float(np.sum((self.counts - expected) ** 2) / expected)
         dof = bins - 1
         return [
-            TestResult(
-                name=label,
-                statistic=statistic,
-                pvalue=float(stats.chi2.sf(statistic, dof)),
-                pvalue_low=float(stats.chi2.cdf(statistic, dof)),
-                details={"symbols": n, "dof": dof},
-            )
+            chi_square_result(label, statistic, dof, {"symbols": n, "dof": dof})
         ]

@@ -47,11 +47,10 @@ Needs 65,536 pairs per table: 64 KiB + 1 byte, times P.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _linear
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 1
 MAX_POSITION_MOD = 4096
@@ -119,11 +118,5 @@ class Digraph(Accumulator):
             statistic += x2_pairs - x2_rows - x2_cols
         dof = self.classes * 255 * 255
         return [
-            TestResult(
-                name=label,
-                statistic=statistic,
-                pvalue=float(stats.chi2.sf(statistic, dof)),
-                pvalue_low=float(stats.chi2.cdf(statistic, dof)),
-                details={"pairs": int(pairs.sum()), "dof": dof, "expected_per_cell": float(pairs.min()) / 65536},
-            )
+            chi_square_result(label, statistic, dof, {"pairs": int(pairs.sum()), "dof": dof, "expected_per_cell": float(pairs.min()) / 65536})
         ]

@@ -33,11 +33,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _linear
+from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
 
@@ -68,7 +68,7 @@ class Gap(Accumulator):
         self.hist = np.zeros(max_gap + 1, dtype=np.int64)
         self.lead: int | None = None  # the gap before the first hit, once seen
         self.open = 0  # words since the last hit (or since the start)
-        self.pending = b""
+        self._words = WholeBlocks(self.word_bytes)
 
     @property
     def alignment(self) -> int:
@@ -87,17 +87,8 @@ class Gap(Accumulator):
 
     def update(self, chunk: np.ndarray) -> None:
         self.bytes_seen += len(chunk)
-        if self.pending:
-            take = self.word_bytes - len(self.pending)
-            self.pending += chunk[:take].tobytes()
-            chunk = chunk[take:]
-            if len(self.pending) < self.word_bytes:
-                return
-            self._scan(self.pending)
-            self.pending = b""
-        whole = len(chunk) - len(chunk) % self.word_bytes
-        self._scan(chunk[:whole])
-        self.pending = chunk[whole:].tobytes()
+        for run in self._words.split(chunk):
+            self._scan(run)
 
     def merge(self, other: Accumulator) -> None:
         self._check_mergeable(other)
@@ -111,7 +102,7 @@ class Gap(Accumulator):
             else:
                 self._count(joined)
             self.open = other.open
-        self.pending = other.pending
+        self._words.take_over(other._words)
         self.bytes_seen += other.bytes_seen
 
     def class_probabilities(self) -> np.ndarray:
@@ -134,11 +125,5 @@ class Gap(Accumulator):
         statistic = float(np.sum((counts - expected) ** 2 / expected))
         dof = self.max_gap
         return [
-            TestResult(
-                name=label,
-                statistic=statistic,
-                pvalue=float(stats.chi2.sf(statistic, dof)),
-                pvalue_low=float(stats.chi2.cdf(statistic, dof)),
-                details={"gaps": gaps, "dof": dof, "hit_probability": self.hit_probability, "counts": counts.tolist()},
-            )
+            chi_square_result(label, statistic, dof, {"gaps": gaps, "dof": dof, "hit_probability": self.hit_probability, "counts": counts.tolist()})
         ]

@@ -45,7 +45,7 @@ from scipy import stats
 
 from randqa.battery import _nist
 from randqa.battery.base import Accumulator
-from randqa.battery.block_frequency import BitBlocks
+from randqa.battery._blocks import BitBlocks
 from randqa.results import TestResult, insufficient
 
 DEFAULT_SHAPE = 32

@@ -1,0 +1,74 @@
+"""Cutting a stream into whole blocks across chunk boundaries.
+
+Many tests work on blocks (words, points, matrices) that a chunk boundary
+may cut in two; these classes keep the unfinished block so that the test
+only ever sees whole ones and its result does not depend on the chunking.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+class WholeBlocks:
+    """Hands back the runs of whole ``block_bytes``-byte blocks of each chunk.
+
+    ``split`` returns at most two contiguous arrays (the block completed from
+    the previous chunk's remainder, then the chunk's own whole blocks) and
+    keeps the unfinished block for the next call.
+    """
+
+    def __init__(self, block_bytes: int) -> None:
+        self.block_bytes = block_bytes
+        self.pending = b""
+
+    def split(self, chunk: np.ndarray) -> list[np.ndarray]:
+        runs = []
+        if self.pending:
+            need = self.block_bytes - len(self.pending)
+            self.pending += chunk[:need].tobytes()
+            chunk = chunk[need:]
+            if len(self.pending) < self.block_bytes:
+                return runs
+            runs.append(np.frombuffer(self.pending, dtype=np.uint8))
+            self.pending = b""
+        whole = len(chunk) - len(chunk) % self.block_bytes
+        if whole:
+            runs.append(chunk[:whole])
+        self.pending = chunk[whole:].tobytes()
+        return runs
+
+    def take_over(self, other: "WholeBlocks") -> None:
+        """After a merge, the right part's unfinished block ends the stream."""
+        self.pending = other.pending
+
+
+class BitBlocks(WholeBlocks):
+    """Cuts a byte stream, plus a final 1-7 bits, into whole blocks of ``block_bits`` bits.
+
+    ``split`` hands back runs of whole *units* - lcm(block_bits, 8) bits, the
+    shortest stretch that is both whole blocks and whole bytes - and keeps
+    the unfinished unit.  ``remainder`` gives that unfinished unit and the
+    tail bits packed MSB-first, for ``finalize`` to count the whole blocks
+    they hold without changing any state.
+    """
+
+    def __init__(self, block_bits: int) -> None:
+        super().__init__(math.lcm(block_bits, 8) // 8)
+        self.block_bits = block_bits
+        self.unit_bytes = self.block_bytes
+        self.tail = np.zeros(0, dtype=np.uint8)
+
+    def set_tail(self, bits: np.ndarray) -> None:
+        self.tail = np.asarray(bits, dtype=np.uint8) & 1
+
+    def remainder(self) -> tuple[bytes, int]:
+        """The bits after the last whole unit, packed MSB-first, and how many there are."""
+        bits = np.concatenate([np.unpackbits(np.frombuffer(self.pending, dtype=np.uint8)), self.tail])
+        return np.packbits(bits).tobytes(), len(bits)
+
+    def take_over(self, other: "BitBlocks") -> None:
+        super().take_over(other)
+        self.tail = other.tail.copy()
