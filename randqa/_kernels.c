@@ -10,30 +10,10 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "_buffers.h"
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define POPCNT_CLONES
-#endif
-
-static int
-get_int64_out(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what)
-{
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return -1;
-    if (view->itemsize != 8 || view->len != want * 8 ||
-        (view->format && strcmp(view->format, "q") && strcmp(view->format, "l") &&
-         strcmp(view->format, "<q") && strcmp(view->format, "=q"))) {
-        PyErr_Format(PyExc_ValueError, "%s must be a writable int64 array of %zd items", what, want);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
 
 /* byte_histogram(data, counts): counts[v] += occurrences of byte v.
  * Four sub-histograms break the store-to-load dependency on repeated values. */
@@ -104,17 +84,6 @@ word16_histogram(PyObject *self, PyObject *args)
     PyBuffer_Release(&in);
     PyBuffer_Release(&out);
     Py_RETURN_NONE;
-}
-
-static inline uint64_t
-load_be64(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
 }
 
 POPCNT_CLONES static void

@@ -12,36 +12,10 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "../_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define POPCNT_CLONES
-#endif
-
-/* A writable C-contiguous array of 8-byte integers with exactly `want` items
- * (want < 0: any length, returned through view->len). */
-static int
-get_int64_out(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what)
-{
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return -1;
-    if (view->itemsize != 8 || (want >= 0 && view->len != want * 8) ||
-        (view->format && strcmp(view->format, "q") && strcmp(view->format, "l") && strcmp(view->format, "<q") &&
-         strcmp(view->format, "=q") && strcmp(view->format, "Q") && strcmp(view->format, "L") &&
-         strcmp(view->format, "<Q") && strcmp(view->format, "=Q"))) {
-        if (want >= 0)
-            PyErr_Format(PyExc_ValueError, "%s must be a writable 64-bit integer array of %zd items", what, want);
-        else
-            PyErr_Format(PyExc_ValueError, "%s must be a writable 64-bit integer array", what);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
 
 static inline uint64_t
 load_le(const uint8_t *p, int nbytes)

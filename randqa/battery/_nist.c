@@ -13,29 +13,13 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "../_buffers.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define POPCNT_CLONES
-#endif
-
 /* ---------------------------------------------------------------- helpers */
-
-static inline uint64_t
-load_be64(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
-}
 
 /* The `count` bits (1..64) that start at bit `pos`, left-aligned: the first
  * bit of the stream lands in bit 63 and the unused low bits are zero.

@@ -1,0 +1,55 @@
+/*
+ * Helpers shared by randqa's compiled modules (_kernels.c, battery/_nist.c,
+ * battery/_linear.c): reading caller-owned numpy arrays through the buffer
+ * protocol, and bit-stream loads in NIST SP 800-22 order.
+ */
+#ifndef RANDQA_BUFFERS_H
+#define RANDQA_BUFFERS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* popcount instructions where the CPU has them, a portable fallback elsewhere */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define POPCNT_CLONES
+#endif
+
+/* A writable C-contiguous array of 8-byte integers with exactly `want` items
+ * (want < 0: any length, returned through view->len). */
+static int
+get_int64_out(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    if (view->itemsize != 8 || (want >= 0 && view->len != want * 8) ||
+        (view->format && strcmp(view->format, "q") && strcmp(view->format, "l") && strcmp(view->format, "<q") &&
+         strcmp(view->format, "=q") && strcmp(view->format, "Q") && strcmp(view->format, "L") &&
+         strcmp(view->format, "<Q") && strcmp(view->format, "=Q"))) {
+        if (want >= 0)
+            PyErr_Format(PyExc_ValueError, "%s must be a writable 64-bit integer array of %zd items", what, want);
+        else
+            PyErr_Format(PyExc_ValueError, "%s must be a writable 64-bit integer array", what);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* Eight bytes as one word whose most significant bit is the first bit of the
+ * stream (bits are read most significant first within each byte). */
+static inline uint64_t
+load_be64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+#endif
