@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from typing import Any
@@ -13,7 +12,8 @@ import numpy as np
 from randqa.cli_common import EXIT_OK, size_option
 from randqa.errors import UsageError
 from randqa.sizes import format_size
-from randqa.sources.base import Source, read_full
+from randqa.sources import open_named_backend
+from randqa.sources.base import read_full
 
 #: `randqa bench` name that times the three ways of holding /dev/urandom
 URANDOM_STRATEGIES = "urandom-strategies"
@@ -24,19 +24,6 @@ _GROUP_TITLES = {
     "numpy": "numpy / randomgen bit generators",
     "plugin": "plugins (entry-point group randqa.backends)",
 }
-
-
-def _open_named(name: str, seed: int | None) -> Source:
-    """A backend by name; unknown names are a usage error listing close matches."""
-    from randqa.sources.backends import backend_names, open_backend
-
-    try:
-        return open_backend(name, seed)
-    except KeyError:
-        pass
-    close = difflib.get_close_matches(name, backend_names(), n=4, cutoff=0.5)
-    hint = f" (close matches: {', '.join(close)})" if close else "; see `randqa list`"
-    raise UsageError(f"unknown backend {name!r}{hint}")
 
 
 @click.command("list")
@@ -85,7 +72,7 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
     """
     if output_path is None and sys.stdout.isatty():
         raise UsageError("stdout is a terminal: pipe the bytes into a program or use -o PATH")
-    source = _open_named(name, seed)
+    source = open_named_backend(name, seed)
     fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) if output_path else sys.stdout.fileno()
     if not quiet:
         note = "" if source.describe().get("reproducible", True) else " (not reproducible)"
@@ -122,7 +109,7 @@ def _speed_row(name: str, nbytes: int, repeats: int, seed: int | None) -> dict[s
 
 def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | None) -> list[dict[str, Any]]:
     for name in names:  # every name checked before anything is timed
-        _open_named(name, seed).close()
+        open_named_backend(name, seed).close()
     width = max(len(n) for n in names + ["backend"])
     print(f"generation speed: {repeats} runs x {format_size(nbytes)} per backend, 1 MiB reads, seed {seed}; MB = 10^6 bytes")
     print(f"{'backend':<{width}}  {'MB/s':>9}  {'min':>9}  {'max':>9}")

@@ -14,7 +14,7 @@ from randqa.sources.backends import backend_names, open_backend
 from randqa.sources.base import Source, read_full
 from randqa.sources.streams import BitTextStream, ByteStream
 
-__all__ = ["Source", "read_full", "open_source", "ByteStream", "BitTextStream", "backend_names", "open_backend"]
+__all__ = ["Source", "read_full", "open_source", "ByteStream", "BitTextStream", "backend_names", "open_backend", "open_named_backend"]
 
 FORMATS = ("bytes", "bits")
 
@@ -29,10 +29,16 @@ def open_source(spec: str, *, fmt: str = "bytes", seed: int | None = None) -> So
         return BitTextStream(spec) if fmt == "bits" else ByteStream(spec)
     if fmt != "bytes":
         raise UsageError("--format bits applies to stdin and files, not to generators")
+    return open_named_backend(spec, seed, what="source", alternatives="not a file, '-' or a backend name")
+
+
+def open_named_backend(name: str, seed: int | None = None, *, what: str = "backend",
+                       alternatives: str = "not a backend name") -> Source:
+    """open_backend, with an unknown name a UsageError that lists close matches."""
     try:
-        return open_backend(spec, seed)
+        return open_backend(name, seed)
     except KeyError:
         pass
-    close = difflib.get_close_matches(spec, backend_names(), n=4, cutoff=0.5)
+    close = difflib.get_close_matches(name, backend_names(), n=4, cutoff=0.5)
     hint = f" (close matches: {', '.join(close)})" if close else "; see `randqa list`"
-    raise UsageError(f"unknown source {spec!r}: not a file, '-' or a backend name{hint}")
+    raise UsageError(f"unknown {what} {name!r}: {alternatives}{hint}")
