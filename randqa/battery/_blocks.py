@@ -8,8 +8,11 @@ only ever sees whole ones and its result does not depend on the chunking.
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 
 import numpy as np
+
+from randqa.battery.base import Accumulator
 
 
 class WholeBlocks:
@@ -72,3 +75,47 @@ class BitBlocks(WholeBlocks):
     def take_over(self, other: "BitBlocks") -> None:
         super().take_over(other)
         self.tail = other.tail.copy()
+
+
+class BitBlockTest(Accumulator):
+    """Base of the tests that count whole blocks of a bit stream
+    (block_frequency, longest_run, matrix_rank, linear_complexity).
+
+    Subclasses add the counts of a run of whole units in ``_count`` and
+    another accumulator's counts in ``_add_counts``; cutting the stream,
+    the final tail bits and the merge bookkeeping are done here.  In
+    ``finalize`` they count ``self._units.remainder()`` into copies.
+    """
+
+    def __init__(self, unit_bits: int) -> None:
+        super().__init__()
+        self.tail_bits = 0
+        self._units = BitBlocks(unit_bits)
+
+    @property
+    def alignment(self) -> int:
+        return self._units.unit_bytes
+
+    @abstractmethod
+    def _count(self, data: np.ndarray, nbits: int) -> None:
+        """Add the blocks of the first ``nbits`` bits of ``data`` to the counts."""
+
+    @abstractmethod
+    def _add_counts(self, other: "BitBlockTest") -> None:
+        """Add ``other``'s counts to this accumulator's."""
+
+    def update(self, chunk: np.ndarray) -> None:
+        self.bytes_seen += len(chunk)
+        for run in self._units.split(chunk):
+            self._count(run, 8 * len(run))
+
+    def update_tail_bits(self, bits: np.ndarray) -> None:
+        self.tail_bits = len(bits)
+        self._units.set_tail(bits)
+
+    def merge(self, other: Accumulator) -> None:
+        self._check_mergeable(other)
+        self._add_counts(other)
+        self.bytes_seen += other.bytes_seen
+        self.tail_bits = other.tail_bits
+        self._units.take_over(other._units)

@@ -34,49 +34,32 @@ import numpy as np
 from scipy import stats
 
 from randqa.battery import _nist
-from randqa.battery._blocks import BitBlocks
-from randqa.battery.base import Accumulator
+from randqa.battery._blocks import BitBlockTest
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 100
 DEFAULT_M = 128
 
 
-class BlockFrequency(Accumulator):
+class BlockFrequency(BitBlockTest):
     name = "block_frequency"
 
     def __init__(self, *, M: int = DEFAULT_M) -> None:
-        super().__init__()
         if not (isinstance(M, int) and not isinstance(M, bool) and M >= 1):
             raise ValueError(f"M must be a positive integer, not {M!r}")
         self.M = M
         self.blocks = 0
         self.square_sum = 0  # sum over blocks of (2 * ones - M)^2, exact
-        self.tail_bits = 0
-        self._units = BitBlocks(M)
+        super().__init__(M)
 
-    @property
-    def alignment(self) -> int:
-        return self._units.unit_bytes
+    def _count(self, data: np.ndarray, nbits: int) -> None:
+        blocks, square_sum = _nist.block_frequency_sums(data, nbits, self.M)
+        self.blocks += blocks
+        self.square_sum += square_sum
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
-        for run in self._units.split(chunk):
-            blocks, square_sum = _nist.block_frequency_sums(run, 8 * len(run), self.M)
-            self.blocks += blocks
-            self.square_sum += square_sum
-
-    def update_tail_bits(self, bits: np.ndarray) -> None:
-        self.tail_bits = len(bits)
-        self._units.set_tail(bits)
-
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: BitBlockTest) -> None:
         self.blocks += other.blocks
         self.square_sum += other.square_sum
-        self.bytes_seen += other.bytes_seen
-        self.tail_bits = other.tail_bits
-        self._units.take_over(other._units)
 
     def finalize(self) -> list[TestResult]:
         M = self.M

@@ -44,8 +44,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.battery import _nist
-from randqa.battery.base import Accumulator
-from randqa.battery._blocks import BitBlocks
+from randqa.battery._blocks import BitBlockTest
 from randqa.results import TestResult, insufficient
 
 DEFAULT_M = 500
@@ -77,11 +76,10 @@ def exact_class_probabilities(M: int) -> tuple[float, ...]:
     return tuple(np.bincount(class_of_complexities(M), weights=probabilities, minlength=7).tolist())
 
 
-class LinearComplexity(Accumulator):
+class LinearComplexity(BitBlockTest):
     name = "linear_complexity"
 
     def __init__(self, *, M: int = DEFAULT_M, probabilities: str = "exact") -> None:
-        super().__init__()
         if not (isinstance(M, int) and not isinstance(M, bool) and MIN_M <= M <= MAX_M):
             raise ValueError(f"M must be an integer between {MIN_M} and {MAX_M}, not {M!r}")
         if probabilities not in ("exact", "sts"):
@@ -89,28 +87,13 @@ class LinearComplexity(Accumulator):
         self.M = M
         self.probabilities = probabilities
         self.complexity_counts = np.zeros(M + 1, dtype=np.int64)
-        self.tail_bits = 0
-        self._units = BitBlocks(M)
+        super().__init__(M)
 
-    @property
-    def alignment(self) -> int:
-        return self._units.unit_bytes
+    def _count(self, data: np.ndarray, nbits: int) -> None:
+        _nist.linear_complexity_counts(data, nbits, self.M, self.complexity_counts)
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
-        for run in self._units.split(chunk):
-            _nist.linear_complexity_counts(run, 8 * len(run), self.M, self.complexity_counts)
-
-    def update_tail_bits(self, bits: np.ndarray) -> None:
-        self.tail_bits = len(bits)
-        self._units.set_tail(bits)
-
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: BitBlockTest) -> None:
         self.complexity_counts += other.complexity_counts
-        self.bytes_seen += other.bytes_seen
-        self.tail_bits = other.tail_bits
-        self._units.take_over(other._units)
 
     def finalize(self) -> list[TestResult]:
         M = self.M

@@ -43,8 +43,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.battery import _nist
-from randqa.battery.base import Accumulator
-from randqa.battery._blocks import BitBlocks
+from randqa.battery._blocks import BitBlockTest
 from randqa.results import TestResult, insufficient
 
 #: (minimum n, M, lowest class, highest class): runs <= lowest and >= highest are pooled
@@ -86,44 +85,28 @@ def exact_class_probabilities(block_bits: int, lowest: int, highest: int) -> tup
     return tuple(np.diff([0.0, *cdf, 1.0]).tolist())
 
 
-class LongestRun(Accumulator):
+class LongestRun(BitBlockTest):
     name = "longest_run"
 
     def __init__(self, *, probabilities: str = "exact") -> None:
-        super().__init__()
         if probabilities not in ("exact", "sts"):
             raise ValueError(f"probabilities must be 'exact' or 'sts', not {probabilities!r}")
         self.probabilities = probabilities
         # one histogram of longest runs per candidate block size
         self.histograms = {m: np.zeros(_HISTOGRAM_SIZE, dtype=np.int64) for _, m, _, _ in PARAMETER_TABLE}
-        self.tail_bits = 0
         # units of lcm(8, 128, 10^4) bits hold whole blocks of every size
-        self._units = BitBlocks(math.lcm(*self.histograms))
+        super().__init__(math.lcm(*self.histograms))
 
-    @property
-    def alignment(self) -> int:
-        return self._units.unit_bytes
-
-    def _count(self, data, nbits: int, histograms: dict[int, np.ndarray]) -> None:
+    def _count_into(self, data, nbits: int, histograms: dict[int, np.ndarray]) -> None:
         for block_bits, counts in histograms.items():
             _nist.longest_run_counts(data, nbits, block_bits, counts)
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
-        for run in self._units.split(chunk):
-            self._count(run, 8 * len(run), self.histograms)
+    def _count(self, data: np.ndarray, nbits: int) -> None:
+        self._count_into(data, nbits, self.histograms)
 
-    def update_tail_bits(self, bits: np.ndarray) -> None:
-        self.tail_bits = len(bits)
-        self._units.set_tail(bits)
-
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: BitBlockTest) -> None:
         for block_bits, counts in self.histograms.items():
             counts += other.histograms[block_bits]
-        self.bytes_seen += other.bytes_seen
-        self.tail_bits = other.tail_bits
-        self._units.take_over(other._units)
 
     def finalize(self) -> list[TestResult]:
         n = 8 * self.bytes_seen + self.tail_bits
@@ -134,7 +117,7 @@ class LongestRun(Accumulator):
         # whole blocks in the unfinished unit count too; work on a copy
         counts = self.histograms[block_bits].copy()
         data, nbits = self._units.remainder()
-        self._count(data, nbits, {block_bits: counts})
+        self._count_into(data, nbits, {block_bits: counts})
         blocks = int(counts.sum())
         classes = np.concatenate([[counts[: lowest + 1].sum()], counts[lowest + 1 : highest], [counts[highest:].sum()]])
         if self.probabilities == "exact":

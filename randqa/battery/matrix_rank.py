@@ -44,8 +44,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.battery import _nist
-from randqa.battery.base import Accumulator
-from randqa.battery._blocks import BitBlocks
+from randqa.battery._blocks import BitBlockTest
 from randqa.results import TestResult, insufficient
 
 DEFAULT_SHAPE = 32
@@ -72,11 +71,10 @@ def class_probabilities(rows: int, cols: int, classes: int) -> list[float]:
     return [*upper, max(0.0, 1.0 - sum(upper))]
 
 
-class MatrixRank(Accumulator):
+class MatrixRank(BitBlockTest):
     name = "matrix_rank"
 
     def __init__(self, *, rows: int | None = None, cols: int | None = None, size: int | None = None) -> None:
-        super().__init__()
         for what, value in (("rows", rows), ("cols", cols), ("size", size)):
             if value is not None and not (isinstance(value, int) and 2 <= value <= MAX_SIDE):
                 raise ValueError(f"{what} must be an integer between 2 and {MAX_SIDE}, not {value!r}")
@@ -90,28 +88,13 @@ class MatrixRank(Accumulator):
             self.shape = (rows or DEFAULT_SHAPE, cols or DEFAULT_SHAPE)
             self.classes = 3  # the standard's full, -1, lower
         self.rank_counts = np.zeros(min(self.shape) + 1, dtype=np.int64)
-        self.tail_bits = 0
-        self._units = BitBlocks(self.shape[0] * self.shape[1])
+        super().__init__(self.shape[0] * self.shape[1])
 
-    @property
-    def alignment(self) -> int:
-        return self._units.unit_bytes
+    def _count(self, data: np.ndarray, nbits: int) -> None:
+        _nist.matrix_rank_counts(data, nbits, *self.shape, self.rank_counts)
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
-        for run in self._units.split(chunk):
-            _nist.matrix_rank_counts(run, 8 * len(run), *self.shape, self.rank_counts)
-
-    def update_tail_bits(self, bits: np.ndarray) -> None:
-        self.tail_bits = len(bits)
-        self._units.set_tail(bits)
-
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: BitBlockTest) -> None:
         self.rank_counts += other.rank_counts
-        self.bytes_seen += other.bytes_seen
-        self.tail_bits = other.tail_bits
-        self._units.take_over(other._units)
 
     def finalize(self) -> list[TestResult]:
         rows, cols = self.shape
