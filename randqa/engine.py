@@ -21,8 +21,10 @@ from randqa.results import TestResult, Thresholds, classify, worst_verdict
 from randqa.sources import Source, read_full
 from randqa.suites import Suite
 
-#: bytes per chunk: small enough that each test's pass over a chunk stays in cache
-CHUNK_BYTES = 1 << 20
+#: bytes per chunk: large enough that per-chunk Python and thread hand-off
+#: costs vanish (4 MiB ran --jobs 2 about 15% faster than 1 MiB), small
+#: enough that two buffers stay a few MiB
+CHUNK_BYTES = 4 << 20
 #: a --max this large means "until the input ends"
 UNTIL_END = 1 << 62
 
