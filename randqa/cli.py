@@ -1,7 +1,9 @@
 """Command line interface: ``randqa test``, ``randqa suites``.
 
 Exit codes: 0 nothing failed, 1 a test failed, 2 usage or input error (one
-line on stderr), 130 interrupted by Ctrl-C (after printing what was tested).
+line on stderr), 130 interrupted by Ctrl-C (after printing what was tested),
+141 stdout closed before the results were written (`generate` alone ends
+quietly with 0 then: its reader had all it wanted).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import click
 
 import randqa
 from randqa import engine
-from randqa.errors import RandqaError, UsageError
+from randqa.errors import OutputClosed, RandqaError, UsageError
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
 from randqa import cli_backends, cli_report
@@ -28,7 +30,18 @@ DEFAULT_GENERATOR_BYTES = 64 << 20
 PROGRESSIVE_GENERATOR_MAX = 1 << 30
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """click turns a broken stdout pipe into a silent exit 1; randqa says so
+    and exits 141 instead (a verdict nobody received is not a success)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise OutputClosed() from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(randqa.__version__, prog_name="randqa")
 def cli() -> None:
     """Statistical randomness quality tester: quality next to speed."""
@@ -167,6 +180,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = cli.main(args=argv, prog_name="randqa", standalone_mode=False)
     except RandqaError as exc:
+        if isinstance(exc, OutputClosed):
+            # keep Python from complaining again when it flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = _fail(str(exc), exc.exit_code)
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
@@ -179,9 +195,4 @@ def main(argv: list[str] | None = None) -> None:
         code = exc.exit_code
     except (click.Abort, KeyboardInterrupt):
         code = _fail("interrupted", EXIT_INTERRUPTED)
-    except BrokenPipeError:
-        # the reader went away (e.g. `| head`): stop quietly, and keep Python
-        # from complaining again when it flushes stdout at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = EXIT_OK
     sys.exit(code or 0)

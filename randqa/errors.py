@@ -17,3 +17,12 @@ class InputError(RandqaError):
 
 class SuiteError(RandqaError):
     """A suite file that cannot be loaded; the message names file and problem."""
+
+
+class OutputClosed(RandqaError):
+    """stdout went away before the results were written (exit code 141, 128 + SIGPIPE)."""
+
+    exit_code = 141
+
+    def __init__(self) -> None:
+        super().__init__("output closed before all results were written (broken pipe)")

@@ -109,3 +109,14 @@ def test_ctrl_c_prints_what_was_tested():
     assert proc.returncode == 130
     assert b"interrupted: results cover the first" in out
     assert b"frequency" in out and b"Traceback" not in err
+
+
+def test_closed_output_pipe_is_reported(tmp_path):
+    path = tmp_path / "data.bin"
+    path.write_bytes(os.urandom(1 << 20))
+    proc = subprocess.run(f"{sys.executable} -m randqa test {path} --suite quick --json - | true; "
+                          "echo ${PIPESTATUS[0]} >&2", shell=True, executable="/bin/bash", capture_output=True, text=True)
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1] == "141"
+    assert any("broken pipe" in line for line in lines[:-1])
+    assert "Traceback" not in proc.stderr
