@@ -19,10 +19,11 @@ from randqa.errors import OutputClosed, RandqaError, UsageError
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
 from randqa import cli_backends, cli_report
-from randqa.cli_common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ProgressBar, size_option
+from randqa.cli_common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ProgressBar, check_output_path,
+                               size_option)
 from randqa.sources import FORMATS, Source, open_source
 from randqa.sources.folded import FoldedSource
-from randqa.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
+from randqa.suites import DEFAULT_SUITE, Suite, load_suite, parse_test_names, suite_names
 
 #: how much of an endless generator `randqa test NAME` reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
@@ -59,8 +60,8 @@ def cli() -> None:
               help="bytes: raw binary. bits: ASCII '0'/'1' text as NIST STS reads it.")
 @click.option("--word-bits", type=click.Choice(["8", "16", "32", "64"]),
               help="Fold: every test reads only the low --low-bits bits of each word of this size (PractRand's [Low1/8]).")
-@click.option("--low-bits", type=click.IntRange(min=1, max=63), default=1, show_default=True,
-              help="With --word-bits: how many low bits of each word to keep.")
+@click.option("--low-bits", type=click.IntRange(min=1, max=63),
+              help="With --word-bits: how many low bits of each word to keep (default 1).")
 @click.option("--sequences", type=click.IntRange(min=1), metavar="K",
               help="For suites that test sequences (nist-sp800-22): test K sequences and give STS's second-level analysis.")
 @click.option("--progressive", is_flag=True, help="Test doubling lengths from --min to --max; stop at the first failure.")
@@ -71,7 +72,7 @@ def cli() -> None:
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after a failure.")
 @click.option("--seed-sweep", "seed_sweep", type=click.IntRange(min=2), metavar="K",
               help="Test the starts of K streams seeded --seed, --seed+1, ... (generators only; see randqa/seed_sweep.py).")
-@click.option("--positions", type=click.IntRange(min=1, max=1 << 20), default=256, show_default=True,
+@click.option("--positions", type=click.IntRange(min=1, max=4096), default=256, show_default=True,
               help="Bytes read from the start of each stream by --seed-sweep.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
@@ -79,23 +80,28 @@ def cli() -> None:
               help="Threads that run the suite's tests side by side on each chunk.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
-                 word_bits: str | None, low_bits: int, sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
+                 word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
                  seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
+    check_output_path(json_path, "--json")
+    check_output_path(html_path, "--html")
     chosen = load_suite(suite)
-    if test_names:
-        chosen = chosen.select([t.strip() for t in test_names.split(",") if t.strip()])
+    if test_names is not None:
+        chosen = chosen.select(parse_test_names(test_names))
+    if low_bits is not None and not word_bits:
+        raise UsageError("--low-bits needs --word-bits")
+    low_bits = low_bits or 1
     if sequences is not None:
         if chosen.sequence_bytes is None:
             raise UsageError(f"--sequences needs a suite that tests sequences; {chosen.name!r} does not")
         if size is not None:
             raise UsageError("give either --sequences or -n/--bytes, not both")
-        size = sequences * chosen.sequence_bytes
+        size = sequences * chosen.sequence_bytes * (8 if fmt == "bits" else 1)  # -n counts bits of bit text
     if progressive and fmt != "bytes":
         raise UsageError("--progressive reads bytes; it does not take --format bits")
     if seed_sweep is not None:
-        if progressive:
-            raise UsageError("--seed-sweep and --progressive are separate modes: give one")
+        if progressive or size is not None or word_bits or fmt != "bytes":
+            raise UsageError("--seed-sweep reads --positions bytes of each seeded stream: it takes no --progressive, -n, --word-bits or --format")
         result = _seed_sweep(source, seed_sweep, positions, seed or 0, chosen)
         return _report_run(result, json_path, html_path)
     if word_bits and fmt != "bytes":

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
 import click
 
+from randqa.errors import UsageError
 from randqa.sizes import parse_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def check_output_path(path: str | None, option: str) -> None:
+    """Refuse an output path whose folder is missing before a long run, not after."""
+    if path and path != "-":
+        folder = os.path.dirname(path) or "."
+        if not os.path.isdir(folder):
+            raise UsageError(f"{option} {path}: folder {folder} does not exist")
 
 
 def size_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:

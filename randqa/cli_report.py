@@ -9,10 +9,10 @@ import sys
 import click
 
 from randqa import compare as comparing
-from randqa.cli_common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, size_option
+from randqa.cli_common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, size_option, check_output_path
 from randqa.errors import UsageError
 from randqa.report.json_report import write_json
-from randqa.suites import DEFAULT_SUITE, load_suite
+from randqa.suites import DEFAULT_SUITE, load_suite, parse_test_names
 
 
 #: where `randqa compare` writes its report unless --html or --no-html says otherwise
@@ -21,14 +21,6 @@ DEFAULT_HTML = "randqa-report.html"
 
 def _command_line() -> str:
     return shlex.join(["randqa"] + sys.argv[1:])
-
-
-def _check_output_path(path: str | None, option: str) -> None:
-    """Refuse an output path whose folder is missing before a long run, not after."""
-    if path and path != "-":
-        folder = os.path.dirname(path) or "."
-        if not os.path.isdir(folder):
-            raise UsageError(f"{option} {path}: folder {folder} does not exist")
 
 
 @click.command("compare")
@@ -73,11 +65,11 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
         html_path = None
     if not progressive and (min_bytes or max_bytes or keep_going):
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
-    _check_output_path(json_path, "--json")
-    _check_output_path(html_path, "--html")
+    check_output_path(json_path, "--json")
+    check_output_path(html_path, "--html")
     chosen = load_suite(suite)
-    if test_names:
-        chosen = chosen.select([t.strip() for t in test_names.split(",") if t.strip()])
+    if test_names is not None:
+        chosen = chosen.select(parse_test_names(test_names))
     options = comparing.CompareOptions(
         suite=chosen, size=size, seed=seed, progressive=progressive,
         min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,
@@ -114,7 +106,7 @@ def report_command(results: tuple[str, ...], output: str) -> int:
     as one self-contained HTML report."""
     from randqa.report.html import load_document, write_html_report
 
-    _check_output_path(output, "-o")
+    check_output_path(output, "-o")
     documents = [load_document(path) for path in results]
     write_html_report(documents, output)
     return EXIT_OK

@@ -173,10 +173,10 @@ def feed(
                 read += got
                 guard.updating = True
                 done = work.finish()
+                fed += done
                 if got:
                     work.start(buffer[:got])
                 guard.updating = False
-                fed += done
                 if on_progress and done:
                     on_progress(done)
                 if guard.pending:
@@ -185,8 +185,8 @@ def feed(
                     break
             guard.updating = True
             done = work.finish()
-            guard.updating = False
             fed += done
+            guard.updating = False
             if on_progress and done:
                 on_progress(done)
             remaining = 7 if limit_bits is None else min(7, limit_bits - 8 * fed)
@@ -208,6 +208,14 @@ def feed(
     return fed, 8 * fed + tail_bits, interrupted
 
 
+def judge(accumulators: list[Accumulator], thresholds: Thresholds) -> list[TestResult]:
+    """Every accumulator's results so far, each with its verdict."""
+    results = [r for acc in accumulators for r in acc.finalize()]
+    for r in results:
+        classify(r, thresholds)
+    return results
+
+
 def run(
     source: Source,
     accumulators: list[Accumulator],
@@ -221,13 +229,14 @@ def run(
 ) -> RunResult:
     """Feed the source through the accumulators and judge the results."""
     start = time.perf_counter()
-    fed, bits, interrupted = feed(source, accumulators, limit=limit, chunk_bytes=chunk_bytes, jobs=jobs,
-                                  on_progress=on_progress)
-    if bits == 0 and not interrupted:
-        raise InputError(f"{source.name}: no data (empty input)")
-    results = [r for acc in accumulators for r in acc.finalize()]
-    for r in results:
-        classify(r, thresholds)
+    with _InterruptGuard() as guard:
+        guard.updating = True  # outside feed's reads, Ctrl-C waits until the results are judged
+        fed, bits, interrupted = feed(source, accumulators, limit=limit, chunk_bytes=chunk_bytes, jobs=jobs,
+                                      on_progress=on_progress)
+        if bits == 0 and not interrupted:
+            raise InputError(f"{source.name}: no data (empty input)")
+        results = judge(accumulators, thresholds)
+        interrupted = interrupted or guard.pending
     units = bits if source.unit_bits == 1 else fed
     return RunResult(
         source=source.describe(),
@@ -270,28 +279,30 @@ def run_progressive(
     fed_total, bits_total, interrupted, ended = 0, 0, False, False
     results: list[TestResult] = []
     target = min_bytes
-    while True:
-        fed, bits, interrupted = feed(source, accumulators, limit=target - fed_total, jobs=jobs, on_progress=on_progress)
-        fed_total += fed
-        bits_total += bits
-        ended = fed_total < target and not interrupted
-        if fed == 0 and lengths:
-            break  # the data ended exactly at the previous length
-        if bits_total == 0 and not interrupted:
-            raise InputError(f"{source.name}: no data (empty input)")
-        results = [r for acc in accumulators for r in acc.finalize()]
-        for r in results:
-            classify(r, suite.thresholds)
-        verdict = worst_verdict([r.verdict for r in results])
-        lengths.append({"bytes": fed_total, "verdict": verdict, "elapsed_s": round(time.perf_counter() - start, 6),
-                        "tests": [r.to_json() for r in results]})
-        if verdict == "fail" and first_failure is None:
-            first_failure = fed_total
-            if not keep_going:
+    with _InterruptGuard() as guard:
+        guard.updating = True  # between reads Ctrl-C waits until the length is judged
+        while True:
+            fed, bits, interrupted = feed(source, accumulators, limit=target - fed_total, jobs=jobs,
+                                          on_progress=on_progress)
+            fed_total += fed
+            bits_total += bits
+            ended = fed_total < target and not interrupted
+            if fed == 0 and lengths:
+                break  # the data ended exactly at the previous length
+            if bits_total == 0 and not interrupted:
+                raise InputError(f"{source.name}: no data (empty input)")
+            results = judge(accumulators, suite.thresholds)
+            verdict = worst_verdict([r.verdict for r in results])
+            lengths.append({"bytes": fed_total, "verdict": verdict, "elapsed_s": round(time.perf_counter() - start, 6),
+                            "tests": [r.to_json() for r in results]})
+            interrupted = interrupted or guard.pending
+            if verdict == "fail" and first_failure is None:
+                first_failure = fed_total
+                if not keep_going:
+                    break
+            if interrupted or ended or target >= max_bytes:
                 break
-        if interrupted or ended or target >= max_bytes:
-            break
-        target = min(2 * target, max_bytes)
+            target = min(2 * target, max_bytes)
     result = RunResult(
         source=source.describe(),
         suite=suite.name,

@@ -75,7 +75,7 @@ class TestResult:
         if self.needs is not None:
             data["needs"] = self.needs
         if self.details:
-            data["details"] = self.details
+            data["details"] = _json_safe(self.details)
         return data
 
 
@@ -118,6 +118,17 @@ def worst_verdict(verdicts: list[str]) -> str:
     if not verdicts:
         return "insufficient"
     return max(verdicts, key=VERDICT_ORDER.__getitem__)
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None (JSON has no inf or NaN)."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _json_number(x: float | None) -> float | None:

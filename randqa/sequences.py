@@ -12,9 +12,12 @@ does (SP 800-22 Rev 1a, section 4.2):
   other result;
 - uniformity: the p-values binned into 10 equal bins, chi-square with 9
   degrees of freedom, P-value_T = igamc(9/2, chi^2/2) (``pvalue``); computed
-  when K >= 55, the standard's minimum for it;
-- below 55 sequences, where neither analysis can reach a small probability
-  (2 sequences both failing at 0.01 happens 1 time in 10,000), ``pvalue`` is
+  when K >= 55, the standard's minimum for it, and when sequences have at
+  least 100,000 bits (shorter ones give p-values on so coarse a lattice that
+  a good generator's histogram is not flat);
+- otherwise (fewer than 55 sequences, or short ones), where the proportion
+  alone cannot reach a small probability (2 sequences both failing at 0.01
+  happens 1 time in 10,000), ``pvalue`` is
   the smallest of the K p-values adjusted for K looks (Sidak,
   1 - (1 - p_min)^K), so a generator that fails one sequence badly still
   fails.
@@ -24,13 +27,16 @@ standard's single-sequence examples read the same as STS prints them.
 Sequences whose result is ``insufficient`` (random excursions with fewer
 than 500 cycles, say) are left out of that result's K, as STS does; so are
 runs results whose frequency pre-condition failed (STS counts those as
-p = 0; the frequency test already judges that bias).  Bits
-after the last complete sequence are not tested.
+p = 0; the frequency test already judges that bias).  Bits after the last
+complete sequence are not tested (``untested_bits`` in the details).  Only
+counts, a 10-bin histogram and the smallest p-value are kept per result, so
+memory does not grow with the number of sequences.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,6 +47,39 @@ from randqa.results import TestResult, insufficient
 
 ALPHA = 0.01
 MIN_SEQUENCES_FOR_UNIFORMITY = 55
+#: below this many bits per sequence p-values are too discrete for the uniformity check
+MIN_BITS_FOR_UNIFORMITY = 100_000
+
+
+@dataclass
+class PValueSummary:
+    """What the second-level analysis needs of one result's p-values: the
+    counts, STS's 10-bin histogram and the smallest, so memory does not grow
+    with the number of sequences."""
+
+    count: int = 0
+    passed: int = 0
+    histogram: np.ndarray = field(default_factory=lambda: np.zeros(10, dtype=np.int64))
+    min_p: float = 1.0
+
+    def add(self, p: float) -> None:
+        self.count += 1
+        self.passed += p >= ALPHA
+        self.histogram[min(int(p * 10), 9) if p > 0 else 0] += 1
+        self.min_p = min(self.min_p, p)
+
+    def absorb(self, other: "PValueSummary") -> None:
+        self.count += other.count
+        self.passed += other.passed
+        self.histogram += other.histogram
+        self.min_p = min(self.min_p, other.min_p)
+
+    @classmethod
+    def of(cls, pvalues: list[float]) -> "PValueSummary":
+        summary = cls()
+        for p in pvalues:
+            summary.add(p)
+        return summary
 
 
 class PerSequence(Accumulator):
@@ -58,7 +97,7 @@ class PerSequence(Accumulator):
         self.name = self.current.name
         self.filled = 0  # bytes of the current sequence
         self.sequences = 0
-        self.pvalues: dict[str, list[float]] = {}
+        self.summaries: dict[str, PValueSummary] = {}
         self.first_results: list[TestResult] = []
 
     def parameters(self) -> dict[str, Any]:
@@ -73,13 +112,12 @@ class PerSequence(Accumulator):
         if self.sequences == 0:
             self.first_results = results
         for r in results:
+            summary = self.summaries.setdefault(r.name, PValueSummary())
             # results the test itself says do not apply (too little data, the
             # runs test's failed frequency pre-condition) are not counted
             applicable = r.verdict != "insufficient" and r.details.get("precondition_passed", True)
             if applicable and r.pvalue is not None:
-                self.pvalues.setdefault(r.name, []).append(r.pvalue)
-            else:
-                self.pvalues.setdefault(r.name, [])
+                summary.add(r.pvalue)
         self.sequences += 1
         self.current = self.factory()
         self.filled = 0
@@ -98,8 +136,8 @@ class PerSequence(Accumulator):
         self._check_mergeable(other)
         if self.sequences == 0:
             self.first_results = other.first_results
-        for name, values in other.pvalues.items():
-            self.pvalues.setdefault(name, []).extend(values)
+        for name, summary in other.summaries.items():
+            self.summaries.setdefault(name, PValueSummary()).absorb(summary)
         self.sequences += other.sequences
         self.current, self.filled = other.current, other.filled
         self.bytes_seen += other.bytes_seen
@@ -109,15 +147,20 @@ class PerSequence(Accumulator):
             return [insufficient(self.name, f"one complete sequence of {self.sequence_bits} bits")]
         if self.sequences == 1:
             return self.first_results
-        return [second_level(name, values, self.sequences) for name, values in self.pvalues.items()]
+        uniformity = self.sequence_bits >= MIN_BITS_FOR_UNIFORMITY
+        results = [second_level(name, summary, self.sequences, uniformity) for name, summary in self.summaries.items()]
+        if self.filled:
+            for r in results:
+                r.details["untested_bits"] = 8 * self.filled
+        return results
 
 
-def second_level(name: str, pvalues: list[float], sequences: int) -> TestResult:
+def second_level(name: str, summary: PValueSummary, sequences: int, uniformity: bool = True) -> TestResult:
     """STS's proportion and uniformity analysis of one result's p-values."""
-    k = len(pvalues)
+    k = summary.count
     if k == 0:
         return insufficient(name, "sequences on which the test applies", sequences=sequences)
-    passed = sum(p >= ALPHA for p in pvalues)
+    passed = summary.passed
     proportion = passed / k
     margin = 3 * math.sqrt(ALPHA * (1 - ALPHA) / k)
     details: dict[str, Any] = {
@@ -126,20 +169,19 @@ def second_level(name: str, pvalues: list[float], sequences: int) -> TestResult:
         "proportion": proportion,
         "proportion_interval": [1 - ALPHA - margin, min(1.0, 1 - ALPHA + margin)],
         "proportion_ok": proportion >= 1 - ALPHA - margin,
+        "min_p": summary.min_p,
+        "histogram": summary.histogram.tolist(),
     }
     # probability that a good generator has at most this many passing sequences
     p_proportion = float(stats.binom.cdf(passed, k, 1 - ALPHA))
-    p_min = min(pvalues)
-    details["min_p"] = p_min
-    if k >= MIN_SEQUENCES_FOR_UNIFORMITY:
-        bins = np.histogram(np.clip(pvalues, 0.0, 1.0), bins=10, range=(0.0, 1.0))[0]
+    if uniformity and k >= MIN_SEQUENCES_FOR_UNIFORMITY:
         expected = k / 10
-        chi2 = float(np.sum((bins - expected) ** 2) / expected)
-        p_uniform = float(special.gammaincc(9 / 2, chi2 / 2))
+        chi2 = float(np.sum((summary.histogram - expected) ** 2) / expected)
         details["uniformity_chi2"] = chi2
-        details["histogram"] = bins.tolist()
-        return TestResult(name, proportion, p_uniform, pvalue_low=p_proportion, details=details)
+        return TestResult(name, proportion, float(special.gammaincc(9 / 2, chi2 / 2)), pvalue_low=p_proportion,
+                          details=details)
     # Sidak-adjusted smallest p-value, computed stably when p_min is tiny
+    p_min = summary.min_p
     p_adjusted = float(-math.expm1(k * math.log1p(-p_min))) if p_min < 1 else 1.0
     details["min_p_adjusted"] = p_adjusted
     return TestResult(name, proportion, p_adjusted, pvalue_low=p_proportion, details=details)

@@ -11,6 +11,12 @@ A suite file looks like::
     test = "chi_square"     # runs randqa/battery/chi_square.py
     bits = 8                # every other key is a parameter of that test
 
+Two more keys change how an entry sees the stream: ``sequence_bits = n``
+runs the test on each n-bit sequence with NIST STS's second-level analysis
+(randqa.sequences), and ``fold_word_bits = W`` with ``fold_low_bits = L``
+runs it on the low L bits of every W-bit word only (PractRand's folding,
+randqa/battery/_folding.py).
+
 ``--suite NAME`` loads ``suites/NAME.toml``; ``--suite PATH`` loads a file.
 """
 
@@ -87,6 +93,14 @@ class Suite:
         return max(sizes) if sizes else None
 
 
+def parse_test_names(text: str) -> list[str]:
+    """The names of ``--tests a,b``; an empty list is a usage error."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise UsageError(f"--tests {text!r} names no test")
+    return names
+
+
 def suite_names() -> list[str]:
     """Names of the suites shipped with randqa."""
     return sorted(p.name[:-5] for p in resources.files("randqa._suites").iterdir() if p.name.endswith(".toml"))
@@ -105,6 +119,18 @@ def load_suite(name_or_path: str) -> Suite:
         hint = f" (did you mean {', '.join(close)}?)" if close else f"; known suites: {', '.join(suite_names())}"
         raise UsageError(f"unknown suite {name_or_path!r}{hint}")
     return parse_suite(shipped.read_bytes(), name_or_path + ".toml")
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _float_parameter(test: str, key: str) -> bool:
+    """Whether the test's own default for ``key`` is a float (so 0.0 is meant)."""
+    import inspect
+
+    default = inspect.signature(accumulator_class(test).__init__).parameters[key].default
+    return isinstance(default, float)
 
 
 def parse_suite(data: bytes, origin: str) -> Suite:
@@ -137,22 +163,23 @@ def parse_suite(data: bytes, origin: str) -> Suite:
         params = dict(entry)
         test = params.pop("test")
         sequence_bits = params.pop("sequence_bits", None)
-        if sequence_bits is not None and (not isinstance(sequence_bits, int) or sequence_bits <= 0 or sequence_bits % 8):
+        if sequence_bits is not None and (not _is_int(sequence_bits) or sequence_bits <= 0 or sequence_bits % 8):
             raise fail(f"[[tests]] entry {i} ({test}): sequence_bits must be a positive multiple of 8")
+        fold = None
+        if "fold_low_bits" in params or "fold_word_bits" in params:
+            fold = (params.pop("fold_word_bits", None), params.pop("fold_low_bits", None))
+            if not all(_is_int(x) for x in fold) or fold[0] not in (8, 16, 32, 64) or not 1 <= fold[1] < fold[0]:
+                raise fail(f"[[tests]] entry {i} ({test}): folding needs fold_word_bits of 8, 16, 32 or 64 "
+                           "and 1 <= fold_low_bits < fold_word_bits")
         if test not in available_tests():
             close = difflib.get_close_matches(str(test), available_tests(), n=1)
             raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         allowed = parameter_names(accumulator_class(test))
-        for key in params:
-            if key in ("low_bits", "sequence_bits") or (key == "word_bits" and "low_bits" in params):
-                continue
+        for key, value in params.items():
             if key not in allowed:
                 raise fail(f"[[tests]] entry {i} ({test}): unknown parameter {key!r}; it takes {', '.join(allowed) or 'none'}")
-        fold = None
-        if "low_bits" in params:
-            fold = (params.pop("word_bits", None), params.pop("low_bits"))
-            if fold[0] not in (8, 16, 32, 64) or not isinstance(fold[1], int) or not 1 <= fold[1] < fold[0]:
-                raise fail(f"[[tests]] entry {i} ({test}): folding needs word_bits of 8, 16, 32 or 64 and 1 <= low_bits < word_bits")
+            if isinstance(value, float) and not _float_parameter(test, key):
+                raise fail(f"[[tests]] entry {i} ({test}): {key} must be a whole number, not {value!r}")
         spec = TestSpec(test, params, sequence_bits, fold)
         try:
             spec.build()

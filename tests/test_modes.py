@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import msvc_rand_low_bytes, pcg64_bytes
-from randqa.sequences import second_level
+from randqa.sequences import PValueSummary, second_level
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_sequences_catch_a_biased_stream(cli, tmp_path):
 def test_second_level_matches_sts_formulas():
     # 100 p-values, 10 per bin: a perfectly flat histogram, chi^2 = 0, P-value_T = 1
     pvalues = [(i + 0.5) / 100 for i in range(100)]
-    r = second_level("x", pvalues, 100)
+    r = second_level("x", PValueSummary.of(pvalues), 100)
     assert r.details["uniformity_chi2"] == 0.0
     assert r.pvalue == pytest.approx(1.0)
     assert r.details["passed"] == 99  # 0.005 < 0.01

@@ -88,6 +88,7 @@ class FoldedTest(Accumulator):
         self.inner = inner
         self.word_bits = word_bits
         self.low_bits = low_bits
+        self.name = f"{inner.name}[low{low_bits}/{word_bits}]"
         self.word_bytes = word_bits // 8
         self.carry: FoldCarry | None = None
 

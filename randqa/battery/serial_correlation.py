@@ -43,8 +43,8 @@ class SerialCorrelation(Accumulator):
     def __init__(self, *, lags: list[int] | tuple[int, ...] = (1,)) -> None:
         super().__init__()
         lags = list(lags)
-        if not lags or any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in lags):
-            raise ValueError(f"lags must be a non-empty list of positive integers, not {lags!r}")
+        if not lags or any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in lags) or len(set(lags)) < len(lags):
+            raise ValueError(f"lags must be a non-empty list of distinct positive integers, not {lags!r}")
         self.lags = lags
         self.span = max(lags)
         self.counts = np.zeros(256, dtype=np.int64)
@@ -100,7 +100,8 @@ class SerialCorrelation(Accumulator):
                 + Fraction(s1**4 - 4 * s1 * s1 * s2 + 4 * s1 * s3 + s2 * s2 - 2 * s4, (n - 1) * (n - 2))
                 - mean**2
             )
-            z = float(t1 - mean) / math.sqrt(var) if var > 0 else math.inf
+            # var = 0: every ordering of these bytes gives the same R, so R is not unusual
+            z = float(t1 - mean) / math.sqrt(var) if var > 0 else 0.0
             results.append(
                 TestResult(label, float(r), float(2 * stats.norm.sf(abs(z))), details={"lag": k, "z": z, "bytes": n})
             )

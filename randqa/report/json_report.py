@@ -6,6 +6,8 @@ import json
 import sys
 from typing import Any
 
+from randqa.errors import UsageError
+
 
 def write_json(data: dict[str, Any], destination: str) -> None:
     """Write ``data`` to a path, or to stdout when destination is '-'."""
@@ -14,5 +16,8 @@ def write_json(data: dict[str, Any], destination: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        with open(destination, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            with open(destination, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            raise UsageError(f"--json {destination}: cannot write ({exc.strerror})") from None
