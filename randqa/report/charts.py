@@ -111,8 +111,8 @@ def speed_quality_svg(runs: list[dict[str, Any]], id_prefix: str = "sq") -> str 
     return figure_svg(fig, id_prefix)
 
 
-def _label(ax: Any, x: float, y: float, text: str) -> None:
-    ax.annotate(text, (x, y), xytext=(5, 0), textcoords="offset points", fontsize=8, color="#222222", va="center")
+def _label(ax: Any, x: float, y: float, text: str, dy: float = 0.0) -> None:
+    ax.annotate(text, (x, y), xytext=(5, dy), textcoords="offset points", fontsize=8, color="#222222", va="center")
 
 
 def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
@@ -139,7 +139,11 @@ def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
 
 def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
     lengths = []
-    for run in points:
+    # labels of points at one height (all survivors, say), in speed order,
+    # step through five offsets so that neighbours' names do not overlap
+    rank_at: dict[float, int] = {}
+    offsets = (0.0, 9.0, -9.0, 18.0, -18.0)
+    for run in sorted(points, key=lambda r: r["speed_mb_s"]):
         failed_at = run.get("first_failure_bytes")
         y = failed_at if failed_at is not None else max(run["bytes_tested"], 1)
         lengths.append(y)
@@ -149,7 +153,9 @@ def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
             marker = "^"
         ax.scatter([run["speed_mb_s"]], [y], s=60, color=colour, marker=marker, zorder=3,
                    edgecolors="white", linewidths=0.6)
-        _label(ax, run["speed_mb_s"], y, run["source"]["name"])
+        rank = rank_at.get(y, 0)
+        rank_at[y] = rank + 1
+        _label(ax, run["speed_mb_s"], y, run["source"]["name"], offsets[rank % len(offsets)])
     ax.set_yscale("log", base=2)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: short_size(v)))
     ax.yaxis.set_minor_formatter(NullFormatter())
