@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import inspect
 import os
 import platform
 import time
@@ -144,27 +143,17 @@ def run_source_tests(spec: str, options: CompareOptions,
         if limit is None and source.endless:
             limit = DEFAULT_COMPARE_BYTES
         if options.progressive:
-            run_progressive = getattr(engine, "run_progressive", None)
-            if run_progressive is None:
-                raise UsageError("--progressive is not available in this build (randqa.engine has no run_progressive)")
             # stdin and files: until the data ends
-            last = options.max_bytes or limit or getattr(engine, "UNTIL_END", 1 << 62)
+            last = options.max_bytes or limit or engine.UNTIL_END
             total = last if source.endless or options.max_bytes or options.size else None
         else:
             total = limit if source.endless or options.size else None
         with (progress(source.name, total) if progress else contextlib.nullcontext(None)) as bar:
             if options.progressive:
-                return run_progressive(source, options.suite, options.min_bytes, last, options.keep_going,
-                                       **_supported(run_progressive, jobs=options.jobs, on_progress=bar))
+                return engine.run_progressive(source, options.suite, options.min_bytes, last, options.keep_going,
+                                              jobs=options.jobs, on_progress=bar)
             return engine.run(source, options.suite.build(), suite_name=options.suite.name,
-                              thresholds=options.suite.thresholds, limit=limit,
-                              **_supported(engine.run, jobs=options.jobs, on_progress=bar))
-
-
-def _supported(function: Callable[..., Any], **keywords: Any) -> dict[str, Any]:
-    """The keywords ``function`` accepts (the engine grows options over time)."""
-    accepted = inspect.signature(function).parameters
-    return {k: v for k, v in keywords.items() if k in accepted and v is not None}
+                              thresholds=options.suite.thresholds, limit=limit, jobs=options.jobs, on_progress=bar)
 
 
 def planned_bytes(options: CompareOptions) -> int:

@@ -271,12 +271,6 @@ def test_progressive_compare_reports_first_failure(counter_file, tmp_path):
     assert "none up to 512 KiB" in page
 
 
-def test_progressive_needs_engine_support(monkeypatch, capsys):
-    monkeypatch.delattr(engine, "run_progressive", raising=False)
-    assert run_main("compare", GOOD, "--progressive", "--max", "128K") == 2
-    assert "--progressive is not available" in capsys.readouterr().err
-
-
 def test_speed_chart_uses_verdicts_or_first_failure():
     base = {"source": {"name": GOOD, "seed": 1}, "suite": "quick", "tests": [], "bytes_tested": 1 << 20}
     plain = [dict(base, verdict="pass", speed_mb_s=900.0), dict(base, source={"name": "slowbad"}, verdict="fail", speed_mb_s=3.0)]
