@@ -7,9 +7,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from randqa.battery.base import Accumulator, parameter_names
+from randqa.battery.base import Accumulator, parameter_defaults
 
-__all__ = ["Accumulator", "available_tests", "accumulator_class", "parameter_names"]
+__all__ = ["Accumulator", "available_tests", "accumulator_class", "parameter_defaults"]
 
 
 def available_tests() -> list[str]:

@@ -62,14 +62,14 @@ class Accumulator(ABC):
 
     def parameters(self) -> dict[str, Any]:
         """The keyword parameters this instance was built with (for reports)."""
-        return {p: getattr(self, p) for p in parameter_names(type(self))}
+        return {p: getattr(self, p) for p in parameter_defaults(type(self))}
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.parameters().items())
         return f"{type(self).__name__}({args})"
 
 
-def parameter_names(cls: type) -> list[str]:
-    """Names of the keyword parameters a test class accepts."""
+def parameter_defaults(cls: type) -> dict[str, Any]:
+    """The keyword parameters a test class accepts, with their defaults."""
     sig = inspect.signature(cls.__init__)
-    return [p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    return {p.name: p.default for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY}
