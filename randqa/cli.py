@@ -23,7 +23,7 @@ from randqa.cli_common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAG
                                size_option)
 from randqa.sources import FORMATS, Source, open_source
 from randqa.sources.folded import FoldedSource
-from randqa.suites import DEFAULT_SUITE, Suite, load_suite, parse_test_names, suite_names
+from randqa.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
 
 #: how much of an endless generator `randqa test NAME` reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
@@ -85,9 +85,7 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     check_output_path(json_path, "--json")
     check_output_path(html_path, "--html")
-    chosen = load_suite(suite)
-    if test_names is not None:
-        chosen = chosen.select(parse_test_names(test_names))
+    chosen = load_suite(suite, tests=test_names)
     if low_bits is not None and not word_bits:
         raise UsageError("--low-bits needs --word-bits")
     low_bits = low_bits or 1

@@ -12,7 +12,7 @@ from randqa import compare as comparing
 from randqa.cli_common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, size_option, check_output_path
 from randqa.errors import UsageError
 from randqa.report.json_report import write_json
-from randqa.suites import DEFAULT_SUITE, load_suite, parse_test_names
+from randqa.suites import DEFAULT_SUITE, load_suite
 
 
 #: where `randqa compare` writes its report unless --html or --no-html says otherwise
@@ -67,9 +67,7 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
     check_output_path(json_path, "--json")
     check_output_path(html_path, "--html")
-    chosen = load_suite(suite)
-    if test_names is not None:
-        chosen = chosen.select(parse_test_names(test_names))
+    chosen = load_suite(suite, tests=test_names)
     options = comparing.CompareOptions(
         suite=chosen, size=size, seed=seed, progressive=progressive,
         min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,

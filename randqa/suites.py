@@ -93,21 +93,24 @@ class Suite:
         return max(sizes) if sizes else None
 
 
-def parse_test_names(text: str) -> list[str]:
-    """The names of ``--tests a,b``; an empty list is a usage error."""
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if not names:
-        raise UsageError(f"--tests {text!r} names no test")
-    return names
-
-
 def suite_names() -> list[str]:
     """Names of the suites shipped with randqa."""
     return sorted(p.name[:-5] for p in resources.files("randqa._suites").iterdir() if p.name.endswith(".toml"))
 
 
-def load_suite(name_or_path: str) -> Suite:
-    """Load a shipped suite by name, or a suite file by path."""
+def load_suite(name_or_path: str, tests: str | None = None) -> Suite:
+    """Load a shipped suite by name, or a suite file by path; ``tests``
+    (``--tests a,b``) keeps only the named tests."""
+    suite = _load(name_or_path)
+    if tests is None:
+        return suite
+    names = [t.strip() for t in tests.split(",") if t.strip()]
+    if not names:
+        raise UsageError(f"--tests {tests!r} names no test")
+    return suite.select(names)
+
+
+def _load(name_or_path: str) -> Suite:
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists() or "/" in name_or_path:
         if not path.is_file():
