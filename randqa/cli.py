@@ -114,8 +114,7 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
             if size is None and src.endless:
                 size = DEFAULT_GENERATOR_BYTES
             with ProgressBar(progress, size if src.unit_bits == 8 else None) as bar:
-                result = engine.run(src, chosen.build(), suite_name=chosen.name, thresholds=chosen.thresholds,
-                                    limit=size, jobs=jobs, on_progress=bar)
+                result = engine.run(src, chosen, limit=size, jobs=jobs, on_progress=bar)
     return _report_run(result, json_path, html_path)
 
 

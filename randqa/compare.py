@@ -152,8 +152,7 @@ def run_source_tests(spec: str, options: CompareOptions,
             if options.progressive:
                 return engine.run_progressive(source, options.suite, options.min_bytes, last, options.keep_going,
                                               jobs=options.jobs, on_progress=bar)
-            return engine.run(source, options.suite.build(), suite_name=options.suite.name,
-                              thresholds=options.suite.thresholds, limit=limit, jobs=options.jobs, on_progress=bar)
+            return engine.run(source, options.suite, limit=limit, jobs=options.jobs, on_progress=bar)
 
 
 def planned_bytes(options: CompareOptions) -> int:

@@ -218,29 +218,28 @@ def judge(accumulators: list[Accumulator], thresholds: Thresholds) -> list[TestR
 
 def run(
     source: Source,
-    accumulators: list[Accumulator],
+    suite: Suite,
     *,
-    suite_name: str,
-    thresholds: Thresholds,
     limit: int | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     jobs: int = 1,
     on_progress: Callable[[int], None] | None = None,
 ) -> RunResult:
-    """Feed the source through the accumulators and judge the results."""
+    """Feed the source through fresh accumulators of the suite and judge the results."""
     start = time.perf_counter()
+    accumulators = suite.build()
     with _InterruptGuard() as guard:
         guard.updating = True  # outside feed's reads, Ctrl-C waits until the results are judged
         fed, bits, interrupted = feed(source, accumulators, limit=limit, chunk_bytes=chunk_bytes, jobs=jobs,
                                       on_progress=on_progress)
         if bits == 0 and not interrupted:
             raise InputError(f"{source.name}: no data (empty input)")
-        results = judge(accumulators, thresholds)
+        results = judge(accumulators, suite.thresholds)
         interrupted = interrupted or guard.pending
     units = bits if source.unit_bits == 1 else fed
     return RunResult(
         source=source.describe(),
-        suite=suite_name,
+        suite=suite.name,
         results=results,
         bytes_tested=fed,
         bits_tested=bits,
@@ -249,7 +248,7 @@ def run(
         unit="bits" if source.unit_bits == 1 else "bytes",
         input_ended_early=limit is not None and units < limit and not interrupted,
         interrupted=interrupted,
-        thresholds=thresholds,
+        thresholds=suite.thresholds,
     )
 
 

@@ -31,7 +31,7 @@ class BytesSource(Source):
 
 def run_quick(data: bytes):
     suite = load_suite("quick")
-    return run(BytesSource(data), suite.build(), suite_name=suite.name, thresholds=suite.thresholds)
+    return run(BytesSource(data), suite)
 
 
 def test_msvc_rand_low_bytes_fail_the_quick_suite(cli, tmp_path):

@@ -78,7 +78,7 @@ def test_nist_pvalues_are_uniform_on_pcg64():
     by_name: dict[str, list[float]] = {}
     for seed in range(200):
         with open_backend("pcg64", 1000 + seed) as source:
-            result = run(source, suite.build(), suite_name=suite.name, thresholds=suite.thresholds, limit=125_000)
+            result = run(source, suite, limit=125_000)
         for r in result.results:
             if r.verdict != "insufficient" and r.details.get("precondition_passed", True):
                 by_name.setdefault(r.name, []).append(r.pvalue)

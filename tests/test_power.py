@@ -39,7 +39,7 @@ def test_standard_suite_does_not_cry_wolf_on_pcg64():
     failures, suspicious = 0, 0
     for seed in range(100):
         with open_backend("pcg64", seed) as source:
-            result = run(source, suite.build(), suite_name=suite.name, thresholds=suite.thresholds, limit=256 << 10)
+            result = run(source, suite, limit=256 << 10)
         verdicts = [r.verdict for r in result.results]
         failures += result.verdict == "fail"
         suspicious += verdicts.count("suspicious")

@@ -73,10 +73,12 @@ def test_ctrl_c_while_judging_keeps_the_lengths_judged(monkeypatch):
     assert [e["bytes"] for e in result.extra["lengths"]] == [1024, 2048, 4096]
 
 
-def test_ctrl_c_while_judging_a_plain_run_keeps_the_results():
+def test_ctrl_c_while_judging_a_plain_run_keeps_the_results(monkeypatch):
+    suite = load_suite("quick")
     acc = InterruptOnFinalize()
+    monkeypatch.setattr(suite, "build", lambda: [acc])
     with open_backend("pcg64", 1) as source:
-        result = run(source, [acc], suite_name="x", thresholds=Thresholds(), limit=8192)
+        result = run(source, suite, limit=8192)
     assert result.interrupted and result.results[0].pvalue == 0.5
 
 
