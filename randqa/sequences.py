@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
 
 from randqa.battery import Accumulator
 from randqa.results import TestResult, insufficient
@@ -157,6 +156,9 @@ class PerSequence(Accumulator):
 
 def second_level(name: str, summary: PValueSummary, sequences: int, uniformity: bool = True) -> TestResult:
     """STS's proportion and uniformity analysis of one result's p-values."""
+    # scipy loads here, not at import: `randqa list`, `generate` and `report` never need it
+    from scipy import special, stats
+
     k = summary.count
     if k == 0:
         return insufficient(name, "sequences on which the test applies", sequences=sequences)

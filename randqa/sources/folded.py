@@ -35,10 +35,10 @@ class FoldedSource(Source):
             got = self.inner.readinto(memoryview(self._raw))
             if got == 0:
                 return 0
+            # the folded bytes are a fresh array: reusing _raw next time is safe
             self._ready, self._carry = fold_low_bits(self._raw[:got], self.word_bytes, self.low_bits, self._carry)
-            self._ready = self._ready.copy()  # the next read reuses _raw
         n = min(len(buffer), len(self._ready))
-        buffer[:n] = self._ready[:n].tobytes()
+        buffer[:n] = self._ready[:n]
         self._ready = self._ready[n:]
         return n
 

@@ -92,11 +92,11 @@ class BitTextStream(Source):
         self.name = self._reader.display
         self._raw = bytearray(read_size)
         self._bits = np.zeros(0, dtype=np.uint8)  # parsed bits not yet handed out
-        self._offset = 0  # characters read, for error messages
         self._eof = False
 
     def _fill(self, want_bits: int) -> None:
-        while not self._eof and len(self._bits) < want_bits:
+        pieces, have = [self._bits], len(self._bits)
+        while not self._eof and have < want_bits:
             got = self._reader.readinto(memoryview(self._raw))
             if got == 0:
                 self._eof = True
@@ -108,8 +108,10 @@ class BitTextStream(Source):
             if len(bad):
                 ch = chr(chars[bad[0]])
                 raise InputError(f"{self.name}: --format bits expects only '0' and '1', found {ch!r}")
-            self._bits = np.concatenate([self._bits, values])
-            self._offset += got
+            pieces.append(values)
+            have += len(values)
+        # one concatenation per fill, not one per read
+        self._bits = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
 
     def readinto(self, buffer: memoryview) -> int:
         want = 8 * len(buffer)
@@ -118,7 +120,7 @@ class BitTextStream(Source):
         if whole == 0:
             return 0
         packed = np.packbits(self._bits[:whole])
-        buffer[: len(packed)] = packed.tobytes()
+        buffer[: len(packed)] = packed
         self._bits = self._bits[whole:]
         return len(packed)
 
