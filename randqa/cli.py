@@ -9,7 +9,6 @@ quietly with 0 then: its reader had all it wanted).
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import click
 
@@ -20,7 +19,7 @@ from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
 from randqa import cli_backends, cli_report
 from randqa.cli_common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ProgressBar, check_output_path,
-                               size_option)
+                               command_line, size_option, table_stream)
 from randqa.sources import FORMATS, Source, open_source
 from randqa.sources.folded import FoldedSource
 from randqa.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
@@ -145,16 +144,16 @@ def _report_run(result: engine.RunResult, json_path: str | None, html_path: str 
     """Print the table, write JSON/HTML, and return the exit code of a run."""
     from randqa.compare import environment
 
-    result.extra["command"] = shlex.join(["randqa"] + sys.argv[1:])
+    result.extra["command"] = command_line()
     result.extra.update(environment())
-    table_stream = sys.stderr if json_path == "-" else sys.stdout
-    print(render_run(result), file=table_stream, flush=True)
+    print(render_run(result), file=table_stream(json_path), flush=True)
+    doc = result.to_json()
     if json_path:
-        write_json(result.to_json(), json_path)
+        write_json(doc, json_path)
     if html_path:
         from randqa.report.html import write_html_report
 
-        write_html_report([result.to_json()], html_path)
+        write_html_report([doc], html_path)
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if result.verdict == "fail" else EXIT_OK

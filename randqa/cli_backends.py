@@ -9,7 +9,7 @@ from typing import Any
 import click
 import numpy as np
 
-from randqa.cli_common import EXIT_OK, size_option
+from randqa.cli_common import EXIT_OK, size_option, table_stream
 from randqa.errors import UsageError
 from randqa.sizes import format_size
 from randqa.sources import open_named_backend
@@ -192,7 +192,7 @@ def bench_command(names: tuple[str, ...], size: int | None, repeats: int | None,
     from randqa.report.json_report import write_json
     from randqa.sources.backends import backend_names, compiled_backend_names
 
-    out = sys.stderr if json_path == "-" else sys.stdout
+    out = table_stream(json_path)
     report: dict[str, Any] = {}
     old_stdout = sys.stdout
     sys.stdout = out

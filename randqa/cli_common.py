@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
@@ -12,6 +13,16 @@ from randqa.errors import UsageError
 from randqa.sizes import parse_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def command_line() -> str:
+    """The command as the user typed it, for reports."""
+    return shlex.join(["randqa"] + sys.argv[1:])
+
+
+def table_stream(json_path: str | None) -> TextIO:
+    """Where the human-readable table goes: stderr when the JSON takes stdout."""
+    return sys.stderr if json_path == "-" else sys.stdout
 
 
 def check_output_path(path: str | None, option: str) -> None:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 
 import click
 
 from randqa import compare as comparing
-from randqa.cli_common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, size_option, check_output_path
+from randqa.cli_common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line, size_option, table_stream
 from randqa.errors import UsageError
 from randqa.report.json_report import write_json
 from randqa.suites import DEFAULT_SUITE, load_suite
@@ -17,10 +16,6 @@ from randqa.suites import DEFAULT_SUITE, load_suite
 
 #: where `randqa compare` writes its report unless --html or --no-html says otherwise
 DEFAULT_HTML = "randqa-report.html"
-
-
-def _command_line() -> str:
-    return shlex.join(["randqa"] + sys.argv[1:])
 
 
 @click.command("compare")
@@ -80,12 +75,11 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
         return ProgressBar(progress, total, desc=name)
 
     doc = comparing.run_comparison(list(sources) or list(comparing.DEFAULT_SOURCES), options,
-                                   _command_line(), progress=bar)
+                                   command_line(), progress=bar)
     if not doc["runs"]:
         print("randqa: interrupted before any source was tested", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
-    table_stream = sys.stderr if json_path == "-" else sys.stdout
-    print(comparing.render_table(doc), file=table_stream, flush=True)
+    print(comparing.render_table(doc), file=table_stream(json_path), flush=True)
     if json_path:
         write_json(doc, json_path)
     if html_path:

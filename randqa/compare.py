@@ -24,7 +24,7 @@ from randqa.bench import generation_speed
 from randqa.errors import UsageError
 from randqa.results import VERDICT_ORDER
 from randqa.sizes import format_size
-from randqa.sources import Source, open_source
+from randqa.sources import Source, is_data_spec, open_source
 from randqa.suites import Suite
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
@@ -95,8 +95,7 @@ def _open(spec: str, seed: int | None) -> Source:
     """open_source, with --seed going to generators only: a comparison may
     mix seeded generators with files and stdin (open_source's own rule tells
     a path from a generator name)."""
-    is_data = spec == "-" or os.path.exists(spec) or os.sep in spec
-    return open_source(spec, seed=None if is_data else seed)
+    return open_source(spec, seed=None if is_data_spec(spec) else seed)
 
 
 def check_sources(specs: list[str], seed: int | None) -> None:

@@ -14,16 +14,21 @@ from randqa.sources.backends import backend_names, open_backend
 from randqa.sources.base import Source, read_full
 from randqa.sources.streams import BitTextStream, ByteStream
 
-__all__ = ["Source", "read_full", "open_source", "ByteStream", "BitTextStream", "backend_names", "open_backend", "open_named_backend"]
+__all__ = ["Source", "read_full", "open_source", "ByteStream", "BitTextStream", "backend_names", "open_backend", "open_named_backend", "is_data_spec"]
 
 FORMATS = ("bytes", "bits")
+
+
+def is_data_spec(spec: str) -> bool:
+    """Whether ``spec`` names data (stdin '-' or a file path) rather than a generator."""
+    return spec == "-" or os.path.exists(spec) or os.sep in spec
 
 
 def open_source(spec: str, *, fmt: str = "bytes", seed: int | None = None) -> Source:
     """Open '-' (stdin), a file path, or a named generator backend."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}: use bytes or bits")
-    if spec == "-" or os.path.exists(spec) or os.sep in spec:
+    if is_data_spec(spec):
         if seed is not None:
             raise UsageError("--seed applies to generator backends, not to stdin or files")
         return BitTextStream(spec) if fmt == "bits" else ByteStream(spec)
