@@ -19,20 +19,20 @@
 #endif
 
 /* A writable C-contiguous array of 8-byte integers with exactly `want` items
- * (want < 0: any length, returned through view->len). */
+ * (want < 0: any length of at least one item, returned through view->len). */
 static int
 get_int64_out(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return -1;
-    if (view->itemsize != 8 || (want >= 0 && view->len != want * 8) ||
+    if (view->itemsize != 8 || (want >= 0 ? view->len != want * 8 : view->len < 8) ||
         (view->format && strcmp(view->format, "q") && strcmp(view->format, "l") && strcmp(view->format, "<q") &&
          strcmp(view->format, "=q") && strcmp(view->format, "Q") && strcmp(view->format, "L") &&
          strcmp(view->format, "<Q") && strcmp(view->format, "=Q"))) {
         if (want >= 0)
             PyErr_Format(PyExc_ValueError, "%s must be a writable 64-bit integer array of %zd items", what, want);
         else
-            PyErr_Format(PyExc_ValueError, "%s must be a writable 64-bit integer array", what);
+            PyErr_Format(PyExc_ValueError, "%s must be a writable, non-empty 64-bit integer array", what);
         PyBuffer_Release(view);
         return -1;
     }
@@ -49,6 +49,39 @@ load_be64(const uint8_t *p)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     w = __builtin_bswap64(w);
 #endif
+    return w;
+}
+
+/* A little-endian word of `nbytes` (1, 2, 4 or 8) bytes. */
+static inline uint64_t
+load_le(const uint8_t *p, int nbytes)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    switch (nbytes) {
+    case 1:
+        return p[0];
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case 8: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    default:
+        break;
+    }
+#endif
+    uint64_t w = 0;
+    for (int k = nbytes - 1; k >= 0; k--)
+        w = (w << 8) | p[k];
     return w;
 }
 

@@ -161,7 +161,9 @@ lag_product_sum(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(total);
 }
 
-static void
+/* LSD radix sort of 64-bit keys in 8-bit digits; returns the buffer that
+ * holds the sorted keys (a or tmp), as radix_sort_u32 does. */
+static uint64_t *
 radix_sort_u64(uint64_t *a, uint64_t *tmp, Py_ssize_t n, int key_bits)
 {
     Py_ssize_t count[256];
@@ -181,9 +183,7 @@ radix_sort_u64(uint64_t *a, uint64_t *tmp, Py_ssize_t n, int key_bits)
         a = tmp;
         tmp = t;
     }
-    /* an odd number of passes leaves the result in the scratch buffer */
-    if (((key_bits + 7) / 8) % 2)
-        memcpy(tmp, a, (size_t)n * sizeof *a);
+    return a;
 }
 
 /* LSD radix sort of 32-bit keys in 8-bit digits: one pass builds all four
@@ -222,6 +222,18 @@ radix_sort_u32(uint32_t *a, uint32_t *tmp, Py_ssize_t n, int key_bits)
         tmp = t;
     }
     return a;
+}
+
+/* One point: `dims` consecutive little-endian words of `word_bytes` bytes,
+ * the top `bits_per_word` bits of each, the first word highest. */
+static inline uint64_t
+read_point(const uint8_t *q, int dims, int word_bytes, int bits_per_word)
+{
+    int drop = 8 * word_bytes - bits_per_word;
+    uint64_t pt = 0;
+    for (int d = 0; d < dims; d++, q += word_bytes)
+        pt = (bits_per_word == 64 ? 0 : pt << bits_per_word) | (load_le(q, word_bytes) >> drop);
+    return pt;
 }
 
 /* birthday_collisions(data, points, word_bytes, bits_per_word, dims) ->
@@ -280,17 +292,8 @@ birthday_collisions(PyObject *self, PyObject *args)
                         pts[j] >>= drop;
             } else
 #endif
-            for (Py_ssize_t j = 0; j < points; j++) {
-                uint32_t pt = 0;
-                for (int d = 0; d < dims; d++) {
-                    uint64_t w = 0;
-                    for (int k = word_bytes - 1; k >= 0; k--)
-                        w = (w << 8) | q[k];
-                    q += word_bytes;
-                    pt = (bits_per_word == 32 ? 0 : pt << bits_per_word) | (uint32_t)(w >> drop);
-                }
-                pts[j] = pt;
-            }
+            for (Py_ssize_t j = 0; j < points; j++)
+                pts[j] = (uint32_t)read_point(q + j * dims * word_bytes, dims, word_bytes, bits_per_word);
             uint32_t *sorted = radix_sort_u32(pts, tmp, points, key_bits);
             uint32_t *gaps = sorted == pts ? tmp : pts;
             for (Py_ssize_t j = 0; j + 1 < points; j++)
@@ -301,25 +304,16 @@ birthday_collisions(PyObject *self, PyObject *args)
                 c += sg[j] == sg[j - 1];
         } else {
             uint64_t *pts = buf, *tmp = buf + points;
-            for (Py_ssize_t j = 0; j < points; j++) {
-                uint64_t pt = 0;
-                for (int d = 0; d < dims; d++) {
-                    uint64_t w = 0;
-                    for (int k = word_bytes - 1; k >= 0; k--)
-                        w = (w << 8) | q[k];
-                    q += word_bytes;
-                    pt = (bits_per_word == 64 ? 0 : pt << bits_per_word) | (w >> drop);
-                }
-                pts[j] = pt;
-            }
-            radix_sort_u64(pts, tmp, points, key_bits);
-            uint64_t first = pts[0];
+            for (Py_ssize_t j = 0; j < points; j++)
+                pts[j] = read_point(q + j * dims * word_bytes, dims, word_bytes, bits_per_word);
+            uint64_t *sorted = radix_sort_u64(pts, tmp, points, key_bits);
+            uint64_t *gaps = sorted == pts ? tmp : pts;
             for (Py_ssize_t j = 0; j + 1 < points; j++)
-                pts[j] = pts[j + 1] - pts[j];
-            pts[points - 1] = (first - pts[points - 1]) & cells_mask;
-            radix_sort_u64(pts, tmp, points, key_bits);
+                gaps[j] = sorted[j + 1] - sorted[j];
+            gaps[points - 1] = (sorted[0] - sorted[points - 1]) & cells_mask;
+            uint64_t *sg = radix_sort_u64(gaps, sorted, points, key_bits);
             for (Py_ssize_t j = 1; j < points; j++)
-                c += pts[j] == pts[j - 1];
+                c += sg[j] == sg[j - 1];
         }
         found[b] = c;
     }

@@ -17,38 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline uint64_t
-load_le(const uint8_t *p, int nbytes)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    switch (nbytes) {
-    case 1:
-        return p[0];
-    case 2: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case 4: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case 8: {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    default:
-        break;
-    }
-#endif
-    uint64_t w = 0;
-    for (int k = nbytes - 1; k >= 0; k--)
-        w = (w << 8) | p[k];
-    return w;
-}
-
 /* ------------------------------------------------------------------------
  * Berlekamp-Massey over GF(2) on bit-packed sequences.
  *
@@ -249,6 +217,20 @@ linear_complexity_scan(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* A hit at `pos`: the gap since the previous hit is counted, except the
+ * first, which the caller joins to the previous chunk's open gap (every gap
+ * is >= 0, so first < 0 means no hit yet). */
+static inline void
+gap_hit(long long pos, long long *last, long long *first, int64_t *hist, long long top)
+{
+    long long g = pos - *last - 1;
+    if (*first >= 0)
+        hist[g < top ? g : top]++;
+    else
+        *first = g;
+    *last = pos;
+}
+
 /* ------------------------------------------------------------------------
  * gap_scan(data, word_bytes, lo, hi, hist, open) -> (first_gap, open)
  *
@@ -315,39 +297,18 @@ gap_scan(PyObject *self, PyObject *args)
     /* positions are relative to data[0]; `last` is the previous hit's, and
      * -1 - open before the first hit makes the first gap come out as `open` */
     long long last = -1 - open, first = -1;
-    int seen = 0;
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t i = 0;
     if (word_bytes == 1) {
         for (; i + 64 <= words; i += 64) {
             uint64_t mask = byte_hits64(p + i, (uint8_t)lo, (uint8_t)(width - 1));
-            while (mask) {
-                long long pos = i + __builtin_ctzll(mask);
-                long long g = pos - last - 1;
-                if (seen)
-                    hist[g < top ? g : top]++;
-                else {
-                    first = g;
-                    seen = 1;
-                }
-                last = pos;
-                mask &= mask - 1;
-            }
+            for (; mask; mask &= mask - 1)
+                gap_hit(i + __builtin_ctzll(mask), &last, &first, hist, top);
         }
     }
-    for (; i < words; i++) {
-        uint64_t w = word_bytes == 1 ? p[i] : load_le(p + i * word_bytes, word_bytes);
-        if (w - lo < width) {
-            long long g = i - last - 1;
-            if (seen)
-                hist[g < top ? g : top]++;
-            else {
-                first = g;
-                seen = 1;
-            }
-            last = i;
-        }
-    }
+    for (; i < words; i++)
+        if (load_le(p + i * word_bytes, word_bytes) - lo < width)
+            gap_hit(i, &last, &first, hist, top);
     open = words - last - 1;
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&in);

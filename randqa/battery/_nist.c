@@ -45,21 +45,6 @@ get_bits(const uint8_t *p, Py_ssize_t len, uint64_t pos, int count)
     return count >= 64 ? w : w & ~(~0ULL >> count);
 }
 
-static int
-get_int64_array(PyObject *obj, Py_buffer *view, const char *what)
-{
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return -1;
-    if (view->itemsize != 8 || view->len < 8 ||
-        (view->format && strcmp(view->format, "q") && strcmp(view->format, "l") &&
-         strcmp(view->format, "<q") && strcmp(view->format, "=q"))) {
-        PyErr_Format(PyExc_ValueError, "%s must be a writable, non-empty int64 array", what);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
 /* Parse (data, nbits, ...) and check nbits against the buffer. */
 static int
 check_nbits(Py_buffer *in, long long nbits)
@@ -189,7 +174,7 @@ longest_run_counts(PyObject *self, PyObject *args)
         PyBuffer_Release(&in);
         return NULL;
     }
-    if (get_int64_array(out_obj, &out, "counts") < 0) {
+    if (get_int64_out(out_obj, &out, -1, "counts") < 0) {
         PyBuffer_Release(&in);
         return NULL;
     }
@@ -282,7 +267,7 @@ matrix_rank_counts(PyObject *self, PyObject *args)
         PyBuffer_Release(&in);
         return NULL;
     }
-    if (get_int64_array(out_obj, &out, "counts") < 0) {
+    if (get_int64_out(out_obj, &out, -1, "counts") < 0) {
         PyBuffer_Release(&in);
         return NULL;
     }
@@ -402,7 +387,7 @@ linear_complexity_counts(PyObject *self, PyObject *args)
         PyBuffer_Release(&in);
         return NULL;
     }
-    if (get_int64_array(out_obj, &out, "counts") < 0) {
+    if (get_int64_out(out_obj, &out, -1, "counts") < 0) {
         PyBuffer_Release(&in);
         return NULL;
     }
