@@ -55,6 +55,12 @@ class TestResult:
     needs: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
+    def withhold_verdict(self, needs: str) -> None:
+        """Keep the statistic and p-value but give no verdict: the test had
+        too little data for its distribution to hold (``needs`` says how much)."""
+        self.verdict = "insufficient"
+        self.needs = needs
+
     def tail_probability(self) -> float | None:
         """The smallest tail probability this result carries, for the verdict."""
         if self.pvalue is None:

@@ -61,7 +61,6 @@ class BitBlocks(WholeBlocks):
     def __init__(self, block_bits: int) -> None:
         super().__init__(math.lcm(block_bits, 8) // 8)
         self.block_bits = block_bits
-        self.unit_bytes = self.block_bytes
         self.tail = np.zeros(0, dtype=np.uint8)
 
     def set_tail(self, bits: np.ndarray) -> None:
@@ -94,7 +93,12 @@ class BitBlockTest(Accumulator):
 
     @property
     def alignment(self) -> int:
-        return self._units.unit_bytes
+        return self._units.block_bytes
+
+    @property
+    def bits_seen(self) -> int:
+        """Every bit fed so far, the final tail bits included."""
+        return 8 * self.bytes_seen + self.tail_bits
 
     @abstractmethod
     def _count(self, data: np.ndarray, nbits: int) -> None:

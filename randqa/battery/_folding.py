@@ -88,7 +88,8 @@ class FoldedTest(Accumulator):
         self.inner = inner
         self.word_bits = word_bits
         self.low_bits = low_bits
-        self.name = f"{inner.name}[low{low_bits}/{word_bits}]"
+        self.suffix = f"[low{low_bits}/{word_bits}]"
+        self.name = inner.name + self.suffix
         self.word_bytes = word_bits // 8
         self.carry: FoldCarry | None = None
 
@@ -117,5 +118,5 @@ class FoldedTest(Accumulator):
     def finalize(self) -> list[TestResult]:
         results = self.inner.finalize()
         for r in results:
-            r.name = f"{r.name}[low{self.low_bits}/{self.word_bits}]"
+            r.name += self.suffix
         return results

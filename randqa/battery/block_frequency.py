@@ -66,7 +66,7 @@ class BlockFrequency(BitBlockTest):
         data, nbits = self._units.remainder()
         extra_blocks, extra_sum = _nist.block_frequency_sums(data, nbits, M)
         blocks, square_sum = self.blocks + extra_blocks, self.square_sum + extra_sum
-        n = 8 * self.bytes_seen + self.tail_bits
+        n = self.bits_seen
         needs = f"at least {max(MIN_BITS, M)} bits (NIST SP 800-22 2.2.7: n >= 100 and one block of M bits)"
         if blocks == 0:
             return [insufficient(self.name, needs, bits=n, M=M)]
@@ -78,6 +78,5 @@ class BlockFrequency(BitBlockTest):
             details={"bits": n, "M": M, "N": blocks, "unused_bits": n - blocks * M},
         )
         if n < MIN_BITS:
-            result.verdict = "insufficient"
-            result.needs = needs
+            result.withhold_verdict(needs)
         return [result]

@@ -84,6 +84,6 @@ class CumulativeSums(WholeSequenceTest):
         for mode, z in excursions.items():
             result = TestResult(f"{self.name}[{mode}]", float(z), cusum_pvalue(n, z), details={"bits": n, "z": z})
             if n < MIN_BITS:
-                result.verdict, result.needs = "insufficient", needs
+                result.withhold_verdict(needs)
             results.append(result)
         return results

@@ -70,6 +70,5 @@ class DFT(WholeSequenceTest):
         details = {"bits": n, "threshold": threshold, "N1": below, "N0": 0.95 * n / 2, "d": d}
         result = TestResult(name=self.name, statistic=d, pvalue=p, details=details)
         if n < MIN_BITS:
-            result.verdict = "insufficient"
-            result.needs = needs
+            result.withhold_verdict(needs)
         return [result]

@@ -63,6 +63,5 @@ class Frequency(Accumulator):
             details={"bits": n, "ones": self.ones, "S_n": s_n},
         )
         if n < MIN_BITS:
-            result.verdict = "insufficient"
-            result.needs = f"at least {MIN_BITS} bits (NIST SP 800-22 2.1.7)"
+            result.withhold_verdict(f"at least {MIN_BITS} bits (NIST SP 800-22 2.1.7)")
         return [result]

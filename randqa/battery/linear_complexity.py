@@ -101,7 +101,7 @@ class LinearComplexity(BitBlockTest):
         data, nbits = self._units.remainder()
         _nist.linear_complexity_counts(data, nbits, M, complexity_counts)
         blocks = int(complexity_counts.sum())
-        n = 8 * self.bytes_seen + self.tail_bits
+        n = self.bits_seen
         needs = f"at least {max(MIN_BITS, MIN_BLOCKS * M)} bits (NIST SP 800-22 2.10.7: n >= 10^6, N >= {MIN_BLOCKS} blocks)"
         if blocks == 0:
             return [insufficient(self.name, needs, bits=n, M=M)]
@@ -123,6 +123,5 @@ class LinearComplexity(BitBlockTest):
             },
         )
         if n < MIN_BITS or blocks < MIN_BLOCKS:
-            result.verdict = "insufficient"
-            result.needs = needs
+            result.withhold_verdict(needs)
         return [result]

@@ -109,7 +109,7 @@ class LongestRun(BitBlockTest):
             counts += other.histograms[block_bits]
 
     def finalize(self) -> list[TestResult]:
-        n = 8 * self.bytes_seen + self.tail_bits
+        n = self.bits_seen
         chosen = [row for row in PARAMETER_TABLE if n >= row[0]]
         if not chosen:
             return [insufficient(self.name, f"at least {PARAMETER_TABLE[0][0]} bits (NIST SP 800-22 2.4.2)", bits=n)]

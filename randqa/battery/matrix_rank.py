@@ -104,7 +104,7 @@ class MatrixRank(BitBlockTest):
         data, nbits = self._units.remainder()
         _nist.matrix_rank_counts(data, nbits, rows, cols, rank_counts)
         matrices = int(rank_counts.sum())
-        n = 8 * self.bytes_seen + self.tail_bits
+        n = self.bits_seen
         needs = f"at least {MIN_MATRICES * rows * cols} bits ({MIN_MATRICES} matrices of {rows} x {cols}, NIST SP 800-22 2.5.7)"
         if matrices == 0:
             return [insufficient(label, needs, bits=n, matrices=0)]
@@ -140,6 +140,5 @@ class MatrixRank(BitBlockTest):
             },
         )
         if matrices < MIN_MATRICES:
-            result.verdict = "insufficient"
-            result.needs = needs
+            result.withhold_verdict(needs)
         return [result]

@@ -113,7 +113,6 @@ class NonOverlappingTemplate(WholeSequenceTest):
                 details={"bits": n, "blocks": N, "block_bits": M, "mu": mu, "sigma2": variance, "W": matches[:, i].tolist()},
             )
             if n < min_bits:
-                result.verdict = "insufficient"
-                result.needs = needs
+                result.withhold_verdict(needs)
             results.append(result)
         return results

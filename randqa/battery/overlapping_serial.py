@@ -166,7 +166,6 @@ class OverlappingSerial(Accumulator):
                 details={"bits": n, "m": m, "dof": dof},
             )
             if n < MIN_EXPECTED * 2**m:
-                result.verdict = "insufficient"
-                result.needs = f"at least {MIN_EXPECTED * 2**m} bits (5 expected per pattern)"
+                result.withhold_verdict(f"at least {MIN_EXPECTED * 2**m} bits (5 expected per pattern)")
             results.append(result)
         return results

@@ -135,6 +135,6 @@ class RandomExcursions(WholeSequenceTest):
                 details={"bits": n, "J": cycles, "nu": nu.tolist()},
             )
             if n < MIN_BITS or cycles < need_cycles:
-                result.verdict, result.needs = "insufficient", needs
+                result.withhold_verdict(needs)
             results.append(result)
         return results

@@ -74,5 +74,5 @@ class Serial(WholeSequenceTest):
         ]
         if n < min_bits:
             for r in results:
-                r.verdict, r.needs = "insufficient", needs
+                r.withhold_verdict(needs)
         return results

@@ -102,6 +102,5 @@ class Universal(WholeSequenceTest):
         details = {"bits": n, "L": L, "Q": Q, "K": K, "f_n": f_n, "expected": EXPECTED_VALUE[L], "c": c, "sigma": sigma}
         result = TestResult(name=self.name, statistic=f_n, pvalue=p, details=details)
         if Q < 10 * 2**L or K < 1000 * 2**L:
-            result.verdict = "insufficient"
-            result.needs = needs
+            result.withhold_verdict(needs)
         return [result]
