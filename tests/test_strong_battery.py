@@ -19,7 +19,8 @@ from scipy import stats
 from randqa.battery import _linear
 from randqa.battery._folding import FoldedTest, fold_low_bits
 from randqa.battery.bcfn import BCFN, weight_letters
-from randqa.battery.bit_linear_complexity import BitLinearComplexity, complexity_cdf, complexity_log2_pmf
+from randqa.battery.bit_linear_complexity import BitLinearComplexity, complexity_cdf
+from randqa.battery.linear_complexity import complexity_log2_pmf
 from randqa.battery.digraph import Digraph
 from randqa.battery.gap import Gap
 from randqa.battery.overlapping_serial import OverlappingSerial

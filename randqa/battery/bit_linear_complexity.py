@@ -56,18 +56,11 @@ from scipy import stats
 from randqa.battery import _linear
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
+from randqa.battery.linear_complexity import complexity_pmf
 from randqa.results import TestResult, insufficient
 
 MIN_EXPECTED = 5
 MAX_HALF_WIDTH = 5
-
-
-def complexity_log2_pmf(n: int) -> np.ndarray:
-    """log2 P(L = l), l = 0..n, for the linear complexity of n random bits."""
-    levels = np.arange(n + 1, dtype=np.float64)
-    log2_counts = np.where(levels <= n // 2, 2 * levels - 1, 2 * (n - levels))
-    log2_counts[0] = 0.0
-    return log2_counts - n
 
 
 def complexity_cdf(n: int, level: int) -> float:
@@ -178,7 +171,7 @@ class BitLinearComplexity(Accumulator):
 
     def _class_chi_square(self, label: str, hist: np.ndarray, count: int) -> TestResult:
         n = self.length
-        pmf = np.exp2(complexity_log2_pmf(n))
+        pmf = complexity_pmf(n)
         centre = n // 2
         for half in range(MAX_HALF_WIDTH, 0, -1):
             # classes d <= -half, -half+1 .. half-1, d >= half (d = L - n/2)

@@ -58,22 +58,37 @@ CLASS_EDGES = (-2.5, -1.5, -0.5, 0.5, 1.5, 2.5)
 STS_PROBABILITIES = (0.01047, 0.03125, 0.125, 0.5, 0.25, 0.0625, 0.020833)
 
 
+def complexity_log2_pmf(n: int) -> np.ndarray:
+    """log2 P(L = l), l = 0..n, for the linear complexity of n random bits
+    (there are 2^(2l-1) sequences of complexity l <= n/2, 2^(2(n-l)) above)."""
+    levels = np.arange(n + 1, dtype=np.float64)
+    log2_counts = np.where(levels <= n // 2, 2 * levels - 1, 2 * (n - levels))
+    log2_counts[0] = 0.0
+    return log2_counts - n
+
+
+@functools.lru_cache(maxsize=64)
+def complexity_pmf(n: int) -> np.ndarray:
+    """P(L = l), l = 0..n (read-only; cached, as every finalize asks again)."""
+    pmf = np.exp2(complexity_log2_pmf(n))
+    pmf.flags.writeable = False
+    return pmf
+
+
+@functools.lru_cache(maxsize=64)
 def class_of_complexities(M: int) -> np.ndarray:
-    """The class (0..6) of T for every linear complexity L = 0..M of an M-bit block."""
+    """The class (0..6) of T for every linear complexity L = 0..M of an M-bit block (read-only)."""
     mu = M / 2 + (9 + (-1) ** (M + 1)) / 36 - (M / 3 + 2 / 9) / 2.0**M
     t = (-1) ** M * (np.arange(M + 1) - mu) + 2 / 9
-    return np.searchsorted(CLASS_EDGES, t, side="left")
+    classes = np.searchsorted(CLASS_EDGES, t, side="left")
+    classes.flags.writeable = False
+    return classes
 
 
 @functools.lru_cache(maxsize=None)
 def exact_class_probabilities(M: int) -> tuple[float, ...]:
     """P(class) for a block of M fair bits, from the exact distribution of L."""
-    L = np.arange(M + 1)
-    # log2 of (number of sequences with complexity L) / 2^M
-    log2_count = np.where(L <= M // 2, 2 * L - 1, 2 * (M - L)).astype(np.float64)
-    log2_count[0] = 0.0
-    probabilities = np.exp2(log2_count - M)
-    return tuple(np.bincount(class_of_complexities(M), weights=probabilities, minlength=7).tolist())
+    return tuple(np.bincount(class_of_complexities(M), weights=complexity_pmf(M), minlength=7).tolist())
 
 
 class LinearComplexity(BitBlockTest):
