@@ -34,6 +34,7 @@ from scipy import stats
 
 from randqa.battery import _linear
 from randqa.battery.base import Accumulator
+from randqa.battery.serial import fold
 from randqa.results import TestResult, insufficient
 
 MIN_EXPECTED = 5
@@ -51,8 +52,8 @@ def psi_squared(counts: np.ndarray, n: int) -> float:
 
 def serial_statistics(counts_m: np.ndarray, n: int) -> tuple[float, float]:
     """(∇ψ²_m, ∇²ψ²_m) from the circular counts of the m-bit patterns (m >= 2)."""
-    counts_m1 = counts_m[0::2] + counts_m[1::2]  # drop the last bit of each pattern
-    counts_m2 = counts_m1[0::2] + counts_m1[1::2]
+    counts_m1 = fold(counts_m)  # drop the last bit of each pattern
+    counts_m2 = fold(counts_m1)
     psi_m, psi_m1 = psi_squared(counts_m, n), psi_squared(counts_m1, n)
     psi_m2 = psi_squared(counts_m2, n) if len(counts_m2) > 1 else 0.0
     return psi_m - psi_m1, psi_m - 2 * psi_m1 + psi_m2

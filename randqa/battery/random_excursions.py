@@ -57,6 +57,17 @@ def cycles_needed(n: int) -> int:
     return max(MIN_CYCLES, math.ceil(0.005 * math.sqrt(n)))
 
 
+def excursion_requirement(n: int, cycles: int, section: str) -> tuple[str, bool]:
+    """What the excursion tests (2.14, 2.15) need, and whether n bits with J
+    = ``cycles`` meet it."""
+    need_cycles = cycles_needed(n)
+    needs = (
+        f"at least {MIN_BITS} bits (NIST SP 800-22 {section}) and {need_cycles} cycles of the random walk "
+        f"(J = {cycles} here)"
+    )
+    return needs, n >= MIN_BITS and cycles >= need_cycles
+
+
 def state_label(name: str, x: int) -> str:
     return f"{name}[x={x:+d}]"
 
@@ -116,11 +127,7 @@ class RandomExcursions(WholeSequenceTest):
             zeros_before = int(cycle[-1])
             final = int(sums[-1])
         cycles = zeros_before + (final != 0)
-        need_cycles = cycles_needed(n)
-        needs = (
-            f"at least {MIN_BITS} bits (NIST SP 800-22 2.14.7) and {need_cycles} cycles of the random walk "
-            f"(J = {cycles} here)"
-        )
+        needs, applies = excursion_requirement(n, cycles, "2.14.7")
         if cycles == 0:
             return [insufficient(state_label(self.name, x), needs, bits=n, J=0) for x in STATES]
         results = []
@@ -134,7 +141,7 @@ class RandomExcursions(WholeSequenceTest):
                 float(gammaincc(TOP / 2, chi2 / 2)),
                 details={"bits": n, "J": cycles, "nu": nu.tolist()},
             )
-            if n < MIN_BITS or cycles < need_cycles:
+            if not applies:
                 result.withhold_verdict(needs)
             results.append(result)
         return results

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, walk
-from randqa.battery.random_excursions import MIN_BITS, cycles_needed, state_label
+from randqa.battery.random_excursions import excursion_requirement, state_label
 from randqa.results import TestResult, insufficient
 
 REACH = 9
@@ -46,11 +46,7 @@ class RandomExcursionsVariant(WholeSequenceTest):
             visits += np.bincount(near + REACH, minlength=2 * REACH + 1)
             final = int(sums[-1])
         cycles = int(visits[REACH]) + (final != 0)  # zeros of the walk, plus the unfinished last cycle
-        need_cycles = cycles_needed(n)
-        needs = (
-            f"at least {MIN_BITS} bits (NIST SP 800-22 2.15.7) and {need_cycles} cycles of the random walk "
-            f"(J = {cycles} here)"
-        )
+        needs, applies = excursion_requirement(n, cycles, "2.15.7")
         if cycles == 0:
             return [insufficient(state_label(self.name, x), needs, bits=n, J=0) for x in STATES]
         results = []
@@ -63,7 +59,7 @@ class RandomExcursionsVariant(WholeSequenceTest):
                 math.erfc(statistic),
                 details={"bits": n, "J": cycles, "visits": xi},
             )
-            if n < MIN_BITS or cycles < need_cycles:
+            if not applies:
                 result.withhold_verdict(needs)
             results.append(result)
         return results
