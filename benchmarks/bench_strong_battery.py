@@ -12,50 +12,40 @@ import time
 
 import numpy as np
 
-from randqa import battery
-from randqa.battery._folding import FoldedTest
+from randqa.suites import TestSpec
 
-accumulator_class = getattr(battery, "accumulator_class", None) or getattr(battery, "test_class")
-
+#: (test, parameters, (word_bits, low_bits) of the folding or None)
 ENTRIES = [
-    ("bit_linear_complexity", dict(word_bits=32, bits=[0, 31], length=256, every=16)),
-    ("bit_linear_complexity", dict(word_bits=16, bits=[0, 15], length=1536, every=64)),
-    ("bit_linear_complexity", dict(word_bits=8, bits=[0, 7], length=1536, every=64)),
-    ("bit_linear_complexity", dict(word_bits=64, bits=[0, 63], length=4096, every=64)),
-    ("bit_linear_complexity", dict(word_bits=32, bits=[0], length=65536, every=256)),
-    ("bit_linear_complexity", dict(word_bits=32, bits=[0, 31], length=4096, every=1)),
-    ("gap", dict(word_bytes=1, alpha=0.0, beta=0.5, max_gap=8)),
-    ("gap", dict(word_bytes=4, alpha=0.0, beta=0.0625, max_gap=32)),
-    ("digraph", dict(position_mod=0)),
-    ("digraph", dict(position_mod=0, word_bits=32, low_bits=8)),
-    ("digraph", dict(position_mod=256)),
-    ("overlapping_serial", dict(m=8)),
-    ("overlapping_serial", dict(m=16)),
-    ("overlapping_serial", dict(m=8, word_bits=8, low_bits=1)),
-    ("overlapping_serial", dict(m=8, word_bits=32, low_bits=4)),
-    ("bcfn", dict(block_bits=[8, 32, 256, 2048, 16384], letters=5, tuple_length=4)),
+    ("bit_linear_complexity", dict(word_bits=32, bits=[0, 31], length=256, every=16), None),
+    ("bit_linear_complexity", dict(word_bits=16, bits=[0, 15], length=1536, every=64), None),
+    ("bit_linear_complexity", dict(word_bits=8, bits=[0, 7], length=1536, every=64), None),
+    ("bit_linear_complexity", dict(word_bits=64, bits=[0, 63], length=4096, every=64), None),
+    ("bit_linear_complexity", dict(word_bits=32, bits=[0], length=65536, every=256), None),
+    ("bit_linear_complexity", dict(word_bits=32, bits=[0, 31], length=4096, every=1), None),
+    ("gap", dict(word_bytes=1, alpha=0.0, beta=0.5, max_gap=8), None),
+    ("gap", dict(word_bytes=4, alpha=0.0, beta=0.0625, max_gap=32), None),
+    ("digraph", dict(position_mod=0), None),
+    ("digraph", dict(position_mod=0), (32, 8)),
+    ("digraph", dict(position_mod=256), None),
+    ("overlapping_serial", dict(m=8), None),
+    ("overlapping_serial", dict(m=16), None),
+    ("overlapping_serial", dict(m=8), (8, 1)),
+    ("overlapping_serial", dict(m=8), (32, 4)),
+    ("bcfn", dict(block_bits=[8, 32, 256, 2048, 16384], letters=5, tuple_length=4), None),
 ]
-
-
-def build(test, params):
-    params = dict(params)
-    if "low_bits" in params:
-        word_bits, low_bits = params.pop("word_bits"), params.pop("low_bits")
-        return FoldedTest(accumulator_class(test)(**params), word_bits=word_bits, low_bits=low_bits)
-    return accumulator_class(test)(**params)
 
 
 def main() -> None:
     size = (int(sys.argv[1]) if len(sys.argv) > 1 else 64) << 20
     data = np.frombuffer(os.urandom(size), dtype=np.uint8)
-    for test, params in ENTRIES:
-        acc = build(test, params)
+    for test, params, fold in ENTRIES:
+        acc = TestSpec(test, params, fold=fold).build()
         start = time.process_time()
         for i in range(0, size, 1 << 20):
             acc.update(data[i : i + (1 << 20)])
         acc.finalize()
         seconds = time.process_time() - start
-        print(f"{size / seconds / 1e6:8.0f} MB/s  {test} {params}")
+        print(f"{size / seconds / 1e6:8.0f} MB/s  {test} {params}" + (f" [low{fold[1]}/{fold[0]}]" if fold else ""))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import argparse
 import time
 
 from randqa.engine import run_progressive
+from randqa.results import worst_verdict
 from randqa.sizes import format_size, parse_size
 from randqa.sources import open_backend
 from randqa.suites import load_suite
@@ -43,8 +44,7 @@ def main() -> None:
             pvalues += [t["p_value_low"] for entry in result.extra["lengths"] for t in entry["tests"] if t.get("p_value_low") is not None]
             rate = result.bytes_tested / elapsed / 1e6
             reference = reference or rate
-            verdicts = {entry["verdict"] for entry in result.extra["lengths"]}
-            worst = "fail" if "fail" in verdicts else "suspicious" if "suspicious" in verdicts else "pass"
+            worst = worst_verdict([entry["verdict"] for entry in result.extra["lengths"]])
             print(f"{name:<10} {seed:>5} {format_size(result.bytes_tested):>9} {worst:<11} {len(result.extra['lengths']):>7} "
                   f"{min(pvalues):>10.2e} {rate:>7.0f} {rate / reference:>6.2f}", flush=True)
 

@@ -62,5 +62,21 @@ def msvc_rand_low_bytes(n: int, seed: int = 1) -> bytes:
     return ((states.ravel()[:n] >> np.uint64(16)) & np.uint64(0xFF)).astype(np.uint8).tobytes()
 
 
+@pytest.fixture(scope="session")
+def e() -> np.ndarray:
+    """The first 10^6 bits of e, as NIST SP 800-22's Appendix B tests them (built once)."""
+    from nist_reference import e_bytes
+
+    return e_bytes()
+
+
+def feed_in_pieces(acc, data: bytes | np.ndarray, cuts: list[int]) -> None:
+    """Feed ``data`` to an accumulator cut at the given offsets."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    bounds = [0, *sorted(cuts), len(arr)]
+    for lo, hi in zip(bounds, bounds[1:]):
+        acc.update(arr[lo:hi])
+
+
 def pcg64_bytes(n: int, seed: int) -> bytes:
     return np.random.Generator(np.random.PCG64(seed)).bytes(n)

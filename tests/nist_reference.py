@@ -3,6 +3,8 @@ reproduce its worked examples and its Appendix B table."""
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 
@@ -66,6 +68,23 @@ def results_for(factory, data: str, e: np.ndarray) -> dict:
     if key not in _cache:
         _cache[key] = run(acc, {"e": e, "e100k": e[:12_500]}.get(data, data))
     return _cache[key]
+
+
+def reference_matches(got, expected, tolerance: float) -> bool:
+    """A reproduced value against the printed one: exact for counts and
+    tables (or a zero tolerance), within the tolerance otherwise."""
+    if isinstance(expected, (list, dict)) or tolerance == 0:
+        return got == expected
+    return math.isclose(got, expected, abs_tol=tolerance)
+
+
+def feed_in_sizes(acc, data: np.ndarray, sizes: tuple[int, ...] = (1, 7, 4093, 3, 10_000, 997)) -> None:
+    """Feed ``data`` in chunks of the given sizes, cycling through them."""
+    pos = 0
+    while pos < len(data):
+        step = sizes[pos % len(sizes)]
+        acc.update(data[pos : pos + step])
+        pos += step
 
 
 def same_results(a: list, b: list) -> None:

@@ -15,7 +15,8 @@ import os
 import numpy as np
 import pytest
 
-from nist_reference import E_BITS, EPSILON_100, e_bytes, observed, results_for, run, same_results
+from nist_reference import (E_BITS, EPSILON_100, e_bytes, feed_in_sizes, observed, reference_matches, results_for, run,
+                            same_results)
 
 from randqa.battery import _nist, accumulator_class, available_tests
 from randqa.battery.block_frequency import BlockFrequency
@@ -34,10 +35,6 @@ EPSILON_128 = (
     "00110101010001000100111101011010000000110101111100"
     "1100111001101101100010110010"
 )
-
-
-
-
 
 
 # (source, factory, input ("e", "e100k" or a bit string), result name, field, printed value, tolerance)
@@ -76,14 +73,6 @@ REFERENCES = [
 ]
 
 
-
-
-
-@pytest.fixture(scope="module")
-def e() -> np.ndarray:
-    return e_bytes()
-
-
 def test_e_bits_convention(e):
     # Appendix B: frequency test on the first 10^6 bits of e
     assert run(Frequency(), e)["frequency"].pvalue == pytest.approx(0.953749, abs=5e-7)
@@ -93,10 +82,7 @@ def test_e_bits_convention(e):
 def test_reference_value(ref, e):
     section, factory, data, name, field, expected, tolerance = ref
     got = observed(results_for(factory, data, e), name, field)
-    if isinstance(expected, (list, dict)) or tolerance == 0:
-        assert got == expected
-    else:
-        assert got == pytest.approx(expected, abs=tolerance)
+    assert reference_matches(got, expected, tolerance), (section, name, field, got, expected)
 
 
 def test_matrix_rank_example_2_5_4_with_printed_probabilities(e):
@@ -185,9 +171,6 @@ def test_registered_by_name():
         assert cls.name in available_tests() and accumulator_class(cls.name) is cls
 
 
-
-
-
 @pytest.mark.parametrize("factory", ALL_SIX + ODD_BLOCKS, ids=lambda f: repr(f()))
 def test_chunking_and_merge_do_not_change_results(factory, e):
     data = e[:60_001]  # an odd number of bytes ...
@@ -197,11 +180,7 @@ def test_chunking_and_merge_do_not_change_results(factory, e):
     whole.update_tail_bits(tail)
     reference = whole.finalize()
     chunked = factory()
-    sizes, pos = [1, 7, 4093, 3, 10_000, 997], 0
-    while pos < len(data):
-        step = sizes[pos % len(sizes)]
-        chunked.update(data[pos : pos + step])
-        pos += step
+    feed_in_sizes(chunked, data)
     chunked.update_tail_bits(tail)
     same_results(chunked.finalize(), reference)
     left, right = factory(), factory()
@@ -362,8 +341,7 @@ if __name__ == "__main__":
     print(f"{'source':7} {'result':20} {'field':13} {'printed':>32} {'randqa':>32}  ok")
     for section, factory, data, name, field, expected, tolerance in REFERENCES:
         got = observed(results_for(factory, data, bits_of_e), name, field)
-        exact = isinstance(expected, (list, dict)) or tolerance == 0
-        ok = got == expected if exact else math.isclose(got, expected, abs_tol=tolerance)
+        ok = reference_matches(got, expected, tolerance)
         shown = f"{got:.7f}" if isinstance(got, float) else str(got)
         print(f"{section:7} {name:20} {field:13} {str(expected):>32} {shown:>32}  {'yes' if ok else 'NO'}")
     rank3 = results_for(lambda: MatrixRank(rows=3, cols=3), "01011001001010101101", bits_of_e)["matrix_rank[3x3]"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from nist_reference import e_bytes
 
 # Appendix B of SP 800-22 Rev 1a; the suite uses exact class probabilities,
 # so longest_run, overlapping_template and linear_complexity (whose printed
@@ -29,9 +28,9 @@ APPENDIX_B = {
 
 
 @pytest.fixture(scope="module")
-def e_file(tmp_path_factory):
+def e_file(tmp_path_factory, e):
     path = tmp_path_factory.mktemp("nist") / "e.bin"
-    path.write_bytes(e_bytes().tobytes())
+    path.write_bytes(e.tobytes())
     return path
 
 

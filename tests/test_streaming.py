@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import feed_in_pieces
 from randqa.battery import available_tests, accumulator_class
 
 DATA = np.random.default_rng(2024).bytes(300_007)  # odd length on purpose
@@ -18,13 +19,6 @@ DATA = np.random.default_rng(2024).bytes(300_007)  # odd length on purpose
 
 def results_of(acc) -> list[dict]:
     return [r.to_json() for r in acc.finalize()]
-
-
-def feed_in_pieces(acc, data: bytes, cuts: list[int]) -> None:
-    arr = np.frombuffer(data, dtype=np.uint8)
-    bounds = [0, *sorted(cuts), len(arr)]
-    for lo, hi in zip(bounds, bounds[1:]):
-        acc.update(arr[lo:hi])
 
 
 @pytest.mark.parametrize("name", available_tests())

@@ -16,13 +16,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import conftest
 from randqa.battery import _linear
 from randqa.battery._folding import FoldedTest, fold_low_bits
 from randqa.battery.bcfn import BCFN, weight_letters
 from randqa.battery.bit_linear_complexity import BitLinearComplexity, complexity_cdf
-from randqa.battery.linear_complexity import complexity_log2_pmf
 from randqa.battery.digraph import Digraph
 from randqa.battery.gap import Gap
+from randqa.battery.linear_complexity import complexity_log2_pmf
 from randqa.battery.overlapping_serial import OverlappingSerial
 from randqa.results import Thresholds, classify
 
@@ -163,7 +164,7 @@ def reference_stream(name: str, nbytes: int, seed: int = 1) -> np.ndarray:
 
 
 def pcg64_bytes(nbytes: int, seed: int) -> np.ndarray:
-    return np.frombuffer(np.random.Generator(np.random.PCG64(seed)).bytes(nbytes), dtype=np.uint8)
+    return np.frombuffer(conftest.pcg64_bytes(nbytes, seed), dtype=np.uint8)
 
 
 def test_reference_generators_match_known_outputs() -> None:
@@ -180,9 +181,7 @@ def test_reference_generators_match_known_outputs() -> None:
 
 def run(acc, data: np.ndarray, cuts: list[int] | None = None):
     """Feed data (optionally cut at the given offsets) and return the results."""
-    bounds = [0] + sorted(cuts or []) + [len(data)]
-    for a, b in zip(bounds, bounds[1:]):
-        acc.update(data[a:b])
+    conftest.feed_in_pieces(acc, data, cuts or [])
     return acc.finalize()
 
 
