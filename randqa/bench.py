@@ -146,8 +146,9 @@ class StrategyRow:
 
 def _time_reader(strategy: str, call_bytes: int, calls: int, buffer: np.ndarray) -> float:
     from randqa.sources._generators import UrandomReader
+    from randqa.sources.urandom import URANDOM_PATH
 
-    reader = UrandomReader("/dev/urandom", strategy, call_bytes)
+    reader = UrandomReader(URANDOM_PATH, strategy, call_bytes)
     chunk = max(call_bytes, len(buffer) // call_bytes * call_bytes)
     if chunk > len(buffer):
         buffer = np.empty(chunk, dtype=np.uint8)

@@ -59,12 +59,12 @@ def _expect(value: Any, where: str, kinds: tuple[str, ...]) -> Any:
 def _required(obj: dict[str, Any], key: str, where: str, *kinds: str) -> Any:
     if key not in obj:
         raise _Invalid(f"{where}: missing key {key!r}")
-    return _expect(obj[key], f"{where}.{key}" if where else key, kinds)
+    return _expect(obj[key], _join(where, key), kinds)
 
 
 def _optional(obj: dict[str, Any], key: str, where: str, *kinds: str) -> Any:
     if key in obj:
-        return _expect(obj[key], f"{where}.{key}" if where else key, kinds)
+        return _expect(obj[key], _join(where, key), kinds)
     return None
 
 
@@ -99,8 +99,8 @@ def _check_run(run: Any, where: str) -> None:
     if "tests" not in run and "source" not in run:
         raise _Invalid(f"{where or 'top level'}: not a randqa result (no 'tests' or 'runs' key)")
     source = _required(run, "source", where, "object")
-    _required(source, "name", f"{where}.source" if where else "source", "string")
-    _optional(source, "seed", f"{where}.source" if where else "source", "integer", "null")
+    _required(source, "name", _join(where, "source"), "string")
+    _optional(source, "seed", _join(where, "source"), "integer", "null")
     _required(run, "suite", where, "string")
     bytes_tested = _required(run, "bytes_tested", where, "integer")
     if bytes_tested < 0:

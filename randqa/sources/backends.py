@@ -85,11 +85,10 @@ class Backend:
 
 
 def _os_backend(make: Callable[..., Source], param_name: str | None = None) -> Callable[[int | None, str | None], Source]:
+    # open_backend refuses a parameter for backends that take none
     def open_(seed: int | None, param: str | None) -> Source:
-        if param is not None and param_name is None:
-            raise UsageError("this backend takes no parameter")
         kwargs: dict[str, Any] = {"ignored_seed": seed}
-        if param is not None and param_name is not None:
+        if param is not None:
             kwargs[param_name] = parse_size(param)
             kwargs["param_text"] = param
         return make(**kwargs)
@@ -119,8 +118,6 @@ def _numpy_opener(name: str) -> Callable[[int | None, str | None], Source]:
     def open_(seed: int | None, param: str | None) -> Source:
         from randqa.sources.numpy_backends import open_bitgenerator
 
-        if param is not None:
-            raise UsageError(f"backend {name} takes no parameter")
         return open_bitgenerator(name, seed)
 
     return open_
@@ -129,8 +126,6 @@ def _numpy_opener(name: str) -> Callable[[int | None, str | None], Source]:
 def _open_python_random(seed: int | None, param: str | None) -> Source:
     from randqa.sources.numpy_backends import open_python_random
 
-    if param is not None:
-        raise UsageError("backend python-random takes no parameter")
     return open_python_random(seed)
 
 

@@ -48,6 +48,23 @@ class Source(ABC):
         self.close()
 
 
+class UnseededSource(Source):
+    """An endless source of OS or library entropy, which no seed can
+    reproduce: a --seed given to it is recorded as ignored, not pretended to."""
+
+    endless = True
+
+    def __init__(self, *, ignored_seed: int | None = None) -> None:
+        self.ignored_seed = ignored_seed
+
+    def describe(self) -> dict[str, Any]:
+        data = super().describe()
+        data["reproducible"] = False
+        if self.ignored_seed is not None:
+            data["seed_ignored"] = self.ignored_seed
+        return data
+
+
 def read_full(source: Source, buffer: memoryview) -> int:
     """Fill as much of ``buffer`` as the source can give before it ends.
 

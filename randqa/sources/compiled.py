@@ -68,15 +68,9 @@ class CompiledSource(Source):
 Opener = Callable[[int | None, str | None], Source]
 
 
-def _no_param(name: str, param: str | None) -> None:
-    if param is not None:
-        raise UsageError(f"backend {name} takes no parameter (got {name}:{param})")
-
-
 def _simple(name: str, bits: int, why: str, make: Callable[[int], Any], output: str, seeding: str,
             draw_bits: int = 64) -> Opener:
     def open_(seed: int | None, param: str | None) -> Source:
-        _no_param(name, param)
         s = resolve_seed(name, seed, bits, why, draw_bits)
         return CompiledSource(name, s, make(s), output=output, seeding=seeding)
 

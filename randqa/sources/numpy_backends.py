@@ -139,18 +139,23 @@ class BitGeneratorSource(Source):
         return data
 
 
+
+def _any_size_seed(name: str, seed: int | None) -> int:
+    """The seed to use for a generator that takes a seed of any size (64 bits drawn when none is given)."""
+    return resolve_seed(name, seed, 1 << 16, "any size", 64)
+
 def open_bitgenerator(name: str, seed: int | None) -> Source:
     """One of :data:`BITGENERATORS`, seeded through SeedSequence(seed)."""
     summary, spec, word_bytes, kwargs = BITGENERATORS[name]
     cls = _resolve(spec)
-    s = resolve_seed(name, seed, 1 << 16, "any size", 64)
+    s = _any_size_seed(name, seed)
     return BitGeneratorSource(name, s, cls(s, **kwargs), word_bytes, seeding=f"{spec.replace(':', '.')}(seed) via SeedSequence")
 
 
 def open_user_bitgenerator(spec: str, seed: int | None) -> Source:
     """``module:attribute``: a BitGenerator class or a callable seed -> BitGenerator (or Source)."""
     obj = _resolve(spec)
-    s = resolve_seed(spec, seed, 1 << 16, "any size", 64)
+    s = _any_size_seed(spec, seed)
     if isinstance(obj, np.random.BitGenerator):
         raise UsageError(f"{spec} is a BitGenerator instance; give its class or a factory so --seed can apply")
     if not callable(obj):
@@ -195,4 +200,4 @@ class PythonRandomSource(Source):
 
 
 def open_python_random(seed: int | None) -> Source:
-    return PythonRandomSource(resolve_seed("python-random", seed, 1 << 16, "any size", 64))
+    return PythonRandomSource(_any_size_seed("python-random", seed))

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from randqa.errors import InputError, UsageError
-from randqa.sources.base import Source
+from randqa.sources.base import UnseededSource
 
 
 @lru_cache(maxsize=1)
@@ -41,15 +41,14 @@ def openssl_version() -> str:
         return "unknown OpenSSL"
 
 
-class OpenSSLSource(Source):
+class OpenSSLSource(UnseededSource):
     """RAND_bytes into each buffer (in pieces below 2**31, its int limit)."""
 
-    endless = True
     MAX_CALL = 1 << 30
 
     def __init__(self, *, ignored_seed: int | None = None) -> None:
         self.name = "openssl"
-        self.ignored_seed = ignored_seed
+        super().__init__(ignored_seed=ignored_seed)
         self._rand_bytes = libcrypto().RAND_bytes
 
     def readinto(self, buffer: memoryview) -> int:
@@ -69,7 +68,5 @@ class OpenSSLSource(Source):
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()
-        data.update(reproducible=False, library=openssl_version())
-        if self.ignored_seed is not None:
-            data["seed_ignored"] = self.ignored_seed
+        data.update(library=openssl_version())
         return data

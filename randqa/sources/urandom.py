@@ -20,17 +20,15 @@ from typing import Any
 
 from randqa.errors import InputError
 from randqa.sources import _generators
-from randqa.sources.base import Source
+from randqa.sources.base import UnseededSource
 
 URANDOM_PATH = "/dev/urandom"
 #: the three ways to hold the device that `randqa bench urandom-strategies` times
 STRATEGIES = ("cached", "check", "reopen")
 
 
-class UrandomSource(Source):
+class UrandomSource(UnseededSource):
     """Bytes read from /dev/urandom (strategy ``check`` unless told otherwise)."""
-
-    endless = True
 
     def __init__(self, *, strategy: str = "check", call_bytes: int = 0, path: str = URANDOM_PATH,
                  name: str = "urandom", ignored_seed: int | None = None) -> None:
@@ -41,7 +39,7 @@ class UrandomSource(Source):
         self.name = name
         self.path = path
         self.call_bytes = call_bytes
-        self.ignored_seed = ignored_seed
+        super().__init__(ignored_seed=ignored_seed)
 
     @property
     def fileno(self) -> int:
@@ -62,26 +60,23 @@ class UrandomSource(Source):
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()
-        data.update(reproducible=False, device=self.path, strategy=self.reader.strategy,
+        data.update(device=self.path, strategy=self.reader.strategy,
                     read_call_bytes=self.call_bytes or None, reopens=self.reopens)
-        if self.ignored_seed is not None:
-            data["seed_ignored"] = self.ignored_seed
         return data
 
     def close(self) -> None:
         self.reader.close()
 
 
-class GetrandomSource(Source):
+class GetrandomSource(UnseededSource):
     """Bytes from the getrandom(2) system call (``os.getrandom``, flags 0)."""
 
-    endless = True
     #: the kernel returns at most 32 MiB - 1 per call
     MAX_CALL = (1 << 25) - 1
 
     def __init__(self, *, ignored_seed: int | None = None) -> None:
         self.name = "getrandom"
-        self.ignored_seed = ignored_seed
+        super().__init__(ignored_seed=ignored_seed)
 
     def readinto(self, buffer: memoryview) -> int:
         n = len(buffer)
@@ -91,10 +86,3 @@ class GetrandomSource(Source):
             buffer[done:done + len(chunk)] = chunk
             done += len(chunk)
         return n
-
-    def describe(self) -> dict[str, Any]:
-        data = super().describe()
-        data["reproducible"] = False
-        if self.ignored_seed is not None:
-            data["seed_ignored"] = self.ignored_seed
-        return data
