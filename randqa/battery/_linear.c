@@ -13,87 +13,21 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include "../_buffers.h"
+#include "_gf2.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------------
- * Berlekamp-Massey over GF(2) on bit-packed sequences.
- *
- * The sequence s_0..s_{n-1} is stored with s_k at bit k&63 of word k>>6.
- * Step N needs the discrepancy sum_i c_i s_{N-i}; with R the bit-reversed
- * sequence (R_j = s_{n-1-j}) that is the parity of C AND (R >> (n-1-N)),
- * so each step costs (L/64 + 1) word operations.  deg C <= L always holds
- * (Massey 1969), which bounds every loop by the current complexity.
- * ---------------------------------------------------------------------- */
-
-static inline uint64_t
-bit_reverse64(uint64_t x)
-{
-    x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
-    x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
-    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
-    return __builtin_bswap64(x);
-}
-
-/* C ^= x^shift * B, B having `bwords` possibly non-zero words */
-static inline void
-xor_shifted(uint64_t *C, const uint64_t *B, int bwords, int shift)
-{
-    int q = shift >> 6, r = shift & 63;
-    if (r == 0) {
-        for (int w = 0; w < bwords; w++)
-            C[w + q] ^= B[w];
-    } else {
-        for (int w = 0; w < bwords; w++) {
-            C[w + q] ^= B[w] << r;
-            C[w + q + 1] ^= B[w] >> (64 - r);
-        }
-    }
-}
 
 /* work must hold 4 * (n/64 + 3) words; n is a multiple of 64 */
 static int
 berlekamp_massey(const uint64_t *seq, int n, uint64_t *work)
 {
     int nw = n / 64, stride = nw + 3;
-    uint64_t *R = work, *C = work + stride, *B = work + 2 * stride, *T = work + 3 * stride;
+    uint64_t *R = work;
     for (int w = 0; w < nw; w++)
         R[w] = bit_reverse64(seq[nw - 1 - w]);
     R[nw] = R[nw + 1] = R[nw + 2] = 0;
-    memset(C, 0, (size_t)stride * 8);
-    memset(B, 0, (size_t)stride * 8);
-    C[0] = B[0] = 1;
-    int L = 0, m = 1, bwords = 1;
-    for (int N = 0; N < n; N++) {
-        int off = n - 1 - N, q = off >> 6, r = off & 63, cwords = (L >> 6) + 1;
-        uint64_t acc = 0;
-        if (r == 0) {
-            for (int w = 0; w < cwords; w++)
-                acc ^= C[w] & R[q + w];
-        } else {
-            for (int w = 0; w < cwords; w++)
-                acc ^= C[w] & ((R[q + w] >> r) | (R[q + w + 1] << (64 - r)));
-        }
-        if (!__builtin_parityll(acc)) {
-            m++;
-            continue;
-        }
-        if (2 * L <= N) {
-            memcpy(T, C, (size_t)cwords * 8);
-            xor_shifted(C, B, bwords, m);
-            L = N + 1 - L;
-            memcpy(B, T, (size_t)cwords * 8);
-            for (int w = cwords; w < bwords; w++)
-                B[w] = 0;
-            bwords = cwords;
-            m = 1;
-        } else {
-            xor_shifted(C, B, bwords, m);
-            m++;
-        }
-    }
-    return L;
+    return berlekamp_massey_reversed(R, n, work + stride);
 }
 
 /* linear_complexity(packed_bits, n) -> L for the n bits (n multiple of 64)

@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include "../_buffers.h"
+#include "_gf2.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -308,67 +309,6 @@ matrix_rank_counts(PyObject *self, PyObject *args)
 
 /* ------------------------------------------------------ linear complexity */
 
-/* c ^= b * x^shift on little-endian bit polynomials (bit i of the word
- * array is the coefficient of x^i), where b has `b_words` words that may be
- * non-zero; terms past `words` words are dropped. */
-static inline void
-xor_shifted(uint64_t *c, const uint64_t *b, int words, int b_words, int shift)
-{
-    int ws = shift >> 6, bs = shift & 63;
-    int top = ws + b_words < words - 1 ? ws + b_words : words - 1;
-    for (int k = top; k >= ws; k--) {
-        int j = k - ws;
-        uint64_t v = j < b_words ? b[j] << bs : 0;
-        if (bs && j >= 1 && j - 1 < b_words)
-            v |= b[j - 1] >> (64 - bs);
-        c[k] ^= v;
-    }
-}
-
-/* Berlekamp-Massey over GF(2): the length of the shortest LFSR that
- * generates the n bits of `reversed` (bit j, LSB-first in 64-bit words, is
- * s[n - 1 - j]; one zero word follows).  Polynomials are packed 64
- * coefficients a word, and deg C <= L, so each discrepancy
- * sum_{i<=L} c_i s[t - i] is the parity of L / 64 + 1 word ANDs with the
- * window of `reversed` that starts at bit n - 1 - t. */
-POPCNT_CLONES static int
-berlekamp_massey(const uint64_t *reversed, int n, uint64_t *work, int words)
-{
-    uint64_t *c = work, *b = work + words, *t = work + 2 * words;
-    memset(work, 0, (size_t)3 * words * sizeof(uint64_t));
-    c[0] = 1;
-    b[0] = 1;
-    int length = 0, last = -1, b_length = 0;
-    for (int i = 0; i < n; i++) {
-        int start = n - 1 - i, used = (length >> 6) + 1;
-        uint64_t acc = 0;
-        for (int k = 0; k < used; k++) {
-            int pos = start + 64 * k, w = pos >> 6, bit = pos & 63;
-            uint64_t window = reversed[w] >> bit;
-            if (bit)
-                window |= reversed[w + 1] << (64 - bit);
-            acc ^= c[k] & window;
-        }
-        if (!(__builtin_popcountll(acc) & 1))
-            continue;
-        int b_words = (b_length >> 6) + 1;
-        if (2 * length <= i) {
-            memcpy(t, c, (size_t)((length >> 6) + 1) * sizeof(uint64_t));
-            memset(t + (length >> 6) + 1, 0, (size_t)(words - (length >> 6) - 1) * sizeof(uint64_t));
-            xor_shifted(c, b, words, b_words, i - last);
-            b_length = length;
-            length = i + 1 - length;
-            last = i;
-            uint64_t *swap = b;
-            b = t;
-            t = swap;
-        } else {
-            xor_shifted(c, b, words, b_words, i - last);
-        }
-    }
-    return length;
-}
-
 /* linear_complexity_counts(data, nbits, block_bits, counts) -> blocks.
  * Adds 1 to counts[L] for the linear complexity L of each whole block
  * (counts needs block_bits + 1 entries). */
@@ -397,7 +337,7 @@ linear_complexity_counts(PyObject *self, PyObject *args)
         PyBuffer_Release(&out);
         return NULL;
     }
-    int words = block_bits / 64 + 2;
+    int words = (block_bits + 63) / 64 + 3; /* the padding berlekamp_massey_reversed reads */
     uint64_t *work = malloc((size_t)3 * words * sizeof(uint64_t));
     uint64_t *reversed = malloc((size_t)words * sizeof(uint64_t));
     if (!work || !reversed) {
@@ -425,7 +365,7 @@ linear_complexity_counts(PyObject *self, PyObject *args)
             if ((lo & 63) && (lo & 63) + take > 64)
                 reversed[(lo >> 6) + 1] |= r >> (64 - (lo & 63));
         }
-        counts[berlekamp_massey(reversed, block_bits, work, words)]++;
+        counts[berlekamp_massey_reversed(reversed, block_bits, work)]++;
     }
     Py_END_ALLOW_THREADS
     free(work);
