@@ -207,12 +207,6 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str,
     return compare_document(command, options, runs, time.perf_counter() - start, interrupted)
 
 
-def first_failure(run: dict[str, Any]) -> int | None:
-    """Length at which a progressive run first failed; None when it never
-    failed or was not progressive (a plain run has one length only)."""
-    return run.get("first_failure_bytes")
-
-
 def failing_tests(run: dict[str, Any]) -> list[str]:
     """Names of the tests that failed or looked suspicious, worst first."""
     bad = [t for t in run["tests"] if t.get("verdict") in ("fail", "suspicious")]
@@ -227,7 +221,7 @@ def render_table(doc: dict[str, Any]) -> str:
     rows = []
     for run in doc["runs"]:
         speed = run.get("speed_mb_s")
-        failure = first_failure(run)
+        failure = run.get("first_failure_bytes")  # None: never failed, or not progressive
         seed = run["source"].get("seed")
         rows.append([
             run["source"]["name"],

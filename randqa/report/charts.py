@@ -66,8 +66,8 @@ def figure_svg(fig: Figure, id_prefix: str) -> str:
 
 
 def _new_figure(width: float, height: float) -> Figure:
-    with matplotlib.rc_context(_RC):
-        return Figure(figsize=(width, height), layout="constrained")
+    """A figure for the report (call inside the callers' rc_context(_RC))."""
+    return Figure(figsize=(width, height), layout="constrained")
 
 
 def tail_probability(test: dict[str, Any]) -> float | None:
