@@ -78,6 +78,21 @@ def reference_matches(got, expected, tolerance: float) -> bool:
     return math.isclose(got, expected, abs_tol=tolerance)
 
 
+def print_references(references: list, e: np.ndarray, name_width: int, field_width: int, value_width: int) -> None:
+    """Print every reference value next to randqa's (the test files' script mode)."""
+    from randqa.battery.frequency import Frequency
+
+    print(f"frequency on e (App. B 0.953749): {run(Frequency(), e)['frequency'].pvalue:.7f}")
+    print(f"{'source':7} {'result':{name_width}} {'field':{field_width}} {'printed':>{value_width}} "
+          f"{'randqa':>{value_width + 2}}  ok")
+    for section, factory, data, name, field, expected, tolerance in references:
+        got = observed(results_for(factory, data, e), name, field)
+        ok = reference_matches(got, expected, tolerance)
+        shown = f"{got:.7f}" if isinstance(got, float) else str(got)
+        print(f"{section:7} {name:{name_width}} {field:{field_width}} {str(expected):>{value_width}} "
+              f"{shown:>{value_width + 2}}  {'yes' if ok else 'NO'}")
+
+
 def feed_in_sizes(acc, data: np.ndarray, sizes: tuple[int, ...] = (1, 7, 4093, 3, 10_000, 997)) -> None:
     """Feed ``data`` in chunks of the given sizes, cycling through them."""
     pos = 0

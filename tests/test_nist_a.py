@@ -15,8 +15,8 @@ import os
 import numpy as np
 import pytest
 
-from nist_reference import (E_BITS, EPSILON_100, e_bytes, feed_in_sizes, observed, reference_matches, results_for, run,
-                            same_results)
+from nist_reference import (E_BITS, EPSILON_100, e_bytes, feed_in_sizes, observed, print_references, reference_matches,
+                            results_for, run, same_results)
 
 from randqa.battery import _nist, accumulator_class, available_tests
 from randqa.battery.block_frequency import BlockFrequency
@@ -337,13 +337,7 @@ def test_cli_runs_the_examples_from_bit_text(cli, tmp_path):
 
 if __name__ == "__main__":
     bits_of_e = e_bytes()
-    print(f"frequency on e (App. B 0.953749): {run(Frequency(), bits_of_e)['frequency'].pvalue:.7f}")
-    print(f"{'source':7} {'result':20} {'field':13} {'printed':>32} {'randqa':>32}  ok")
-    for section, factory, data, name, field, expected, tolerance in REFERENCES:
-        got = observed(results_for(factory, data, bits_of_e), name, field)
-        ok = reference_matches(got, expected, tolerance)
-        shown = f"{got:.7f}" if isinstance(got, float) else str(got)
-        print(f"{section:7} {name:20} {field:13} {str(expected):>32} {shown:>32}  {'yes' if ok else 'NO'}")
+    print_references(REFERENCES, bits_of_e, 20, 13, 30)
     rank3 = results_for(lambda: MatrixRank(rows=3, cols=3), "01011001001010101101", bits_of_e)["matrix_rank[3x3]"]
     printed_pi = np.array([0.2888, 0.5776, 0.1336]) * rank3.details["matrices"]
     chi2 = float(((np.array(rank3.details["counts"]) - printed_pi) ** 2 / printed_pi).sum())

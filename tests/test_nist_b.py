@@ -13,13 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nist_reference import (EPSILON_100, e_bytes, feed_in_sizes, observed, reference_matches, results_for, run,
-                            same_results)
+from nist_reference import (EPSILON_100, e_bytes, feed_in_sizes, observed, print_references, reference_matches,
+                            results_for, run, same_results)
 
 from randqa.battery import accumulator_class, available_tests
 from randqa.battery.approximate_entropy import ApproximateEntropy
 from randqa.battery.cumulative_sums import CumulativeSums
-from randqa.battery.frequency import Frequency
 from randqa.battery.non_overlapping_template import NonOverlappingTemplate, aperiodic_templates
 from randqa.battery.overlapping_template import OverlappingTemplate
 from randqa.battery.random_excursions import RandomExcursions
@@ -265,12 +264,6 @@ def test_good_bits_pass():
 
 if __name__ == "__main__":
     bits_of_e = e_bytes()
-    print(f"frequency on e (App. B 0.953749): {run(Frequency(), bits_of_e)['frequency'].pvalue:.7f}")
-    print(f"{'source':7} {'result':40} {'field':9} {'printed':>12} {'randqa':>14}  ok")
-    for section, factory, data, name, field, expected, tolerance in REFERENCES:
-        got = observed(results_for(factory, data, bits_of_e), name, field)
-        ok = reference_matches(got, expected, tolerance)
-        shown = f"{got:.7f}" if isinstance(got, float) else str(got)
-        print(f"{section:7} {name:40} {field:9} {str(expected):>12} {shown:>14}  {'yes' if ok else 'NO'}")
+    print_references(REFERENCES, bits_of_e, 40, 9, 12)
     print("overlapping_template on e with the exact (Rev 1a) pi:",
           f"{run(OverlappingTemplate(), bits_of_e)['overlapping_template'].pvalue:.6f}")
