@@ -99,7 +99,8 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
     if seed_sweep is not None:
         if progressive or size is not None or word_bits or fmt != "bytes":
             raise UsageError("--seed-sweep reads --positions bytes of each seeded stream: it takes no --progressive, -n, --word-bits or --format")
-        result = _seed_sweep(source, seed_sweep, positions, seed or 0, chosen)
+        with ProgressBar(progress, seed_sweep * positions) as bar:
+            result = _seed_sweep(source, seed_sweep, positions, seed or 0, chosen, bar)
         return _report_run(result, json_path, html_path)
     if word_bits and fmt != "bytes":
         raise UsageError("--word-bits folds bytes; it does not take --format bits")
@@ -128,7 +129,8 @@ def _open_folded(source: str, fmt: str, seed: int | None, word_bits: str | None,
         raise UsageError(f"--low-bits: {exc}") from None
 
 
-def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: Suite) -> engine.RunResult:
+def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: Suite,
+                on_progress: ProgressBar) -> engine.RunResult:
     from randqa.seed_sweep import run_seed_sweep
     from randqa.sources import backend_names, open_backend
 
@@ -137,7 +139,7 @@ def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: 
             pass
         raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
     return run_seed_sweep(source, lambda s: open_backend(source, s), seeds, positions=positions,
-                          base_seed=base_seed, thresholds=suite.thresholds)
+                          base_seed=base_seed, thresholds=suite.thresholds, on_progress=on_progress)
 
 
 def _report_run(result: engine.RunResult, json_path: str | None, html_path: str | None) -> int:

@@ -80,7 +80,7 @@ class RunResult:
         return data
 
 
-class _InterruptGuard:
+class InterruptGuard:
     """Ctrl-C during a read stops at once; during the tests' update it waits
     for the chunk to finish, so no accumulator is left half-updated."""
 
@@ -95,7 +95,7 @@ class _InterruptGuard:
         else:
             raise KeyboardInterrupt
 
-    def __enter__(self) -> "_InterruptGuard":
+    def __enter__(self) -> "InterruptGuard":
         try:
             self._previous = signal.signal(signal.SIGINT, self._handler)
         except ValueError:  # not the main thread: leave signals alone
@@ -162,7 +162,7 @@ def feed(
     read = 0
     tail_bits = 0
     interrupted = False
-    with _InterruptGuard() as guard:
+    with InterruptGuard() as guard:
         try:
             turn = 0
             while limit_bits is None or 8 * read + 8 <= limit_bits:
@@ -228,7 +228,7 @@ def run(
     """Feed the source through fresh accumulators of the suite and judge the results."""
     start = time.perf_counter()
     accumulators = suite.build()
-    with _InterruptGuard() as guard:
+    with InterruptGuard() as guard:
         guard.updating = True  # outside feed's reads, Ctrl-C waits until the results are judged
         fed, bits, interrupted = feed(source, accumulators, limit=limit, chunk_bytes=chunk_bytes, jobs=jobs,
                                       on_progress=on_progress)
@@ -278,7 +278,7 @@ def run_progressive(
     fed_total, bits_total, interrupted, ended = 0, 0, False, False
     results: list[TestResult] = []
     target = min_bytes
-    with _InterruptGuard() as guard:
+    with InterruptGuard() as guard:
         guard.updating = True  # between reads Ctrl-C waits until the length is judged
         while True:
             fed, bits, interrupted = feed(source, accumulators, limit=target - fed_total, jobs=jobs,
