@@ -679,3 +679,21 @@ def test_pvalues_are_uniform_on_pcg64() -> None:
                 assert np.mean(values <= a) <= a + 3 * math.sqrt(a * (1 - a) / 240), name
         else:
             assert stats.kstest(values, "uniform").pvalue > 1e-4, name
+
+
+def test_birthday_spacings_mean_is_the_exact_one_not_lambda() -> None:
+    # 128 points in 2^17 cells: lambda = 4 but E[Y] = 3.834; 100,000 blocks
+    # of a good generator tell the two apart by ~28 standard errors, so a
+    # test summed against N lambda would fail here and the exact mean must not
+    from randqa.battery.birthday_spacings import BirthdaySpacings
+
+    acc = BirthdaySpacings(points=128, word_bytes=4, bits_per_word=17)
+    blocks = 100_000
+    data = pcg64_bytes(blocks * acc.block_bytes, seed=12)
+    acc.update(data)
+    (result,) = acc.finalize()
+    assert result.details["blocks"] == blocks
+    sd = math.sqrt(result.details["expected"])
+    assert abs(result.statistic - result.details["expected"]) < 4.5 * sd
+    assert result.details["lambda_per_block"] * blocks - result.statistic > 15 * sd
+    assert min(result.pvalue, result.pvalue_low) > 1e-5
