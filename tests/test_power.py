@@ -123,3 +123,10 @@ def test_ctrl_c_in_a_seed_sweep_prints_the_seeds_swept():
 def test_seed_sweep_needs_enough_seeds(cli):
     doc = cli("test", "pcg64", "--seed-sweep", "100", "--json", "-").json()
     assert {t["verdict"] for t in doc["tests"]} == {"insufficient"}
+
+
+def test_seed_sweep_past_the_seed_range_is_refused_up_front(cli):
+    result = cli("test", "randu", "--seed-sweep", "2000", "--seed", str(2**32 - 10))
+    assert result.returncode == 2
+    assert "ends at seed 4294969285, out of range" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
