@@ -13,8 +13,9 @@ starts at i = j = 0.  Its first 256 bytes show no bias of even 2% in any
 byte value at any position over 2^24 seeds, so the sweep rightly passes it.
 
 For seeds base, base+1, ..., base+K-1 the first P bytes of each stream are
-read, a block of seeds at a time, into a ``SeedSweep`` accumulator (memory
-O(256 P) whatever K), and three results are computed:
+read, a block of 4096 seeds at a time, into a ``SeedSweep`` accumulator
+(memory: the 256 P counts and one block, whatever K), and three results are
+computed:
 
 - ``seed_sweep[positions]``: for every position j and byte value v, the
   number of seeds whose stream has v at j is Binomial(K, 1/256); the
@@ -53,24 +54,29 @@ class SeedSweep:
     """Accumulates the starts of consecutively seeded streams, in seed order.
 
     Keeps per-position byte counts, the differing-bit count between adjacent
-    seeds, and the first and last start (so that two sweeps of consecutive
-    seed ranges merge exactly)."""
+    seeds, and the first and last start, so that the sweeps of two
+    consecutive seed ranges merge exactly (``first_seed`` checks the order)."""
 
-    def __init__(self, positions: int) -> None:
+    def __init__(self, positions: int, first_seed: int = 0) -> None:
         self.positions = positions
+        self.first_seed = first_seed
         self.seeds = 0
         self.counts = np.zeros((positions, 256), dtype=np.int64)  # counts[j, v]: seeds with byte v at j
         self.differing_bits = 0
         self.first: np.ndarray | None = None
         self.last: np.ndarray | None = None
 
+    @property
+    def next_seed(self) -> int:
+        return self.first_seed + self.seeds
+
     def update(self, starts: np.ndarray) -> None:
-        """Add the starts (one row per seed, in seed order) after those seen."""
-        if starts.shape[1:] != (self.positions,):
-            raise ValueError(f"starts must have {self.positions} columns, not {starts.shape[1:]}")
+        """Add the starts of the next seeds (one uint8 row per seed, in seed order)."""
+        if starts.dtype != np.uint8 or starts.shape[1:] != (self.positions,):
+            raise ValueError(f"starts must be uint8 rows of {self.positions} bytes, not {starts.dtype} {starts.shape[1:]}")
         if not len(starts):
             return
-        cells = (np.arange(self.positions) * 256 + starts).ravel()
+        cells = (np.arange(self.positions, dtype=np.int32) * 256 + starts).ravel()
         self.counts += np.bincount(cells, minlength=self.positions * 256).reshape(self.positions, 256)
         rows = starts if self.last is None else np.vstack([self.last, starts])
         self.differing_bits += int(np.bitwise_count(rows[1:] ^ rows[:-1]).sum())
@@ -80,11 +86,15 @@ class SeedSweep:
         self.seeds += len(starts)
 
     def merge(self, later: "SeedSweep") -> None:
-        """Add a sweep of the seeds that follow this one's."""
+        """Add the sweep of the seeds that follow this one's."""
         if later.positions != self.positions:
             raise ValueError("only sweeps of the same number of positions merge")
         if later.first is None:
             return
+        if self.first is None:
+            self.first_seed = later.first_seed
+        elif later.first_seed != self.next_seed:
+            raise ValueError(f"the later sweep starts at seed {later.first_seed}, not at {self.next_seed}")
         self.counts += later.counts
         self.differing_bits += later.differing_bits
         if self.last is not None:
@@ -151,24 +161,26 @@ def run_seed_sweep(name: str, open_seeded: Callable[[int], Source], seeds: int, 
     results like any other run.  Ctrl-C ends the sweep after the last
     whole block; the results then cover the seeds swept so far."""
     start = time.perf_counter()
-    sweep = SeedSweep(positions)
+    sweep = SeedSweep(positions, base_seed)
     interrupted = False
     with InterruptGuard() as guard:
         try:
             while sweep.seeds < seeds and not guard.pending:
                 block = collect_starts(open_seeded, min(SEEDS_PER_BLOCK, seeds - sweep.seeds), positions,
-                                       base_seed + sweep.seeds)
+                                       sweep.next_seed)
                 guard.updating = True
                 sweep.update(block)
                 guard.updating = False
                 if on_progress:
                     on_progress(block.size)
-            interrupted = guard.pending
         except KeyboardInterrupt:
             interrupted = True
-    results = sweep.finalize()
-    for r in results:
-        classify(r, thresholds)
+        # judged under the guard too: a Ctrl-C now must not lose the sweep
+        guard.updating = True
+        results = sweep.finalize()
+        for r in results:
+            classify(r, thresholds)
+        interrupted = (interrupted or guard.pending) and sweep.seeds < seeds
     run = RunResult(source={"name": name, "seed": base_seed}, suite="seed-sweep", results=results,
                     bytes_tested=sweep.seeds * positions, bits_tested=8 * sweep.seeds * positions,
                     elapsed_s=time.perf_counter() - start, interrupted=interrupted, thresholds=thresholds)

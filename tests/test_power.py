@@ -3,11 +3,8 @@ alarms on good generators (issue: detection at or before PractRand)."""
 
 from __future__ import annotations
 
-import json
+import os
 import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
@@ -89,13 +86,24 @@ def test_seed_sweep_blocks_and_merges_give_the_whole_matrix_result():
     in_blocks = SeedSweep(48)
     for lo in range(0, 3000, 700):
         in_blocks.update(starts[lo:lo + 700])
-    first, second = SeedSweep(48), SeedSweep(48)
+    first, second = SeedSweep(48), SeedSweep(48, first_seed=1234)
     first.update(starts[:1234])
     second.update(starts[1234:])
     first.merge(second)
-    for other in (in_blocks.finalize(), first.finalize()):
+    empty_then_first = SeedSweep(48, first_seed=0)
+    empty_then_first.merge(first)
+    empty_then_first.merge(SeedSweep(48, first_seed=3000))
+    for other in (in_blocks.finalize(), first.finalize(), empty_then_first.finalize()):
         assert [(r.name, r.statistic, r.pvalue, r.details) for r in other] == \
                [(r.name, r.statistic, r.pvalue, r.details) for r in whole]
+    with pytest.raises(ValueError, match="starts at seed 0, not at 1300"):
+        late = SeedSweep(48, first_seed=1234)
+        late.update(starts[1234:1300])
+        early = SeedSweep(48)
+        early.update(starts[:1234])
+        late.merge(early)
+    with pytest.raises(ValueError, match="uint8"):
+        SeedSweep(48).update(starts.astype(np.int64))
 
 
 def test_dnet_arc4_keying_leaves_no_start_bias_for_the_sweep(cli):
@@ -106,18 +114,36 @@ def test_dnet_arc4_keying_leaves_no_start_bias_for_the_sweep(cli):
     assert doc["verdict"] == "pass"
 
 
-def test_ctrl_c_in_a_seed_sweep_prints_the_seeds_swept():
-    proc = subprocess.Popen([sys.executable, "-m", "randqa", "test", "pcg64", "--seed-sweep", "100000000", "--json", "-"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(4)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    doc = json.loads(out)
-    swept = doc["seed_sweep"]["seeds"]
-    assert 0 < swept < 100000000 and swept % 4096 == 0
-    assert doc["bytes_tested"] == 256 * swept
-    assert b"Traceback" not in err
+@pytest.mark.parametrize("during, swept", [("collect", 4096), ("update", 8192), ("finalize", 3 * 4096)])
+def test_ctrl_c_in_a_seed_sweep_keeps_the_seeds_swept(monkeypatch, during, swept):
+    # SIGINT arrives while seed 5000 is read (second block), while the second
+    # block is added, or while the results are judged: the sweep stops after
+    # the last whole block and still returns its results (all of them, not
+    # marked interrupted, when every seed was swept before the Ctrl-C)
+    from randqa import seed_sweep
+
+    def interrupt() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def open_seeded(seed: int):
+        if during == "collect" and seed == 5000:
+            interrupt()
+        return open_backend("pcg64", seed)
+
+    if during != "collect":
+        method = "update" if during == "update" else "finalize"
+        original = getattr(seed_sweep.SeedSweep, method)
+
+        def wrapped(self, *args):
+            if method == "finalize" or self.seeds == 4096:
+                interrupt()
+            return original(self, *args)
+
+        monkeypatch.setattr(seed_sweep.SeedSweep, method, wrapped)
+    run = seed_sweep.run_seed_sweep("pcg64", open_seeded, 3 * 4096, positions=16)
+    assert run.interrupted == (swept < 3 * 4096)
+    assert run.extra["seed_sweep"]["seeds"] == swept and run.bytes_tested == 16 * swept
+    assert [r.verdict for r in run.results] == ["pass"] * 3
 
 
 def test_seed_sweep_needs_enough_seeds(cli):
