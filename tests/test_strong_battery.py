@@ -681,19 +681,28 @@ def test_pvalues_are_uniform_on_pcg64() -> None:
             assert stats.kstest(values, "uniform").pvalue > 1e-4, name
 
 
-def test_birthday_spacings_mean_is_the_exact_one_not_lambda() -> None:
-    # 128 points in 2^17 cells: lambda = 4 but E[Y] = 3.834; 100,000 blocks
-    # of a good generator tell the two apart by ~28 standard errors, so a
-    # test summed against N lambda would fail here and the exact mean must not
+def test_birthday_spacings_compares_with_the_mean_not_lambda() -> None:
+    # 256 points in 2^22 cells: lambda = 1 but E[Y] = 0.98882; 600,000 blocks
+    # of a good generator tell the two apart by ~8.7 standard errors, so a
+    # test summed against N lambda would fail here and the mean used must not
     from randqa.battery.birthday_spacings import BirthdaySpacings
 
-    acc = BirthdaySpacings(points=128, word_bytes=4, bits_per_word=17)
-    blocks = 100_000
-    data = pcg64_bytes(blocks * acc.block_bytes, seed=12)
-    acc.update(data)
+    acc = BirthdaySpacings(points=256, word_bytes=4, bits_per_word=22)
+    blocks, per_chunk = 600_000, 60_000
+    rng = np.random.Generator(np.random.PCG64(12))
+    for _ in range(blocks // per_chunk):
+        acc.update(rng.integers(0, 256, size=per_chunk * acc.block_bytes, dtype=np.uint8))
     (result,) = acc.finalize()
     assert result.details["blocks"] == blocks
     sd = math.sqrt(result.details["expected"])
-    assert abs(result.statistic - result.details["expected"]) < 4.5 * sd
-    assert result.details["lambda_per_block"] * blocks - result.statistic > 15 * sd
-    assert min(result.pvalue, result.pvalue_low) > 1e-5
+    assert abs(result.statistic - result.details["expected"]) < 4 * sd
+    assert result.details["lambda_per_block"] * blocks - result.statistic > 4.5 * sd
+    assert min(result.pvalue, result.pvalue_low) > 1e-4
+
+
+def test_birthday_spacings_refuses_too_few_cells_per_point() -> None:
+    from randqa.battery.birthday_spacings import BirthdaySpacings
+
+    BirthdaySpacings(points=512, word_bytes=4, bits_per_word=23)  # n/k = 2^-14 exactly
+    with pytest.raises(ValueError, match="over 2\\^-14 points per cell"):
+        BirthdaySpacings(points=128, word_bytes=4, bits_per_word=17)

@@ -12,21 +12,25 @@ little-endian words of ``word_bytes`` bytes each, keeping the top
 k = 2**(dims * bits_per_word) cells.  In each block the n points are sorted,
 the n spacings between neighbours are taken (with wrap-around, Knuth's
 definition), and Y = the number of spacing values that repeat an earlier
-one.  Y is approximately Poisson with lambda = n^3 / (4 k); as in TestU01,
-the Y of all N complete blocks are summed and compared with Poisson(N mu).
+one.  Y is approximately Poisson with lambda = n^3 / (4 k).  As in TestU01
+the Y of all N complete blocks are summed, but the sum is compared with
+Poisson(N mu) rather than TestU01's Poisson(N lambda).
 p-value: P(X >= total); the lower tail P(X <= total) is reported too (too
 few collisions is as wrong as too many).
 
-mu is E[Y] itself, not lambda: lambda is only its limit, and with 4096
-32-bit points E[Y] = 3.99458, 0.14% less.  That is nothing in one block but
-grows with N: summed against N lambda, a good generator would drift to a
-lower-tail failure after about 64 GiB.  E[Y] follows from Y = sum over j >= 2
-of (-1)^j P_j, where P_j counts the j-sets of equal spacings, and from the
-spacings of n uniform points on a circle of k cells being nearly k times a
-Dirichlet(1, ..., 1) vector: E[P_j] = C(n, j) (n-1)! / ((n-j)! j k^(j-1))
-(``mean_collisions``; the first term is n (n-1)^2 / 4k).  Simulation agrees: 4,000,000 blocks of
-4096 32-bit points give 3.9942 +- 0.0010, 20,000,000 blocks of 512 24-bit
-points 1.98595 +- 0.00031 against 1.98535 (lambda: 2).
+mu is E[Y] in the limit of many cells per point, not lambda (its limit in n
+as well): with 4096 32-bit points mu = 3.99458, 0.14% under lambda.  That is
+nothing in one block but grows with N: summed against N lambda, 64 GiB of
+PCG64 gave a lower tail of 5e-7, a failure.  mu follows from Y = sum over
+j >= 2 of (-1)^j P_j, where P_j counts the j-sets of equal spacings, and
+from the spacings of n uniform points on a circle of k cells being k times
+a Dirichlet(1, ..., 1) vector as k grows: E[P_j] = C(n, j) (n-1)! / ((n-j)!
+j k^(j-1)) (``mean_collisions``; the first term is n (n-1)^2 / 4k).  Whole
+cells make the true mean lower by about n/2k relatively, so parameters with
+n/k over 2^-14 are refused (their mean would drift like lambda's); at the
+default n/k = 2^-20.  Simulation agrees: 4,000,000 blocks of 4096 32-bit
+points give 3.9942 +- 0.0010 (mu 3.99458), 20,000,000 blocks of 512 24-bit
+points 1.98595 +- 0.00031 (mu 1.98535, lambda 2).
 
 Why it bites: the points of an LCG or of a lagged-Fibonacci generator lie on
 a lattice, so their spacings take far fewer distinct values than random
@@ -41,7 +45,7 @@ Parameters:
   bits_per_word  high bits kept from each word (default 8 * word_bytes)
   dims           words per point, t (default 1); dims * bits_per_word <= 64
 Needs one complete block (n * dims * word_bytes bytes); lambda must be at
-most 16, where the Poisson approximation is good.
+most 16, where the Poisson approximation is good, and n/k at most 2^-14.
 """
 
 from __future__ import annotations
@@ -55,17 +59,20 @@ from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
 
 MAX_LAMBDA = 16.0
+MAX_POINTS_PER_CELL = 2.0**-14  # n/k; the relative error of mu is about n/2k
 
 
 def mean_collisions(points: int, cell_bits: int) -> float:
-    """E[Y] for ``points`` uniform points in 2**cell_bits cells (see the module doc)."""
+    """E[Y] for ``points`` uniform points in 2**cell_bits cells, in the limit
+    of many cells per point (see the module doc)."""
     n, cells = points, 2.0**cell_bits
     term = n * (n - 1) ** 2 / (4 * cells)  # E[P_2]
-    total, sign, k = 0.0, 1.0, 2
-    while k <= n and term > 1e-17 * abs(total):
+    total, sign, j = 0.0, 1.0, 2
+    # the term ratio falls with j, so a term still growing exceeds the total
+    while j <= n and term > 1e-17 * abs(total):
         total += sign * term
-        term *= (n - k) ** 2 * k / ((k + 1) ** 2 * cells)  # E[P_(k+1)] / E[P_k]
-        sign, k = -sign, k + 1
+        term *= (n - j) ** 2 * j / ((j + 1) ** 2 * cells)  # E[P_(j+1)] / E[P_j]
+        sign, j = -sign, j + 1
     return total
 
 
@@ -93,6 +100,11 @@ class BirthdaySpacings(Accumulator):
         if self.lambda_per_block > MAX_LAMBDA:
             raise ValueError(
                 f"lambda = n^3/4k = {self.lambda_per_block:g} is over {MAX_LAMBDA:g}: use fewer points or more bits per point"
+            )
+        if points > MAX_POINTS_PER_CELL * 2.0**self.cell_bits:
+            raise ValueError(
+                f"{points} points in 2^{self.cell_bits} cells is over 2^-14 points per cell, where the expected "
+                "collision count is no longer exact enough: use more bits per point"
             )
         self.mean_per_block = mean_collisions(points, self.cell_bits)
         self.block_bytes = points * dims * word_bytes
