@@ -109,11 +109,13 @@ class InterruptGuard:
 
 class _ChunkWork:
     """Updates every accumulator with one chunk: in this thread, or spread
-    over a thread pool (the kernels release the GIL, and each accumulator
-    still sees every chunk in order, so results are those of one thread)."""
+    over a thread pool as each accumulator's ``update_tasks`` (the kernels
+    release the GIL, and each accumulator still sees every chunk in order,
+    so results are those of one thread)."""
 
     def __init__(self, accumulators: list[Accumulator], jobs: int) -> None:
         self.accumulators = accumulators
+        self.jobs = jobs
         self.pool = ThreadPoolExecutor(jobs) if jobs > 1 else None
         self.futures: list[Future] = []
         self.size = 0
@@ -124,7 +126,8 @@ class _ChunkWork:
             for acc in self.accumulators:
                 acc.update(chunk)
         else:
-            self.futures = [self.pool.submit(acc.update, chunk) for acc in self.accumulators]
+            self.futures = [self.pool.submit(task) for acc in self.accumulators
+                            for task in acc.update_tasks(chunk, self.jobs)]
 
     def finish(self) -> int:
         """Wait for the chunk in flight; return its size (0 when none)."""

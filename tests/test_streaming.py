@@ -46,6 +46,19 @@ def test_merge_equals_one_pass(name):
     assert results_of(left) == results_of(whole)
 
 
+@pytest.mark.parametrize("name", available_tests())
+def test_update_tasks_in_any_order_equal_update(name):
+    # what --jobs runs in parallel threads: the tasks of one chunk, in any order
+    cls = accumulator_class(name)
+    whole = cls()
+    whole.update(np.frombuffer(DATA, dtype=np.uint8))
+    tasked = cls()
+    for lo, hi in [(0, 70_001), (70_001, 300_007)]:
+        for task in reversed(tasked.update_tasks(np.frombuffer(DATA[lo:hi], dtype=np.uint8), 3)):
+            task()
+    assert results_of(tasked) == results_of(whole)
+
+
 def test_merge_refuses_a_misaligned_left_part():
     cls = accumulator_class("birthday_spacings")
     left, right = cls(), cls()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -42,6 +42,12 @@ class Accumulator(ABC):
     @abstractmethod
     def update(self, chunk: np.ndarray) -> None:
         """Consume the next bytes of the stream (a contiguous uint8 array)."""
+
+    def update_tasks(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
+        """Callables that together do ``update(chunk)`` and may run in
+        parallel threads (the engine's ``--jobs``).  A test whose blocks are
+        independent returns up to ``parts`` of them; by default, one."""
+        return [lambda: self.update(chunk)]
 
     def update_tail_bits(self, bits: np.ndarray) -> None:
         """Consume the final 1-7 bits of a bit stream (values 0/1); ignored by default."""

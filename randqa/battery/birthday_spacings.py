@@ -50,6 +50,10 @@ most 16, where the Poisson approximation is good, and n/k at most 2^-14.
 
 from __future__ import annotations
 
+import threading
+from functools import partial
+from typing import Callable
+
 import numpy as np
 from scipy import stats
 
@@ -111,20 +115,32 @@ class BirthdaySpacings(Accumulator):
         self.blocks = 0
         self.collisions = 0
         self._blocks = WholeBlocks(self.block_bytes)
+        self._lock = threading.Lock()
 
     @property
     def alignment(self) -> int:
         return self.block_bytes
 
-    def _count(self, data) -> None:
+    def _count(self, data: np.ndarray) -> None:
         counts = _kernels.birthday_collisions(data, self.points, self.word_bytes, self.bits_per_word, self.dims)
-        self.blocks += len(counts)
-        self.collisions += sum(counts)
+        with self._lock:  # the parts of one chunk may be counted in parallel
+            self.blocks += len(counts)
+            self.collisions += sum(counts)
+
+    def update_tasks(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
+        # the unfinished block is carried over now, in stream order; the
+        # whole blocks are independent, so they split into parts freely
+        self.bytes_seen += len(chunk)
+        tasks = []
+        for run in self._blocks.split(chunk):
+            blocks = len(run) // self.block_bytes
+            bounds = [blocks * i // parts * self.block_bytes for i in range(parts + 1)]
+            tasks += [partial(self._count, run[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+        return tasks
 
     def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
-        for run in self._blocks.split(chunk):
-            self._count(run)
+        for task in self.update_tasks(chunk, 1):
+            task()
 
     def merge(self, other: Accumulator) -> None:
         self._check_mergeable(other)
