@@ -292,3 +292,14 @@ def test_default_sources_are_backends():
     if not names:
         pytest.skip("no generator backends registered yet (randqa.sources.backends)")
     assert [s for s in randqa.compare.DEFAULT_SOURCES if s not in names] == []
+
+
+def test_report_details_keep_their_exponents(saved_run, tmp_path):
+    # a p of 5.3e-50 once showed as 5.31e-5: zeros were stripped from the exponent
+    doc = json.loads(json.dumps(saved_run))
+    doc["tests"][0]["details"] = {"worst_cell_p": 5.3062373157205915e-50, "big": 1.2e10, "count": 256.0}
+    json_path, html_path = tmp_path / "details.json", tmp_path / "details.html"
+    json_path.write_text(json.dumps(doc))
+    assert run_main("report", str(json_path), "-o", str(html_path)) == 0
+    text = html_path.read_text()
+    assert "worst_cell_p=5.31e-50, big=1.2e+10, count=256<" in text

@@ -227,7 +227,11 @@ def _test_rows(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _short(value: Any) -> str:
     if isinstance(value, float):
-        return format_number(value, 4).rstrip("0").rstrip(".") if value == value else "nan"
+        if value != value:
+            return "nan"
+        # trailing zeros go from the mantissa only: 5.31e-50 must not become 5.31e-5
+        mantissa, e, exponent = format_number(value, 4).partition("e")
+        return mantissa.rstrip("0").rstrip(".") + e + exponent
     text = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
     return text if len(text) <= 40 else text[:37] + "…"
 
