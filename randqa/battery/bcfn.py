@@ -124,7 +124,9 @@ class _Level:
         word = np.zeros(len(packed), dtype=np.int64)
         for d in digits:
             word = word * self.letters + d
-        return np.bincount(word[valid], weights=packed[valid], minlength=self.cells).astype(np.int64)
+        counts = np.zeros(self.cells, dtype=np.int64)
+        np.add.at(counts, word[valid], packed[valid].astype(np.int64))  # in integers: float weights round past 2^53
+        return counts
 
 
 class BCFN(Accumulator):

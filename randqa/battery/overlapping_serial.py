@@ -133,7 +133,7 @@ class OverlappingSerial(Accumulator):
             values = np.arange(65536)
             for offset in range(8):  # patterns starting at bit `offset` of the first byte of a pair
                 patterns = (values >> (16 - m - offset)) & (2**m - 1)
-                counts += np.bincount(patterns, weights=self.counts, minlength=2**m).astype(np.int64)
+                np.add.at(counts, patterns, self.counts)  # in integers: float weights round past 2^53
             inside = 8 * max(self.bytes_seen - 1, 0)  # bits whose patterns the pairs counted
         else:
             counts = self.counts.copy()
