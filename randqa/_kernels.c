@@ -326,12 +326,65 @@ birthday_collisions(PyObject *self, PyObject *args)
     return result;
 }
 
+/* rc4_digraph_counts(data, first_position, previous, low, high): counts the
+ * byte pairs that can be Fluhrer-McGrew digraphs, by the position mod 256 of
+ * their first byte (c).  low[c][k][b] counts pairs (a, b) with a = 0, 129,
+ * 255 for k = 0, 1, 2; high[c][a] counts pairs (a, 255).  data's first byte
+ * is at stream position first_position; previous (0-255, or -1 when none) is
+ * the byte before it, whose pair with data[0] is counted too. */
+static PyObject *
+rc4_digraph_counts(PyObject *self, PyObject *args)
+{
+    Py_buffer in, lo, hi;
+    Py_ssize_t first_position;
+    int previous;
+    PyObject *lo_obj, *hi_obj;
+    if (!PyArg_ParseTuple(args, "y*niOO", &in, &first_position, &previous, &lo_obj, &hi_obj))
+        return NULL;
+    if (get_int64_out(lo_obj, &lo, 256 * 3 * 256, "low") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    if (get_int64_out(hi_obj, &hi, 256 * 256, "high") < 0) {
+        PyBuffer_Release(&in);
+        PyBuffer_Release(&lo);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    int64_t *low = (int64_t *)lo.buf, *high = (int64_t *)hi.buf;
+    Py_ssize_t n = in.len;
+    /* the row of low: 0, 1, 2 for a first byte of 0, 129, 255, else none */
+    int8_t low_row[256];
+    memset(low_row, -1, sizeof low_row);
+    low_row[0] = 0;
+    low_row[129] = 1;
+    low_row[255] = 2;
+    Py_BEGIN_ALLOW_THREADS
+    unsigned a = previous >= 0 ? (unsigned)previous : 0;
+    uint8_t c = (uint8_t)(first_position - 1);
+    for (Py_ssize_t k = previous >= 0 ? 0 : 1; k < n; k++) {
+        unsigned first = k ? p[k - 1] : a, second = p[k];
+        uint8_t cls = (uint8_t)(c + k);
+        int row = low_row[first];
+        if (row >= 0)
+            low[((size_t)cls * 3 + row) * 256 + second]++;
+        if (second == 255)
+            high[(size_t)cls * 256 + first]++;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&lo);
+    PyBuffer_Release(&hi);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef kernel_methods[] = {
     {"byte_histogram", byte_histogram, METH_VARARGS, "Add byte-value counts of data into an int64[256] array."},
     {"word16_histogram", word16_histogram, METH_VARARGS, "Add little-endian 16-bit word counts into an int64[65536] array."},
     {"bit_counts", bit_counts, METH_VARARGS, "Return (ones, transitions) of the bits of data, MSB first."},
     {"lag_product_sum", lag_product_sum, METH_VARARGS, "Return sum of data[i]*data[i+lag] inside data."},
     {"birthday_collisions", birthday_collisions, METH_VARARGS, "Spacing collisions of each complete block of points."},
+    {"rc4_digraph_counts", rc4_digraph_counts, METH_VARARGS, "Count the pairs that can be Fluhrer-McGrew digraphs, by position mod 256."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -744,3 +744,76 @@ def test_birthday_spacings_mean_matches_exact_enumeration(points, cell_bits):
     limit = mean_collisions(points, cell_bits)
     assert (limit - exact) / exact > 0.4 * points / 2**cell_bits  # the many-cells limit alone is too high
     assert abs(expected_collisions(points, cell_bits) - exact) / exact < 0.05 * points / 2**cell_bits
+
+
+def _rc4_cell_reference(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The fluhrer_mcgrew kernel's tables, by numpy."""
+    a, b = data[:-1].astype(np.int64), data[1:].astype(np.int64)
+    cls = np.arange(len(a)) % 256
+    low = np.zeros((256, 3, 256), dtype=np.int64)
+    for row, value in enumerate((0, 129, 255)):
+        hit = a == value
+        np.add.at(low, (cls[hit], row, b[hit]), 1)
+    high = np.zeros((256, 256), dtype=np.int64)
+    hit = b == 255
+    np.add.at(high, (cls[hit], a[hit]), 1)
+    return low.ravel(), high.ravel()
+
+
+def test_fluhrer_mcgrew_counts_cells_across_chunks_and_merges() -> None:
+    from randqa.battery.fluhrer_mcgrew import FluhrerMcGrew
+
+    # bytes drawn mostly from the values the cells use, so every table fills
+    data = np.random.default_rng(21).choice(np.array([0, 1, 2, 129, 200, 255], dtype=np.uint8), size=200_003)
+    low, high = _rc4_cell_reference(data)
+    pieces = FluhrerMcGrew()
+    run(pieces, data, cuts=[1, 2, 255, 256, 257, 70_001])
+    left, right = FluhrerMcGrew(), FluhrerMcGrew()
+    split = 256 * 300
+    run(left, data[:split])
+    run(right, data[split:], cuts=[5])
+    left.merge(right)
+    for acc in (pieces, left):
+        assert np.array_equal(acc.low, low) and np.array_equal(acc.high, high)
+        assert acc.bytes_seen == len(data)
+
+
+def test_fluhrer_mcgrew_phase_scores_are_standard_normal_on_random_bytes() -> None:
+    # the exact variance (with the covariance of overlapping pairs) makes each
+    # phase's z standard normal: 300 streams of 1 MiB, all 256 phases
+    from randqa import _kernels
+    from randqa.battery.fluhrer_mcgrew import phase_scores
+
+    rng = np.random.Generator(np.random.PCG64(22))
+    scores = []
+    for _ in range(300):
+        data = rng.integers(0, 256, size=1 << 20, dtype=np.uint8)
+        low, high = np.zeros(256 * 3 * 256, dtype=np.int64), np.zeros(65536, dtype=np.int64)
+        _kernels.rc4_digraph_counts(data, 0, -1, low, high)
+        scores.append(phase_scores(low, high, len(data) - 1))
+    scores = np.array(scores)
+    assert abs(scores.mean()) < 0.2
+    assert 0.8 < scores.var(axis=0).mean() < 1.2
+
+
+def test_fluhrer_mcgrew_finds_planted_biases_and_their_phase() -> None:
+    # random bytes, except that after a byte i+1 (i = position mod 256 + 77)
+    # the next byte is 255 three times as often as it should be: the
+    # (i+1, 255) cells of Fluhrer and McGrew's table at phase 77
+    from randqa.battery.fluhrer_mcgrew import FluhrerMcGrew
+
+    rng = np.random.Generator(np.random.PCG64(23))
+    data = rng.integers(0, 256, size=64 << 20, dtype=np.uint8)
+    pairs = len(data) - 1
+    i_plus_1 = np.resize(np.arange(78, 78 + 256, dtype=np.uint64).astype(np.uint8), pairs)
+    planted = (data[:-1] == i_plus_1) & (rng.integers(0, 128, size=pairs, dtype=np.uint8) == 0)
+    data[1:][planted] = 255
+    acc = FluhrerMcGrew()
+    acc.update(data)
+    (result,) = acc.finalize()
+    classify(result, Thresholds())
+    assert result.verdict == "fail" and result.details["phase"] == 77
+    clean = FluhrerMcGrew()
+    clean.update(rng.integers(0, 256, size=64 << 20, dtype=np.uint8))
+    (null,) = clean.finalize()
+    assert null.pvalue > 1e-3
