@@ -341,6 +341,11 @@ rc4_digraph_counts(PyObject *self, PyObject *args)
     PyObject *lo_obj, *hi_obj;
     if (!PyArg_ParseTuple(args, "y*niOO", &in, &first_position, &previous, &lo_obj, &hi_obj))
         return NULL;
+    if (previous < -1 || previous > 255) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "previous must be a byte value or -1");
+        return NULL;
+    }
     if (get_int64_out(lo_obj, &lo, 256 * 3 * 256, "low") < 0) {
         PyBuffer_Release(&in);
         return NULL;
