@@ -27,6 +27,7 @@ ENTRIES = [
     ("digraph", dict(position_mod=0), None),
     ("digraph", dict(position_mod=0), (32, 8)),
     ("digraph", dict(position_mod=256), None),
+    ("fluhrer_mcgrew", dict(), None),
     ("overlapping_serial", dict(m=8), None),
     ("overlapping_serial", dict(m=16), None),
     ("overlapping_serial", dict(m=8), (8, 1)),
