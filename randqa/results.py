@@ -104,6 +104,12 @@ def chi_square_result(name: str, statistic: float, dof: int, details: dict[str, 
     )
 
 
+def smallest_of(p_min: float, looks: int) -> float:
+    """P(the smallest of ``looks`` independent p-values is <= p_min):
+    1 - (1 - p_min)^looks (Sidak), computed stably when p_min is tiny."""
+    return float(-math.expm1(looks * math.log1p(-p_min))) if p_min < 1 else 1.0
+
+
 def classify(result: TestResult, thresholds: Thresholds) -> str:
     """Fill in and return the verdict of ``result`` (kept if the test set one)."""
     if result.verdict is None:

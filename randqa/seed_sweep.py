@@ -43,7 +43,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.engine import InterruptGuard, RunResult
-from randqa.results import TestResult, Thresholds, chi_square_result, classify, insufficient
+from randqa.results import TestResult, Thresholds, chi_square_result, classify, insufficient, smallest_of
 from randqa.sources.base import Source, read_full
 
 MIN_SEEDS = 5 * 256
@@ -118,8 +118,7 @@ class SeedSweep:
         worst_position, worst_value = np.unravel_index(int(np.argmin(cell_p)), cell_p.shape)
         p_min = float(cell_p[worst_position, worst_value])
         looks = 2 * cell_p.size
-        # Sidak adjustment, computed stably for tiny p_min
-        p_positions = float(-np.expm1(looks * np.log1p(-p_min))) if p_min < 1 else 1.0
+        p_positions = smallest_of(p_min, looks)
         results = [
             TestResult(
                 "seed_sweep[positions]", float(counts[worst_position, worst_value]), p_positions,

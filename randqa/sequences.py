@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from randqa.battery import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, insufficient, smallest_of
 
 ALPHA = 0.01
 MIN_SEQUENCES_FOR_UNIFORMITY = 55
@@ -182,8 +182,6 @@ def second_level(name: str, summary: PValueSummary, sequences: int, uniformity: 
         details["uniformity_chi2"] = chi2
         return TestResult(name, proportion, float(special.gammaincc(9 / 2, chi2 / 2)), pvalue_low=p_proportion,
                           details=details)
-    # Sidak-adjusted smallest p-value, computed stably when p_min is tiny
-    p_min = summary.min_p
-    p_adjusted = float(-math.expm1(k * math.log1p(-p_min))) if p_min < 1 else 1.0
+    p_adjusted = smallest_of(summary.min_p, k)
     details["min_p_adjusted"] = p_adjusted
     return TestResult(name, proportion, p_adjusted, pvalue_low=p_proportion, details=details)

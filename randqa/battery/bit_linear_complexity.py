@@ -57,7 +57,7 @@ from randqa.battery import _linear
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
 from randqa.battery.linear_complexity import complexity_pmf
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, insufficient, smallest_of
 
 MIN_EXPECTED = 5
 MAX_HALF_WIDTH = 5
@@ -158,7 +158,7 @@ class BitLinearComplexity(Accumulator):
         results = [self._class_chi_square(label, hist, count)]
         lowest = int(np.flatnonzero(hist)[0])
         tail = complexity_cdf(n, lowest)
-        pvalue = -math.expm1(count * math.log1p(-tail)) if tail < 1 else 1.0
+        pvalue = smallest_of(tail, count)
         results.append(
             TestResult(
                 name=label[:-1] + ",lowest]",

@@ -43,7 +43,7 @@ from scipy import stats
 
 from randqa import _kernels
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, insufficient, smallest_of
 
 MIN_BYTES = 64 << 20
 PAIR = 2.0**-16
@@ -191,7 +191,7 @@ class FluhrerMcGrew(Accumulator):
         tails = upper_tail(z, skewness)
         best = int(np.argmin(tails))
         tail = float(tails[best])
-        pvalue = float(-np.expm1(256 * np.log1p(-tail))) if tail < 1 else 1.0
+        pvalue = smallest_of(tail, 256)
         return [
             TestResult(self.name, float(z[best]), pvalue,
                        details={"phase": best, "pairs": pairs, "phases": 256, "skewness": float(skewness[best])})
