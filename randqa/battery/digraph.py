@@ -49,14 +49,14 @@ from __future__ import annotations
 import numpy as np
 
 from randqa.battery import _linear
-from randqa.battery.base import Accumulator
+from randqa.battery._pairs import BytePairTest
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 1
 MAX_POSITION_MOD = 4096
 
 
-class Digraph(Accumulator):
+class Digraph(BytePairTest):
     name = "digraph"
 
     def __init__(self, *, position_mod: int = 0) -> None:
@@ -68,34 +68,16 @@ class Digraph(Accumulator):
         self.position_mod = position_mod
         self.classes = max(position_mod, 1)
         self.counts = np.zeros(self.classes * 65536, dtype=np.int64)
-        self.first_byte = -1
-        self.last_byte = -1
 
     @property
     def alignment(self) -> int:
         return self.classes
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
-        _linear.digraph_scan(chunk, self.last_byte, self.bytes_seen, self.position_mod, self.counts)
-        if self.first_byte < 0:
-            self.first_byte = int(chunk[0])
-        self.last_byte = int(chunk[-1])
-        self.bytes_seen += len(chunk)
+    def _scan(self, data: np.ndarray, start: int, previous: int) -> None:
+        _linear.digraph_scan(data, previous, start, self.position_mod, self.counts)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
-        if other.bytes_seen == 0:
-            return
-        self.counts += other.counts  # other's classes start at position 0, which alignment makes ours too
-        if self.last_byte >= 0:
-            cls = (self.bytes_seen - 1) % self.classes
-            self.counts[cls * 65536 + self.last_byte * 256 + other.first_byte] += 1
-        else:
-            self.first_byte = other.first_byte
-        self.last_byte = other.last_byte
-        self.bytes_seen += other.bytes_seen
+    def _add_counts(self, other: BytePairTest) -> None:
+        self.counts += other.counts
 
     def finalize(self) -> list[TestResult]:
         label = self.name if self.position_mod == 0 else f"{self.name}[position_mod={self.position_mod}]"

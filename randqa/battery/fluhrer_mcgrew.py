@@ -42,7 +42,7 @@ import numpy as np
 from scipy import stats
 
 from randqa import _kernels
-from randqa.battery.base import Accumulator
+from randqa.battery._pairs import BytePairTest
 from randqa.results import TestResult, insufficient, smallest_of
 
 MIN_BYTES = 64 << 20
@@ -146,42 +146,24 @@ def upper_tail(z: np.ndarray, skewness: np.ndarray) -> np.ndarray:
     return np.clip(stats.norm.sf(z) + skewness / 6 * (z**2 - 1) * stats.norm.pdf(z), 0.0, 1.0)
 
 
-class FluhrerMcGrew(Accumulator):
+class FluhrerMcGrew(BytePairTest):
     name = "fluhrer_mcgrew"
 
     def __init__(self) -> None:
         super().__init__()
         self.low = np.zeros(256 * 3 * 256, dtype=np.int64)  # pairs (0|129|255, b) by class
         self.high = np.zeros(256 * 256, dtype=np.int64)  # pairs (a, 255) by class
-        self.first_byte = -1
-        self.last_byte = -1
 
     @property
     def alignment(self) -> int:
         return 256
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
-        _kernels.rc4_digraph_counts(chunk, self.bytes_seen, self.last_byte, self.low, self.high)
-        if self.first_byte < 0:
-            self.first_byte = int(chunk[0])
-        self.last_byte = int(chunk[-1])
-        self.bytes_seen += len(chunk)
+    def _scan(self, data: np.ndarray, start: int, previous: int) -> None:
+        _kernels.rc4_digraph_counts(data, start, previous, self.low, self.high)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
-        if other.bytes_seen == 0:
-            return
-        self.low += other.low  # alignment 256: other's classes are ours
+    def _add_counts(self, other: BytePairTest) -> None:
+        self.low += other.low
         self.high += other.high
-        if self.last_byte >= 0:
-            boundary = np.array([other.first_byte], dtype=np.uint8)
-            _kernels.rc4_digraph_counts(boundary, self.bytes_seen, self.last_byte, self.low, self.high)
-        else:
-            self.first_byte = other.first_byte
-        self.last_byte = other.last_byte
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         if self.bytes_seen < MIN_BYTES:
