@@ -43,6 +43,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.engine import InterruptGuard, RunResult
+from randqa.errors import UsageError
 from randqa.results import TestResult, Thresholds, chi_square_result, classify, insufficient, smallest_of
 from randqa.sources.base import Source, read_full
 
@@ -160,6 +161,11 @@ def run_seed_sweep(name: str, open_seeded: Callable[[int], Source], seeds: int, 
     results like any other run.  Ctrl-C ends the sweep after the last
     whole block; the results then cover the seeds swept so far."""
     start = time.perf_counter()
+    last = base_seed + seeds - 1
+    try:
+        open_seeded(last).close()  # the whole seed range is valid, before any work
+    except UsageError as exc:
+        raise UsageError(f"--seed-sweep {seeds} from seed {base_seed} ends at seed {last}, out of range: {exc}") from None
     sweep = SeedSweep(positions, base_seed)
     interrupted = False
     with InterruptGuard() as guard:
