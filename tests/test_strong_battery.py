@@ -793,7 +793,8 @@ def test_fluhrer_mcgrew_phase_scores_match_a_dense_computation() -> None:
     variance = (weights**2).sum(axis=(1, 2)) * PAIR - mean**2
     following = np.roll(weights, -1, axis=0)
     covariance = np.einsum("iab,ibc->i", weights, following) * PAIR / 256 - mean * np.roll(mean, -1)
-    assert np.allclose(_CELLS[4], variance, rtol=1e-12, atol=0) and np.allclose(_CELLS[5], covariance, rtol=1e-12, atol=0)
+    assert np.allclose(_CELLS.variance, variance, rtol=1e-12, atol=0)
+    assert np.allclose(_CELLS.covariance, covariance, rtol=1e-12, atol=0)
 
     data = np.random.default_rng(24).choice(np.array([0, 1, 2, 3, 129, 254, 255], dtype=np.uint8), size=300_001)
     pairs = len(data) - 1

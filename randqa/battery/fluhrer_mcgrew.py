@@ -38,6 +38,8 @@ counts in the cells, where the normal approximation is good.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy import stats
 
@@ -86,15 +88,24 @@ def biased_cells(i: int) -> dict[tuple[int, int], float]:
     return cells
 
 
-def _cell_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Flat arrays over every (i, a, b, w), where each cell's count is kept,
-    and per i the variance and third moment (about 0 per pair: E[w^3 1]) of
-    one pair's weighted indicator and its covariance with the next pair's
-    (whose index is i + 1)."""
+class CellTables(NamedTuple):
+    """Flat arrays over every biased cell (i, a, b) of every index i, and per
+    i the moments of one pair's weighted indicator w 1[pair = (a, b)]."""
+
+    index: np.ndarray  # i of each cell
+    table: np.ndarray  # 0: its count is in `low`, 1: in `high`
+    slot: np.ndarray  # its place in that table's row of a position class
+    weight: np.ndarray  # w
+    variance: np.ndarray  # per i
+    covariance: np.ndarray  # per i, with the next pair's (whose index is i + 1)
+    third_moment: np.ndarray  # per i, E[w^3 1] (about 0: the third cumulant of the counts)
+
+
+def _cell_tables() -> CellTables:
     index, table, slot, weight = [], [], [], []
     mean = np.zeros(256)
     square = np.zeros(256)
-    cube = np.zeros(256)
+    third_moment = np.zeros(256)
     cells_of = [biased_cells(i) for i in range(256)]
     for i, cells in enumerate(cells_of):
         for (a, b), w in cells.items():
@@ -108,13 +119,14 @@ def _cell_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
             weight.append(w)
             mean[i] += w * PAIR
             square[i] += w * w * PAIR
-            cube[i] += w**3 * PAIR
+            third_moment[i] += w**3 * PAIR
     covariance = np.zeros(256)
     for i in range(256):
         following = cells_of[(i + 1) % 256]
         joint = sum(w * v for (_, b), w in cells_of[i].items() for (a2, _), v in following.items() if b == a2)
         covariance[i] = joint * PAIR / 256 - mean[i] * mean[(i + 1) % 256]
-    return (np.array(index), np.array(table), np.array(slot), np.array(weight), square - mean**2, covariance, cube)
+    return CellTables(np.array(index), np.array(table), np.array(slot), np.array(weight), square - mean**2,
+                      covariance, third_moment)
 
 
 _CELLS = _cell_tables()
@@ -127,7 +139,7 @@ def phase_scores(low: np.ndarray, high: np.ndarray, pairs: int) -> tuple[np.ndar
     # pairs whose first byte is in class c, and those followed by another pair
     per_class = pairs // 256 + (classes < pairs % 256)
     adjacent = (pairs - 1) // 256 + (classes < (pairs - 1) % 256)
-    index, table, slot, weight, variance, covariance, cube = _CELLS
+    index, table, slot, weight, variance, covariance, third_moment = _CELLS
     counts = np.stack([low.reshape(256, 768), np.pad(high.reshape(256, 256), ((0, 0), (0, 512)))])
     phases = classes[:, None]
     cls = (index[None, :] - phases) % 256  # class of each cell under each phase
@@ -136,7 +148,7 @@ def phase_scores(low: np.ndarray, high: np.ndarray, pairs: int) -> tuple[np.ndar
     i_of_class = (classes[None, :] + phases) % 256
     var = (per_class * variance[i_of_class] + 2 * adjacent * covariance[i_of_class]).sum(axis=1)
     # the counts are nearly Poisson: their third cumulant is their mean
-    third = (per_class * cube[i_of_class]).sum(axis=1)
+    third = (per_class * third_moment[i_of_class]).sum(axis=1)
     return deviation / np.sqrt(var), third / var**1.5
 
 
