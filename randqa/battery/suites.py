@@ -13,7 +13,7 @@ A suite file looks like::
 
 Two more keys change how an entry sees the stream: ``sequence_bits = n``
 runs the test on each n-bit sequence with NIST STS's second-level analysis
-(randqa.sequences), and ``fold_word_bits = W`` with ``fold_low_bits = L``
+(randqa.battery._sequences), and ``fold_word_bits = W`` with ``fold_low_bits = L``
 runs it on the low L bits of every W-bit word only (PractRand's folding,
 randqa/battery/_folding.py).
 
@@ -34,7 +34,7 @@ from randqa.battery._folding import FoldedTest
 from randqa.errors import SuiteError, UsageError
 from randqa.folding import check_folding
 from randqa.results import Thresholds
-from randqa.sequences import PerSequence
+from randqa.battery._sequences import PerSequence
 
 DEFAULT_SUITE = "standard"
 
