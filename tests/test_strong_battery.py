@@ -783,7 +783,6 @@ def test_fluhrer_mcgrew_phase_scores_match_a_dense_computation() -> None:
     # the sparse cell lists against full 256 x 256 weight matrices per index
     # i and a full digraph table per position class, on a stream rich in the
     # bytes the cells use and whose length is not a multiple of 256
-    from randqa.battery import _counts
     from randqa.battery.fluhrer_mcgrew import PAIR, _CELLS, biased_cells, phase_scores
 
     weights = np.zeros((256, 256, 256))
@@ -818,7 +817,6 @@ def test_fluhrer_mcgrew_phase_scores_match_a_dense_computation() -> None:
 def test_fluhrer_mcgrew_phase_scores_are_standard_normal_on_random_bytes() -> None:
     # each phase's z is standard normal on random bytes: 300 streams of 1 MiB,
     # all 256 phases (a coarse check; the variance itself is checked above)
-    from randqa.battery import _counts
     from randqa.battery.fluhrer_mcgrew import phase_scores
 
     rng = np.random.Generator(np.random.PCG64(22))

@@ -45,17 +45,14 @@ class FoldedTest(Accumulator):
         words = out_bits // math.gcd(out_bits, self.low_bits)
         return words * self.word_bytes
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
+    def _update(self, chunk: np.ndarray) -> None:
         packed, self.carry = fold_low_bits(chunk, self.word_bytes, self.low_bits, self.carry)
         if len(packed):
             self.inner.update(packed)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         self.inner.merge(other.inner)
         self.carry = other.carry
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         results = self.inner.finalize()

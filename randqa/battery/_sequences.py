@@ -121,8 +121,7 @@ class PerSequence(Accumulator):
         self.current = self.factory()
         self.filled = 0
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
+    def _update(self, chunk: np.ndarray) -> None:
         while len(chunk):
             take = min(len(chunk), self.sequence_bytes - self.filled)
             self.current.update(chunk[:take])
@@ -131,15 +130,13 @@ class PerSequence(Accumulator):
             if self.filled == self.sequence_bytes:
                 self._close_sequence()
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         if self.sequences == 0:
             self.first_results = other.first_results
         for name, summary in other.summaries.items():
             self.summaries.setdefault(name, PValueSummary()).absorb(summary)
         self.sequences += other.sequences
         self.current, self.filled = other.current, other.filled
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         if self.sequences == 0:

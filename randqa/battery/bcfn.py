@@ -163,14 +163,12 @@ class BCFN(Accumulator):
     def alignment(self) -> int:
         return math.lcm(*(level.block_bytes for level in self.levels))
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
+    def _update(self, chunk: np.ndarray) -> None:
         for level in self.levels:
             for run in level.splitter.split(chunk):
                 level.scan(run)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         for mine, theirs in zip(self.levels, other.levels):
             mine.counts += theirs.counts
             # the words that span the join: our last t-1 letters then their first
@@ -184,7 +182,6 @@ class BCFN(Accumulator):
             mine.blocks += theirs.blocks
             mine.have = min(mine.blocks, mine.tuple_length)
             mine.splitter.take_over(theirs.splitter)
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         return [self._level_result(level) for level in self.levels]

@@ -84,9 +84,7 @@ class OverlappingSerial(Accumulator):
         k = min(k, 8 * self.bytes_seen)
         return [(self.recent >> (k - 1 - j)) & 1 for j in range(k)]
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
+    def _update(self, chunk: np.ndarray) -> None:
         if self.by_pairs:
             _counts.digraph_scan(chunk, self.recent & 0xFF if self.bytes_seen else -1, 0, 0, self.counts)
             self.recent = ((self.recent << 8) | int(chunk[-1])) & 0xFFFF
@@ -94,13 +92,11 @@ class OverlappingSerial(Accumulator):
             self.recent = _counts.bit_pattern_scan(chunk, self.m, self.counts, self.recent, min(8 * self.bytes_seen, 63))
         if len(self.head) < HEAD_BYTES:
             self.head = (self.head + chunk[:HEAD_BYTES].tobytes())[:HEAD_BYTES]
-        self.bytes_seen += len(chunk)
 
     def update_tail_bits(self, bits: np.ndarray) -> None:
         self.tail_bits.extend(int(b) for b in bits)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         if other.bytes_seen == 0:
             self.tail_bits.extend(other.tail_bits)
             return
@@ -122,7 +118,6 @@ class OverlappingSerial(Accumulator):
         shift = min(8 * other.bytes_seen, width)
         self.recent = ((self.recent << shift) | other.recent) & ((1 << width) - 1)
         self.tail_bits = list(other.tail_bits)
-        self.bytes_seen += other.bytes_seen
 
     def pattern_counts(self) -> tuple[np.ndarray, int]:
         """The circular counts of the m-bit patterns, and the number of bits n."""

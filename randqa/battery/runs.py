@@ -53,12 +53,9 @@ class Runs(Accumulator):
         self.transitions += transitions
         self.last_bit = last
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
+    def _update(self, chunk: np.ndarray) -> None:
         ones, transitions = _counts.bit_counts(chunk)
         self._absorb(8 * len(chunk), ones, transitions, int(chunk[0]) >> 7, int(chunk[-1]) & 1)
-        self.bytes_seen += len(chunk)
 
     def update_tail_bits(self, bits: np.ndarray) -> None:
         if len(bits) == 0:
@@ -67,10 +64,8 @@ class Runs(Accumulator):
         transitions = int(np.count_nonzero(np.diff(bits)))
         self._absorb(len(bits), int(bits.sum()), transitions, int(bits[0]), int(bits[-1]))
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         self._absorb(other.bits, other.ones, other.transitions, other.first_bit, other.last_bit)
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         n = self.bits

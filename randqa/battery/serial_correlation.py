@@ -52,9 +52,7 @@ class SerialCorrelation(Accumulator):
         self.head = b""  # the first `span` bytes of the stream
         self.tail = b""  # the last `span` bytes of the stream
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
+    def _update(self, chunk: np.ndarray) -> None:
         _counts.byte_histogram(chunk, self.counts)
         for k in self.lags:
             # pairs that straddle the previous chunk and this one, then pairs inside it
@@ -63,10 +61,8 @@ class SerialCorrelation(Accumulator):
         if len(self.head) < self.span:
             self.head = (self.head + chunk[: self.span].tobytes())[: self.span]
         self.tail = (self.tail + chunk[-self.span :].tobytes())[-self.span :]
-        self.bytes_seen += len(chunk)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         if other.bytes_seen == 0:
             return
         for k in self.lags:
@@ -74,7 +70,6 @@ class SerialCorrelation(Accumulator):
         self.counts += other.counts
         self.head = (self.head + other.head)[: self.span]
         self.tail = (self.tail + other.tail)[-self.span :]
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         n = self.bytes_seen
