@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from randqa.battery import Accumulator
-from randqa.results import TestResult, insufficient, smallest_of
+from randqa.results import TestResult, Verdict, insufficient, smallest_of
 
 ALPHA = 0.01
 MIN_SEQUENCES_FOR_UNIFORMITY = 55
@@ -114,7 +114,7 @@ class PerSequence(Accumulator):
             summary = self.summaries.setdefault(r.name, PValueSummary())
             # results the test itself says do not apply (too little data, the
             # runs test's failed frequency pre-condition) are not counted
-            applicable = r.verdict != "insufficient" and r.details.get("precondition_passed", True)
+            applicable = r.verdict != Verdict.INSUFFICIENT and r.details.get("precondition_passed", True)
             if applicable and r.pvalue is not None:
                 summary.add(r.pvalue)
         self.sequences += 1

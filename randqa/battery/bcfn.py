@@ -46,7 +46,7 @@ from scipy import stats
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, chi_square_result, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 MIN_EXPECTED = 5
 MAX_BLOCK_BITS = 2**20
@@ -203,8 +203,8 @@ class BCFN(Accumulator):
         n = level.blocks
         shorter = counts.reshape(-1, level.letters).sum(axis=1)  # (t-1)-letter words
         shorter_probs = word_probs.reshape(-1, level.letters).sum(axis=1)
-        q_t = float(np.sum((counts - n * word_probs) ** 2 / (n * word_probs)))
-        q_t1 = float(np.sum((shorter - n * shorter_probs) ** 2 / (n * shorter_probs)))
+        q_t = pearson_statistic(counts, n * word_probs)
+        q_t1 = pearson_statistic(shorter, n * shorter_probs)
         statistic = q_t - q_t1
         dof = level.cells - level.cells // level.letters
         return chi_square_result(label, statistic, dof, {"blocks": n, "letters": level.letters, "tuple_length": t, "dof": dof, "letter_probabilities": level.probs.tolist()})

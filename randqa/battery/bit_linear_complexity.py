@@ -51,12 +51,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _linear
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery.linear_complexity import complexity_pmf
-from randqa.results import TestResult, insufficient, smallest_of
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic, smallest_of
 
 MIN_EXPECTED = 5
 MAX_HALF_WIDTH = 5
@@ -174,18 +173,12 @@ class BitLinearComplexity(WholeBlockTest):
             return insufficient(label, f"at least {6 * MIN_EXPECTED} sequences (5 expected in each class)", sequences=count)
         observed = np.add.reduceat(hist, [0] + edges).astype(np.float64)
         expected = count * probs
-        statistic = float(np.sum((observed - expected) ** 2 / expected))
         dof = len(probs) - 1
-        return TestResult(
-            name=label,
-            statistic=statistic,
-            pvalue=float(stats.chi2.sf(statistic, dof)),
-            details={
-                "sequences": count,
-                "length": n,
-                "dof": dof,
-                "classes": f"L - n/2 <= {-half}, ..., >= {half}",
-                "observed": observed.astype(np.int64).tolist(),
-                "expected": expected.tolist(),
-            },
-        )
+        return chi_square_result(label, pearson_statistic(observed, expected), dof, {
+            "sequences": count,
+            "length": n,
+            "dof": dof,
+            "classes": f"L - n/2 <= {-half}, ..., >= {half}",
+            "observed": observed.astype(np.int64).tolist(),
+            "expected": expected.tolist(),
+        }, lower_tail=False)

@@ -36,7 +36,7 @@ import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
-from randqa.results import TestResult, chi_square_result, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 MIN_EXPECTED = 5
 
@@ -108,7 +108,7 @@ class Gap(WholeBlockTest):
             about = math.ceil(needed / self.hit_probability) * self.word_bytes
             return [insufficient(label, f"at least {needed} gaps (5 expected in each class), about {about} bytes", gaps=gaps)]
         expected = gaps * probs
-        statistic = float(np.sum((counts - expected) ** 2 / expected))
+        statistic = pearson_statistic(counts, expected)
         dof = self.max_gap
         return [
             chi_square_result(label, statistic, dof, {"gaps": gaps, "dof": dof, "hit_probability": self.hit_probability, "counts": counts.tolist()})

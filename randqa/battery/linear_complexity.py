@@ -41,11 +41,10 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _linear
 from randqa.battery._blocks import BitBlockTest
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 DEFAULT_M = 500
 MIN_BITS = 1_000_000
@@ -123,20 +122,14 @@ class LinearComplexity(BitBlockTest):
         observed = np.bincount(class_of_complexities(M), weights=complexity_counts, minlength=7)
         pi = np.array(exact_class_probabilities(M) if self.probabilities == "exact" else STS_PROBABILITIES)
         expected = blocks * pi
-        statistic = float(np.sum((observed - expected) ** 2 / expected))
-        result = TestResult(
-            name=self.name,
-            statistic=statistic,
-            pvalue=float(stats.chi2.sf(statistic, 6)),
-            details={
-                "bits": n,
-                "M": M,
-                "N": blocks,
-                "counts": observed.astype(np.int64).tolist(),
-                "probabilities": pi.tolist(),
-                "complexities": {str(L): int(c) for L, c in enumerate(complexity_counts) if c},
-            },
-        )
+        result = chi_square_result(self.name, pearson_statistic(observed, expected), 6, {
+            "bits": n,
+            "M": M,
+            "N": blocks,
+            "counts": observed.astype(np.int64).tolist(),
+            "probabilities": pi.tolist(),
+            "complexities": {str(L): int(c) for L, c in enumerate(complexity_counts) if c},
+        }, lower_tail=False)
         if n < MIN_BITS or blocks < MIN_BLOCKS:
             result.withhold_verdict(needs)
         return [result]

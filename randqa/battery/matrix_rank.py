@@ -41,11 +41,10 @@ import functools
 import math
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _linear
 from randqa.battery._blocks import BitBlockTest
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 DEFAULT_SHAPE = 32
 MIN_MATRICES = 38
@@ -121,24 +120,18 @@ class MatrixRank(BitBlockTest):
                 names.pop()
                 names[-1] = f"<={top - len(names) + 1}"
         expected = np.array(probabilities) * matrices
-        statistic = float(np.sum((np.array(observed) - expected) ** 2 / expected))
         dof = len(observed) - 1
-        result = TestResult(
-            name=label,
-            statistic=statistic,
-            pvalue=float(stats.chi2.sf(statistic, dof)),
-            details={
-                "bits": n,
-                "rows": rows,
-                "cols": cols,
-                "matrices": matrices,
-                "rank_classes": names,
-                "counts": observed,
-                "probabilities": probabilities,
-                "dof": dof,
-                "min_rank": int(np.flatnonzero(rank_counts)[0]),
-            },
-        )
+        result = chi_square_result(label, pearson_statistic(np.array(observed), expected), dof, {
+            "bits": n,
+            "rows": rows,
+            "cols": cols,
+            "matrices": matrices,
+            "rank_classes": names,
+            "counts": observed,
+            "probabilities": probabilities,
+            "dof": dof,
+            "min_rank": int(np.flatnonzero(rank_counts)[0]),
+        }, lower_tail=False)
         if matrices < MIN_MATRICES:
             result.withhold_verdict(needs)
         return [result]

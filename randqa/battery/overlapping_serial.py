@@ -30,12 +30,11 @@ asks for m < log2(n) - 2); shorter input is computed but ``insufficient``.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _counts
 from randqa.battery.base import Accumulator
 from randqa.battery.serial import fold
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
 #: up to this m every pattern that starts in a byte ends in the next one,
@@ -155,12 +154,7 @@ class OverlappingSerial(Accumulator):
         nabla, nabla2 = serial_statistics(counts, n)
         results = []
         for label, statistic, dof in ((labels[0], nabla, 2 ** (m - 1)), (labels[1], nabla2, 2 ** (m - 2))):
-            result = TestResult(
-                name=label,
-                statistic=statistic,
-                pvalue=float(stats.chi2.sf(statistic, dof)),
-                details={"bits": n, "m": m, "dof": dof},
-            )
+            result = chi_square_result(label, statistic, dof, {"bits": n, "m": m, "dof": dof}, lower_tail=False)
             if n < MIN_EXPECTED * 2**m:
                 result.withhold_verdict(f"at least {MIN_EXPECTED * 2**m} bits (5 expected per pattern)")
             results.append(result)

@@ -25,7 +25,7 @@ import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BITS = 100
 
@@ -78,6 +78,6 @@ class Runs(Accumulator):
         details = {"bits": n, "pi": pi, "tau": tau, "V_n": v_obs, "precondition_passed": abs(pi - 0.5) < tau}
         if not details["precondition_passed"]:
             details["note"] = "frequency pre-condition |pi - 1/2| < tau failed; test not applicable, p-value 0 as in SP 800-22"
-            return [TestResult(self.name, float(v_obs), 0.0, verdict="suspicious", details=details)]
+            return [TestResult(self.name, float(v_obs), 0.0, verdict=Verdict.SUSPICIOUS, details=details)]
         p = math.erfc(abs(v_obs - 2 * n * pi * (1 - pi)) / (2 * math.sqrt(2 * n) * pi * (1 - pi)))
         return [TestResult(self.name, float(v_obs), p, details=details)]

@@ -31,7 +31,7 @@ from scipy import stats
 
 from randqa.battery import _counts
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BYTES = 100
 _VALUES = np.arange(256, dtype=object)
@@ -85,7 +85,7 @@ class SerialCorrelation(Accumulator):
             t1 = self.products[k] + _straddling_products(self.tail, self.head, k)
             denominator = n * s2 - s1 * s1
             if denominator == 0:
-                results.append(TestResult(label, None, 0.0, verdict="fail", details={"note": "every byte has the same value"}))
+                results.append(TestResult(label, None, 0.0, verdict=Verdict.FAIL, details={"note": "every byte has the same value"}))
                 continue
             r = Fraction(n * t1 - s1 * s1, denominator)
             # exact rationals: the terms are ~n^2 larger than their difference

@@ -10,7 +10,7 @@ from randqa.cli.common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ProgressB
 from randqa.errors import UsageError
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
-from randqa.results import RunResult
+from randqa.results import RunResult, Verdict
 from randqa.sources import FORMATS, Source, open_source
 from randqa.sources.folded import FoldedSource
 from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
@@ -132,7 +132,7 @@ def _report_run(result: RunResult, json_path: str | None, html_path: str | None)
         write_html_report([doc], html_path)
     if result.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if result.verdict == "fail" else EXIT_OK
+    return EXIT_FAILED if result.verdict == Verdict.FAIL else EXIT_OK
 
 
 @click.command("suites")

@@ -16,7 +16,7 @@ import numpy as np
 from randqa.battery import Accumulator
 from randqa.battery.suites import Suite
 from randqa.errors import InputError, UsageError
-from randqa.results import RunResult, TestResult, Thresholds, classify, worst_verdict
+from randqa.results import RunResult, TestResult, Thresholds, Verdict, classify, worst_verdict
 from randqa.sources import Source, read_full
 
 #: bytes per chunk: large enough that per-chunk Python and thread hand-off
@@ -245,7 +245,7 @@ def run_progressive(
             lengths.append({"bytes": fed_total, "verdict": verdict, "elapsed_s": round(time.perf_counter() - start, 6),
                             "tests": [r.to_json() for r in results]})
             interrupted = interrupted or guard.pending
-            if verdict == "fail" and first_failure is None:
+            if verdict == Verdict.FAIL and first_failure is None:
                 first_failure = fed_total
                 if not keep_going:
                     break

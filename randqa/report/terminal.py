@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from randqa.results import VERDICT_ORDER, RunResult
+from randqa.results import RunResult, Verdict
 from randqa.sizes import format_size
 
 
@@ -38,7 +38,7 @@ def render_run(run: RunResult) -> str:
         lines.append("progressive: verdict after each length (worst test)")
         for entry in lengths:
             worst = [t for t in entry["tests"] if t["verdict"] == entry["verdict"]]
-            which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in ("fail", "suspicious") else ""
+            which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in (Verdict.FAIL, Verdict.SUSPICIOUS) else ""
             lines.append(f"  {format_size(entry['bytes']):>10}  {entry['verdict']:<12} {which}")
         first = run.extra.get("first_failure_bytes")
         lines.append(f"first failure at {format_size(first)}" if first else "no failure up to " + format_size(run.bytes_tested))
@@ -50,9 +50,9 @@ def render_run(run: RunResult) -> str:
 
 def failing_tests(run: dict[str, Any]) -> list[str]:
     """Names of the tests that failed or looked suspicious, worst first."""
-    bad = [t for t in run["tests"] if t.get("verdict") in ("fail", "suspicious")]
-    bad.sort(key=lambda t: -VERDICT_ORDER[t["verdict"]])
-    return [t["name"] + ("" if t["verdict"] == "fail" else "?") for t in bad]
+    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.SUSPICIOUS)]
+    bad.sort(key=lambda t: -Verdict(t["verdict"]).severity)
+    return [t["name"] + ("" if t["verdict"] == Verdict.FAIL else "?") for t in bad]
 
 
 def render_compare(doc: dict[str, Any]) -> str:
@@ -68,7 +68,7 @@ def render_compare(doc: dict[str, Any]) -> str:
             run["source"]["name"],
             "-" if speed is None else f"{speed:.1f}",
             format_size(run["bytes_tested"]),
-            run["verdict"].upper() if run["verdict"] == "fail" else run["verdict"],
+            run["verdict"].upper() if run["verdict"] == Verdict.FAIL else run["verdict"],
             ("none" if failure is None else format_size(failure)) if progressive else "",
             "-" if seed is None else str(seed),
             ", ".join(failing_tests(run)) or "-",
