@@ -28,8 +28,10 @@ __all__ = ["predict", "predict_data", "format_predict_text", "predictor_names", 
 
 def _classes() -> list[type[Predictor]]:
     from randqa.predict.gf2_linear import GF2LinearPredictor
+    from randqa.predict.lcg_full import FullLCGPredictor
+    from randqa.predict.mersenne_twister import MersenneTwisterPredictor
 
-    return [GF2LinearPredictor]
+    return [GF2LinearPredictor, MersenneTwisterPredictor, FullLCGPredictor]
 
 
 def predictor_names() -> list[str]:
