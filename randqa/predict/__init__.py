@@ -29,9 +29,10 @@ __all__ = ["predict", "predict_data", "format_predict_text", "predictor_names", 
 def _classes() -> list[type[Predictor]]:
     from randqa.predict.gf2_linear import GF2LinearPredictor
     from randqa.predict.lcg_full import FullLCGPredictor
+    from randqa.predict.lcg_truncated import TruncatedLCGPredictor
     from randqa.predict.mersenne_twister import MersenneTwisterPredictor
 
-    return [GF2LinearPredictor, MersenneTwisterPredictor, FullLCGPredictor]
+    return [GF2LinearPredictor, MersenneTwisterPredictor, FullLCGPredictor, TruncatedLCGPredictor]
 
 
 def predictor_names() -> list[str]:

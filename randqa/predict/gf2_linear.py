@@ -57,6 +57,8 @@ class _WidthModel:
     lengths: np.ndarray
     observed: np.ndarray
     polys: np.ndarray
+    #: per position: were those words all the prefix had (else a capped analysis)
+    whole_prefix: np.ndarray
     #: positions following the shared word recurrence (mask), its complexity and taps
     shared_mask: int = 0
     shared_length: int = 0
@@ -71,9 +73,15 @@ class _WidthModel:
         return self.observed - 2 * self.lengths
 
     @property
+    def determined(self) -> np.ndarray:
+        """Massey: 2L bits determine a sequence of complexity L.  When the
+        analysis stopped short of the prefix, L may still grow, so a margin
+        is asked for instead."""
+        return self.slack >= np.where(self.whole_prefix, 0, MARGIN_BITS)
+
+    @property
     def complete(self) -> bool:
-        """Every position's observed bits determine it (Massey: at least 2L)."""
-        return bool(np.all(self.slack >= 0))
+        return bool(np.all(self.determined))
 
     @property
     def strong_positions(self) -> list[int]:
@@ -91,9 +99,15 @@ class _WidthModel:
             lengths = sorted(set(int(v) for v in self.lengths))
             return f"{bits}-bit words: all bits linear, complexities {shorten(lengths)}"
         strong = self.strong_positions
-        if strong:
-            return (f"{bits}-bit words: bits {shorten(strong)} linear "
-                    f"(complexity {shorten([int(self.lengths[b]) for b in strong])}), the others not")
+        constant = [b for b in strong if self.lengths[b] == 0]
+        linear = [b for b in strong if self.lengths[b] > 0]
+        parts = []
+        if linear:
+            parts.append(f"bits {shorten(linear)} linear (complexity {shorten([int(self.lengths[b]) for b in linear])})")
+        if constant:
+            parts.append(f"bits {shorten(constant)} constant 0")
+        if parts:
+            return f"{bits}-bit words: " + ", ".join(parts) + ", the others not linear"
         return "no bit of 8/16/32/64-bit words has complexity below half the bits observed"
 
 
@@ -147,6 +161,7 @@ def _model_for_width(observed: np.ndarray, word_bytes: int, cache: _PolynomialCa
     n_pos = min(n, POSITION_WORDS)
     lengths = np.zeros(positions, dtype=np.int64)
     observed_words = np.full(positions, n_pos, dtype=np.int64)
+    whole_prefix = np.full(positions, n_pos == n)
     stride = max((n_pos + 63) // 64 + 3, (shared_length + 63) // 64 + 3)
     polys = np.zeros((positions, stride), dtype=np.uint64)
     if shared_mask != all_bits:
@@ -157,10 +172,16 @@ def _model_for_width(observed: np.ndarray, word_bytes: int, cache: _PolynomialCa
         if shared_mask >> b & 1:
             lengths[b] = shared_length
             observed_words[b] = n_probe
+            whole_prefix[b] = n_probe == n
             k = min(stride, probe_poly.shape[1])
             polys[b, :] = 0
             polys[b, :k] = probe_poly[0, :k]
-    return _WidthModel(word_bytes, lengths, observed_words, polys, shared_mask, shared_length, taps)
+    # bits never set have complexity 0 whichever recurrence they also satisfy
+    ever_set = int(np.bitwise_or.reduce(words)) if n else 0
+    for b in range(positions):
+        if not (ever_set >> b) & 1:
+            lengths[b] = 0
+    return _WidthModel(word_bytes, lengths, observed_words, polys, whole_prefix, shared_mask, shared_length, taps)
 
 
 @dataclass
@@ -170,25 +191,33 @@ class LinearFit(Fit):
     history: np.ndarray | None = None
     #: observed bytes after the last whole word (the prediction starts there)
     skip: int = 0
+    #: positions predicted one by one (the others are left 0)
+    predicted_positions: int = 0
 
     def predict(self, nbytes: int) -> np.ndarray:
         m, w = self.model, self.model.word_bytes
         nwords = -(-(nbytes + self.skip) // w)
         out = np.zeros(nwords * w, dtype=np.uint8)
         all_bits = (1 << m.positions) - 1
-        if m.shared_mask != all_bits:
+        shared_mask = m.shared_mask
+        # a dense shared polynomial is cheaper run bit by bit on the few positions it covers
+        shared_count = bin(shared_mask).count("1")
+        if shared_mask and len(m.shared_taps) > shared_count * (m.shared_length // 64 + 1):
+            shared_mask = 0
+        if shared_mask != all_bits:
             # positions on the shared recurrence are overwritten below
-            lengths = np.where([(m.shared_mask >> b) & 1 for b in range(m.positions)], 0, m.lengths).astype(np.int64)
+            skip_bit = [(shared_mask >> b) & 1 or not (self.predicted_positions >> b) & 1 for b in range(m.positions)]
+            lengths = np.where(skip_bit, 0, m.lengths).astype(np.int64)
             hist_words = int(lengths.max(initial=0))
             _gf2_recurrence.extend_bit_positions(
                 self.history[len(self.history) - hist_words * w:].tobytes(), w, lengths, m.polys, out)
-        if m.shared_mask:
+        if shared_mask:
             h = m.shared_length
             words = np.zeros(h + nwords, dtype=np.uint64)
             words[:h] = words_of(self.history[len(self.history) - h * w:], w) if h else 0
             _gf2_recurrence.extend_xor_recurrence(words, h, m.shared_taps)
-            shared = bytes_of(words[h:] & np.uint64(m.shared_mask), w)
-            keep = bytes_of(np.full(nwords, all_bits & ~m.shared_mask, dtype=np.uint64), w)
+            shared = bytes_of(words[h:] & np.uint64(shared_mask), w)
+            keep = bytes_of(np.full(nwords, all_bits & ~shared_mask, dtype=np.uint64), w)
             out = (out & keep) | shared
         return out[self.skip: self.skip + nbytes]
 
@@ -225,12 +254,15 @@ class GF2LinearPredictor(Predictor):
             # the most slack per byte observed; ties go to the wider word
             best = max(complete, key=lambda m: (int(m.slack.min()) * m.word_bytes, m.word_bytes))
             hint = best.needed_bytes()
+            predicted = (1 << best.positions) - 1
         else:
             # the largest share of linear positions; ties go to the narrower word
             best = max(models, key=lambda m: (len(m.strong_positions) / m.positions, -m.word_bytes))
             if not best.strong_positions:
                 return NoFit(best.summary())
             hint = None
+            # only the linear positions are worth running forward
+            predicted = sum(1 << b for b in best.strong_positions)
         structure = {
             "summary": best.summary(),
             "word_bits": 8 * best.word_bytes,
@@ -242,4 +274,5 @@ class GF2LinearPredictor(Predictor):
         history_bytes = int(max(best.lengths.max(initial=0), best.shared_length)) * best.word_bytes
         usable = len(observed) // best.word_bytes * best.word_bytes
         return LinearFit(structure, needed_bytes=hint, model=best,
-                         history=observed[usable - history_bytes: usable].copy(), skip=len(observed) - usable)
+                         history=observed[usable - history_bytes: usable].copy(), skip=len(observed) - usable,
+                         predicted_positions=predicted)

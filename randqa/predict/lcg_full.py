@@ -7,8 +7,10 @@ J. ACM 36 (1989) 129-141: with differences t_i = x_{i+1} - x_i,
 t_{i+1} = a t_i (mod m), so every u_i = t_{i+2} t_i - t_{i+1}^2 is a
 multiple of m.
 
-Formula.  m = gcd(u_0, u_1, ...) (a few values suffice: an extra common
-factor of k random multiples survives with probability about zeta(k)^-1 - 1);
+Formula.  m divides g = gcd(u_0, u_1, ...); a few values leave little more
+than m (an extra common factor of k random multiples survives with
+probability 1 - 1/zeta(k)), so the divisors of g above the largest output
+that differ from g by a small odd factor times a power of two are tried;
 a solves a t_i = t_{i+1} (mod m), enumerating the gcd(t_i, m) solutions when
 t_i is not invertible; c = x_1 - a x_0 (mod m).  The model is accepted
 only if it reproduces every observed word and m exceeds every output.
@@ -36,6 +38,9 @@ WIDTHS = (4, 8, 2, 1)
 SOLVE_WORDS = 64
 #: largest number of multiplier candidates tried when t_i shares a factor with m
 MAX_CANDIDATES = 1 << 12
+#: odd cofactors (times any power of two) divided out of the gcd, and moduli tried
+MAX_COFACTOR = 1 << 10
+MAX_MODULI = 64
 
 
 def _solve_multiplier(t: list[int], m: int) -> list[int]:
@@ -65,16 +70,36 @@ def find_lcg(x: list[int], limit: int) -> tuple[int, int, int] | None:
         return None
     head = x[:SOLVE_WORDS]
     t = [head[i + 1] - head[i] for i in range(len(head) - 1)]
-    m = 0
+    multiple = 0
     for i in range(len(t) - 2):
-        m = gcd(m, t[i + 2] * t[i] - t[i + 1] * t[i + 1])
-    if m <= max(x) or m > limit:
-        return None
-    for a in _solve_multiplier(t, m):
-        c = (x[1] - a * x[0]) % m
-        if all((a * x[i] + c) % m == x[i + 1] for i in range(len(x) - 1)):
-            return a, c, m
+        multiple = gcd(multiple, t[i + 2] * t[i] - t[i + 1] * t[i + 1])
+    top = max(x)
+    for m in _moduli(multiple, top, limit):
+        for a in _solve_multiplier(t, m):
+            c = (x[1] - a * x[0]) % m
+            if all((a * x[i] + c) % m == x[i + 1] for i in range(len(x) - 1)):
+                return a, c, m
     return None
+
+
+def _moduli(multiple: int, top: int, limit: int) -> list[int]:
+    """Divisors m of the gcd with top < m <= limit, largest first: the gcd can
+    keep a common factor of the u_i, systematically so when the t_i are all
+    even (RANDU's odd states)."""
+    if multiple <= top:
+        return []
+    found = set()
+    for odd in range(1, MAX_COFACTOR, 2):
+        if multiple % odd:
+            continue
+        m = multiple // odd
+        while m > top:
+            if m <= limit:
+                found.add(m)
+            if m % 2:
+                break
+            m //= 2
+    return sorted(found, reverse=True)[:MAX_MODULI]
 
 
 @dataclass
