@@ -27,12 +27,14 @@ __all__ = ["predict", "predict_data", "format_predict_text", "predictor_names", 
 
 
 def _classes() -> list[type[Predictor]]:
+    from randqa.predict.additive_feedback import AdditiveFeedbackPredictor
     from randqa.predict.gf2_linear import GF2LinearPredictor
     from randqa.predict.lcg_full import FullLCGPredictor
     from randqa.predict.lcg_truncated import TruncatedLCGPredictor
     from randqa.predict.mersenne_twister import MersenneTwisterPredictor
 
-    return [GF2LinearPredictor, MersenneTwisterPredictor, FullLCGPredictor, TruncatedLCGPredictor]
+    return [GF2LinearPredictor, MersenneTwisterPredictor, FullLCGPredictor, TruncatedLCGPredictor,
+            AdditiveFeedbackPredictor]
 
 
 def predictor_names() -> list[str]:
