@@ -70,6 +70,8 @@ class NoFit:
     """Why a prefix gave no model (shown as the structure when nothing fitted)."""
 
     reason: str
+    #: what was looked for, for the JSON structure
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 class Predictor(ABC):

@@ -98,7 +98,7 @@ def _attempt(predictor: Predictor, data: np.ndarray, size: int, check_bytes: int
     fit = predictor.fit(data[:size])
     checked = min(check_bytes, len(data) - size)
     if isinstance(fit, NoFit):
-        return _Attempt(size, 0, None, {"summary": fit.reason}, None)
+        return _Attempt(size, 0, None, {"summary": fit.reason, **fit.details}, None)
     predicted = np.asarray(fit.predict(checked), dtype=np.uint8)
     actual = data[size:size + checked]
     if len(predicted) != checked:
