@@ -156,7 +156,7 @@ class AdditiveFeedbackPredictor(Predictor):
                 if np.any(carries > 1):
                     continue
                 return self._fit_lags(observed, words, modulus, w, label, s, r, carries)
-        return NoFit("no lags (3, 31), (1, 63), (1, 15), (3, 7), (24, 55) relate the words up to a carry")
+        return NoFit("no lag pair relates the words up to a carry", {"lags": [[s, r] for _label, s, r in LAGS]})
 
     def _fit_lags(self, observed: np.ndarray, words: np.ndarray, modulus: int, w: int, label: str,
                   s: int, r: int, carries: np.ndarray) -> Fit:

@@ -94,8 +94,8 @@ class _WidthModel:
         bits = 8 * self.word_bytes
         if self.complete:
             if self.shared_mask == (1 << bits) - 1:
-                return (f"{bits}-bit words: all bits follow one recurrence of degree {self.shared_length} "
-                        f"({len(self.shared_taps)} taps)")
+                return (f"{bits}-bit words: one recurrence for all bits, degree {self.shared_length}, "
+                        f"{len(self.shared_taps)} taps")
             lengths = sorted(set(int(v) for v in self.lengths))
             return f"{bits}-bit words: all bits linear, complexities {shorten(lengths)}"
         strong = self.strong_positions
@@ -108,7 +108,7 @@ class _WidthModel:
             parts.append(f"bits {shorten(constant)} constant 0")
         if parts:
             return f"{bits}-bit words: " + ", ".join(parts) + ", the others not linear"
-        return "no bit of 8/16/32/64-bit words has complexity below half the bits observed"
+        return "no bit of 8- to 64-bit words has complexity below half its length"
 
 
 class _PolynomialCache:

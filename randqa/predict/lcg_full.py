@@ -145,4 +145,4 @@ class FullLCGPredictor(Predictor):
                 "word_bits": 8 * w, "a": a, "c": c, "m": m,
             }
             return LCGFit(structure, a=a, c=c, m=m, word_bytes=w, last=x[-1], skip=len(observed) - len(x) * w)
-        return NoFit("no modulus above the largest output divides every t_{i+2} t_i - t_{i+1}^2")
+        return NoFit("no modulus above the outputs divides the t(i+2) t(i) - t(i+1)^2")

@@ -194,4 +194,5 @@ class TruncatedLCGPredictor(Predictor):
                     "word_bits": 8 * f.word_bytes, "state": last,
                 }
                 return TruncatedFit(structure, family=f, state=last, skip=len(observed) - len(y) * f.word_bytes)
-        return NoFit("no known truncated LCG (java.util.Random, drand48, C rand()s, MMIX) reproduces the words")
+        return NoFit("no known truncated LCG reproduces the words",
+                     {"families": sorted({f.name for f in FAMILIES})})

@@ -159,12 +159,12 @@ class MersenneTwisterPredictor(Predictor):
         for p in VARIANTS:
             y = words_of(observed, p.word_bytes)
             if len(y) < p.n:
-                reasons.append(f"{p.name} needs {p.n * p.word_bytes} bytes")
+                reasons.append(f"{p.bits}-bit: needs {p.n * p.word_bytes} bytes")
                 continue
             x = untemper(y, p)
             breaks = recurrence_breaks(x, p)
             if breaks:
-                reasons.append(f"{p.name}: {breaks} of {len(x) - p.n} words break the twist recurrence")
+                reasons.append(f"{p.bits}-bit: {breaks} of {len(x) - p.n} words")
                 continue
             state = x[-p.n:]
             structure = {
@@ -177,4 +177,4 @@ class MersenneTwisterPredictor(Predictor):
             usable = len(y) * p.word_bytes
             return MTFit(structure, needed_bytes=p.n * p.word_bytes, params=p, state=state,
                          skip=len(observed) - usable)
-        return NoFit("; ".join(reasons))
+        return NoFit("twist recurrence broken (" + "; ".join(reasons) + ")")

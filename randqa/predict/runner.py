@@ -209,7 +209,7 @@ def _percent(fraction: float | None) -> str:
     return f"{100 * fraction:.2f}%"
 
 
-def format_predict_text(report: PredictReport, *, width: int = 100) -> str:
+def format_predict_text(report: PredictReport, *, width: int = 120) -> str:
     """The terminal table: one line per predictor, then the verdict line."""
     seed = report.source.get("seed")
     head = f"predict {report.source.get('name', 'data')}" + (f" (seed {seed})" if seed is not None else "")

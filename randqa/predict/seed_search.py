@@ -156,5 +156,5 @@ class SeedSearchPredictor(Predictor):
                         }
                         return SeedFit(structure, backend=b.name, seed=seeds[0], observed_bytes=len(observed))
         total = sum(hi - lo for spans in self.ranges.values() for lo, hi in spans)
-        return NoFit(f"no seed matched ({total:,} seeds of {', '.join(self.ranges)}; ranges in the JSON)",
+        return NoFit(f"no seed matched ({total:,} seeds tried; ranges in the JSON)",
                      {"searched": self._searched()})

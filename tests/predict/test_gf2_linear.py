@@ -98,6 +98,8 @@ def test_mt19937_predicted_from_2_times_19937_bits_per_position():
     assert result.succeeded and result.checked_bytes >= 1 << 16
     assert result.observed_bytes == 2 * 19937 * 4
     assert result.structure["shared_recurrence_degree"] == 19937
+    # its characteristic polynomial has 135 non-zero terms (Matsumoto-Nishimura 1998): c_0 and 134 taps
+    assert "134 taps" in result.structure["summary"]
 
 
 def test_xoroshiro128plus_low_bit_only():

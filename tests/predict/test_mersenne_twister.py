@@ -56,4 +56,4 @@ def test_mt19937_64():
 def test_other_streams_break_the_recurrence():
     data = backend_bytes("chacha", 1, 8192)
     fit = MersenneTwisterPredictor().fit(data)
-    assert isinstance(fit, NoFit) and "break the twist recurrence" in fit.reason
+    assert isinstance(fit, NoFit) and "twist recurrence broken" in fit.reason
