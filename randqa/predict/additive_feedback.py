@@ -92,8 +92,11 @@ def _solve(rows: list[tuple[int, int]], r: int) -> tuple[int, list[int], bool]:
 
 
 def _low_bits(initial: int, masks: np.ndarray) -> np.ndarray:
-    """b_i for the given initial bits (masks: uint64 array of b_i's masks)."""
-    return (np.bitwise_count(masks & np.uint64(initial)) & 1).astype(np.int64)
+    """b_i for the given initial bits (masks: uint64 array of b_i's masks): parities of masks & initial."""
+    x = masks & np.uint64(initial)
+    for shift in (32, 16, 8, 4, 2, 1):
+        x ^= x >> np.uint64(shift)
+    return (x & np.uint64(1)).astype(np.int64)
 
 
 @dataclass
