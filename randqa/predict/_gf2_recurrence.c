@@ -61,14 +61,23 @@ check_word_bytes(int word_bytes)
     return 0;
 }
 
-/* A writable C-contiguous buffer of exactly `nbytes` bytes with 8-byte items. */
+/* A C-contiguous array of 8-byte integers (writable if asked), with exactly
+ * `nitems` items unless nitems < 0. */
 static int
-get_u64_out(PyObject *obj, Py_buffer *view, Py_ssize_t nitems, const char *what)
+get_word_array(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t nitems, const char *what)
 {
-    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+    if (PyObject_GetBuffer(obj, view, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return -1;
-    if (view->itemsize != 8 || view->len != nitems * 8) {
-        PyErr_Format(PyExc_ValueError, "%s must be a writable 8-byte integer array of %zd items", what, nitems);
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=')
+        f++;
+    int integer = strchr("qQlL", *f) != NULL && f[1] == '\0';
+    if (view->itemsize != 8 || !integer || (nitems >= 0 && view->len != nitems * 8)) {
+        if (nitems >= 0)
+            PyErr_Format(PyExc_ValueError, "%s must be a%s array of %zd 8-byte integers", what,
+                         writable ? " writable" : "n", nitems);
+        else
+            PyErr_Format(PyExc_ValueError, "%s must be a%s array of 8-byte integers", what, writable ? " writable" : "n");
         PyBuffer_Release(view);
         return -1;
     }
@@ -107,11 +116,11 @@ minimal_polynomials(PyObject *self, PyObject *args)
         return NULL;
     }
     Py_ssize_t n = in.len / word_bytes, stride = poly_stride(n);
-    if (get_u64_out(lengths_obj, &lv, positions, "lengths") < 0) {
+    if (get_word_array(lengths_obj, &lv, 1, positions, "lengths") < 0) {
         PyBuffer_Release(&in);
         return NULL;
     }
-    if (get_u64_out(polys_obj, &pv, positions * stride, "polys") < 0) {
+    if (get_word_array(polys_obj, &pv, 1, positions * stride, "polys") < 0) {
         PyBuffer_Release(&lv);
         PyBuffer_Release(&in);
         return NULL;
@@ -166,11 +175,11 @@ extend_bit_positions(PyObject *self, PyObject *args)
     }
     int positions = 8 * word_bytes;
     Py_ssize_t h = hist.len / word_bytes;
-    if (get_u64_out(lengths_obj, &lv, positions, "lengths") < 0) {
+    if (get_word_array(lengths_obj, &lv, 0, positions, "lengths") < 0) {
         PyBuffer_Release(&hist);
         return NULL;
     }
-    if (PyObject_GetBuffer(polys_obj, &pv, PyBUF_C_CONTIGUOUS) < 0) {
+    if (get_word_array(polys_obj, &pv, 0, -1, "polys") < 0) {
         PyBuffer_Release(&lv);
         PyBuffer_Release(&hist);
         return NULL;
@@ -255,20 +264,6 @@ extend_bit_positions(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* A writable (or, readonly, any) C-contiguous array of 8-byte items. */
-static int
-get_u64_array(PyObject *obj, Py_buffer *view, int writable, const char *what)
-{
-    if (PyObject_GetBuffer(obj, view, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS) < 0)
-        return -1;
-    if (view->itemsize != 8 || view->len % 8) {
-        PyErr_Format(PyExc_ValueError, "%s must be an array of 8-byte integers", what);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
 /* Tap offsets 1 <= i <= limit, as int64. */
 static int
 check_taps(const Py_buffer *tv, Py_ssize_t limit)
@@ -296,9 +291,9 @@ xor_recurrence_failures(PyObject *self, PyObject *args)
     Py_buffer wv, tv;
     if (!PyArg_ParseTuple(args, "OnOK", &words_obj, &start, &taps_obj, &all_bits))
         return NULL;
-    if (get_u64_array(words_obj, &wv, 0, "words") < 0)
+    if (get_word_array(words_obj, &wv, 0, -1, "words") < 0)
         return NULL;
-    if (get_u64_array(taps_obj, &tv, 0, "taps") < 0) {
+    if (get_word_array(taps_obj, &tv, 0, -1, "taps") < 0) {
         PyBuffer_Release(&wv);
         return NULL;
     }
@@ -337,9 +332,9 @@ extend_xor_recurrence(PyObject *self, PyObject *args)
     Py_buffer wv, tv;
     if (!PyArg_ParseTuple(args, "OnO", &words_obj, &start, &taps_obj))
         return NULL;
-    if (get_u64_array(words_obj, &wv, 1, "words") < 0)
+    if (get_word_array(words_obj, &wv, 1, -1, "words") < 0)
         return NULL;
-    if (get_u64_array(taps_obj, &tv, 0, "taps") < 0) {
+    if (get_word_array(taps_obj, &tv, 0, -1, "taps") < 0) {
         PyBuffer_Release(&wv);
         return NULL;
     }

@@ -69,8 +69,12 @@ def test_kernels_refuse_bad_input():
         _gf2_recurrence.minimal_polynomials(b"", 1, 0, 8, lengths, polys)
     with pytest.raises(ValueError):
         _gf2_recurrence.minimal_polynomials(b"\x00" * 8, 1, 4, 8, lengths, polys)
+    with pytest.raises(ValueError, match="8-byte integers"):
+        _gf2_recurrence.minimal_polynomials(b"\x00" * 64, 1, 0, 8, np.zeros(8), polys)
     with pytest.raises(ValueError):
         _gf2_recurrence.extend_xor_recurrence(np.zeros(10, dtype=np.uint64), 2, np.array([3], dtype=np.int64))
+    with pytest.raises(ValueError, match="at most the history"):
+        _gf2_recurrence.extend_bit_positions(b"\x00" * 4, 1, np.full(8, 5, dtype=np.int64), polys, bytearray(8))
 
 
 def test_lfsr113_predicted_from_2L_words():
