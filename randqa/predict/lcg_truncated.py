@@ -13,7 +13,9 @@ nextInt() = bits 16..47), POSIX drand48 (the same LCG; mrand48 = bits
 bits 16..30), ISO C's example rand() (1103515245, 12345, bits 16..30),
 glibc's TYPE_0 (1103515245, 12345 mod 2^31, all 31 bits), Borland C
 (22695477, 1, bits 16..30) and Knuth's MMIX (6364136223846793005,
-1442695040888963407 mod 2^64, here its high 32 bits).
+1442695040888963407 mod 2^64, here its high 32 bits).  java.util.Random's
+nextInt() is tried as 4 little-endian bytes (as Random.nextBytes writes it)
+and big-endian (as DataOutputStream.writeInt does).
 
 Formula.  State x_{i+1} = a x_i + c mod 2^k; the output is t bits from bit
 h up (y = (x >> h) mod 2^t), written as 1-, 2- or 4-byte words (rand()'s
@@ -59,6 +61,19 @@ class TruncatedLCG:
     shift: int
     out_bits: int
     word_bytes: int
+    #: words written most significant byte first (Java's DataOutputStream.writeInt)
+    big_endian: bool = False
+
+    def words(self, data: np.ndarray) -> np.ndarray:
+        if not self.big_endian:
+            return words_of(data, self.word_bytes)
+        n = len(data) // self.word_bytes
+        return data[: n * self.word_bytes].view(f">u{self.word_bytes}").astype(np.uint64)
+
+    def write(self, values: np.ndarray) -> np.ndarray:
+        if not self.big_endian:
+            return bytes_of(values, self.word_bytes)
+        return values.astype(f">u{self.word_bytes}").view(np.uint8)
 
     @property
     def state_bits(self) -> int:
@@ -80,6 +95,7 @@ def _family(name: str, a: int, c: int, shift: int, out_bits: int, packings: tupl
 
 FAMILIES: list[TruncatedLCG] = [
     *_family("java.util.Random nextInt / mrand48", 0x5DEECE66D, 0xB, 16, 32, (4,)),
+    TruncatedLCG("java.util.Random nextInt, big-endian", 0x5DEECE66D, 0xB, 16, 32, 4, big_endian=True),
     *_family("lrand48", 0x5DEECE66D, 0xB, 17, 31, (4,)),
     *_family("MSVC rand()", 214013, 2531011, 16, 15, (2, 1, 4)),
     *_family("ISO C example rand()", 1103515245, 12345, 16, 15, (2, 1, 4)),
@@ -163,7 +179,7 @@ class TruncatedFit(Fit):
         count = -(-(nbytes + self.skip) // f.word_bytes)
         states = lcg_states(self.state, f.a, f.c, f.modulus, count)
         y = (states >> np.uint64(f.shift)) & np.uint64((1 << f.out_bits) - 1)
-        return bytes_of(y, f.word_bytes)[self.skip:self.skip + nbytes]
+        return f.write(y)[self.skip:self.skip + nbytes]
 
 
 class TruncatedLCGPredictor(Predictor):
@@ -178,7 +194,7 @@ class TruncatedLCGPredictor(Predictor):
 
     def fit(self, observed: np.ndarray) -> Fit | NoFit:
         for f in FAMILIES:
-            y = words_of(observed, f.word_bytes)
+            y = f.words(observed)
             if len(y) < 2 or int(y.max()) >> f.out_bits:
                 continue
             solve = _enumerate if f.shift <= MAX_ENUMERATED_BITS else _lattice

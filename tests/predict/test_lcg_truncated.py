@@ -29,6 +29,13 @@ def test_java_util_random():
     assert result.structure["state"] == s
 
 
+def test_java_util_random_written_big_endian():
+    ints = np.frombuffer(java_random_bytes(77, 1 << 17), dtype="<u4")
+    data = ints.astype(">u4").view(np.uint8)
+    result = run_predictor(TruncatedLCGPredictor(), data)
+    assert result.succeeded and result.structure["family"].endswith("big-endian")
+
+
 @pytest.mark.parametrize("name, family", [
     ("msvc-rand-byte", "MSVC rand() & 0xff"),
     ("msvc-rand-short", "MSVC rand()"),
