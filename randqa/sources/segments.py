@@ -247,6 +247,16 @@ def _advance_by(unit: int) -> Jumper:
     return jump
 
 
+def _numpy_philox(source: Any, words: int) -> None:
+    # advance(n) moves the counter n blocks of 4 words and drops the buffered
+    # rest of the current block, so finish that block by drawing first
+    left_in_block = 4 - int(source.bitgen.state["buffer_pos"])
+    first = min(words, left_in_block % 4)
+    if first:
+        source.bitgen.random_raw(first)
+    _advance_by(4)(source, words - first)
+
+
 def _numpy_mt19937(source: Any, words: int) -> None:
     state = source.bitgen.state
     inner = state["state"]
@@ -281,7 +291,7 @@ def _bitgen_jumpers() -> dict[type, Jumper]:
     table: dict[type, Jumper] = {
         np.random.PCG64: _advance_by(1),
         np.random.PCG64DXSM: _advance_by(1),
-        np.random.Philox: _advance_by(4),  # numpy's advance counts 4-word blocks
+        np.random.Philox: _numpy_philox,
         np.random.MT19937: _numpy_mt19937,
     }
     for name in ("AESCounter", "ThreeFry", "SPECK128", "Squares", "BlaBla", "MWC128X", "PCG32"):
@@ -300,7 +310,7 @@ def _known_bitgen_jumpers() -> dict[type, Jumper]:
         return _bitgen_jumpers()
     except ImportError:  # randomgen missing: numpy's own still jump
         return {np.random.PCG64: _advance_by(1), np.random.PCG64DXSM: _advance_by(1),
-                np.random.Philox: _advance_by(4), np.random.MT19937: _numpy_mt19937}
+                np.random.Philox: _numpy_philox, np.random.MT19937: _numpy_mt19937}
 
 
 def _advance_counts_outputs(spec: str, seed: int | None) -> bool:
