@@ -17,7 +17,9 @@
  *   polynomial of the word recurrence, is found by Berlekamp-Massey on one
  *   output bit; g(x) = x^N mod p(x) by square-and-multiply; the state N steps
  *   on is g(T) applied to the current 624-word window, by Horner's rule with
- *   one recurrence step per coefficient.
+ *   one recurrence step per coefficient.  The same for MT19937-64 and for
+ *   randomgen's xoshiro256/512, xoroshiro128(+/++) and xorshift1024, each
+ *   with its own step function on an array of 64-bit words.
  * - glibc random_r TYPE_3, r[i] = r[i-3] + r[i-31] (mod 2^32): a linear
  *   recurrence over Z/2^32 with characteristic polynomial x^31 - x^28 - 1,
  *   so the window N steps on is sum_j g_j T^j of the current one, with
@@ -679,6 +681,272 @@ py_mt19937(PyObject *self, PyObject *args)
 }
 
 /* ------------------------------------------------------------------ */
+/* Other GF(2)-linear generators with an invertible step (xoshiro family,
+ * xorshift1024 as a window) and MT19937-64: the same polynomial jump, with
+ * the state as an array of 64-bit words and one step as a function on it.  */
+
+static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+typedef void (*f2_step_fn)(uint64_t *w);
+
+static void
+xoshiro256_step(uint64_t *s)
+{
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl64(s[3], 45);
+}
+
+static void
+xoshiro512_step(uint64_t *s)
+{
+    uint64_t t = s[1] << 11;
+    s[2] ^= s[0]; s[5] ^= s[1]; s[1] ^= s[2]; s[7] ^= s[3];
+    s[3] ^= s[4]; s[4] ^= s[5]; s[0] ^= s[6]; s[6] ^= s[7];
+    s[6] ^= t;
+    s[7] = rotl64(s[7], 21);
+}
+
+/* xoroshiro128+ (24, 16, 37) and xoroshiro128++ (49, 21, 28) */
+static void
+xoroshiro128_step(uint64_t *s)
+{
+    uint64_t s0 = s[0], s1 = s[1] ^ s[0];
+    s[0] = rotl64(s0, 24) ^ s1 ^ (s1 << 16);
+    s[1] = rotl64(s1, 37);
+}
+
+static void
+xoroshiro128pp_step(uint64_t *s)
+{
+    uint64_t s0 = s[0], s1 = s[1] ^ s[0];
+    s[0] = rotl64(s0, 49) ^ s1 ^ (s1 << 21);
+    s[1] = rotl64(s1, 28);
+}
+
+/* xorshift1024 as the window W[k] = s[(p + k) & 15]: one output makes
+ * W' = (f(W1, W0), W2, .., W15, W0), the output being W'[0] * phi */
+static void
+xorshift1024_step(uint64_t *w)
+{
+    uint64_t s0 = w[0], s1 = w[1];
+    s1 ^= s1 << 31;
+    uint64_t next = s1 ^ s0 ^ (s1 >> 11) ^ (s0 >> 30);
+    memmove(w + 1, w + 2, sizeof(uint64_t) * 14);
+    w[15] = s0;
+    w[0] = next;
+}
+
+#define MT64_N 312
+#define MT64_M 156
+
+static inline uint64_t
+mt64_mix(uint64_t hi, uint64_t lo, uint64_t far)
+{
+    uint64_t y = (hi & 0xFFFFFFFF80000000ULL) | (lo & 0x7FFFFFFFULL);
+    return far ^ (y >> 1) ^ ((y & 1u) ? 0xB5026F5AA96619E9ULL : 0);
+}
+
+/* MT19937-64 on the window of the next 312 outputs (x[t], .., x[t+311]) */
+static void
+mt64_step(uint64_t *w)
+{
+    uint64_t next = mt64_mix(w[0], w[1], w[MT64_M]);
+    memmove(w, w + 1, sizeof(uint64_t) * (MT64_N - 1));
+    w[MT64_N - 1] = next;
+}
+
+typedef struct {
+    const char *name;
+    size_t words;  /* state words */
+    size_t degree; /* of the characteristic polynomial */
+    f2_step_fn step;
+} f2_kind;
+
+static const f2_kind F2_KINDS[] = {
+    {"xoshiro256", 4, 256, xoshiro256_step},
+    {"xoshiro512", 8, 512, xoshiro512_step},
+    {"xoroshiro128", 2, 128, xoroshiro128_step},
+    {"xoroshiro128pp", 2, 128, xoroshiro128pp_step},
+    {"xorshift1024", 16, 1024, xorshift1024_step},
+    {"mt19937-64", MT64_N, 19937, mt64_step},
+};
+#define F2_KIND_COUNT (sizeof F2_KINDS / sizeof F2_KINDS[0])
+
+static const f2_kind *
+find_f2_kind(const char *name)
+{
+    for (size_t k = 0; k < F2_KIND_COUNT; k++)
+        if (strcmp(F2_KINDS[k].name, name) == 0)
+            return &F2_KINDS[k];
+    PyErr_Format(PyExc_ValueError, "unknown GF(2) generator kind '%s'", name);
+    return NULL;
+}
+
+static size_t f2_poly_words(const f2_kind *k) { return k->degree / 64 + 1; }
+
+/* p(x) from 2 * degree bits (bit 0 of word 0) of the states that follow
+ * an arbitrary non-zero one: with a primitive p every non-zero bit sequence
+ * of the generator has p as its minimal polynomial. */
+static long
+f2_charpoly(const f2_kind *k, uint64_t *out)
+{
+    size_t nbits = 2 * k->degree;
+    uint64_t *w = malloc(sizeof(uint64_t) * k->words);
+    uint8_t *bits = malloc(nbits);
+    long degree = -1;
+    if (w && bits) {
+        uint64_t v = 0x9E3779B97F4A7C15ULL;
+        for (size_t i = 0; i < k->words; i++)
+            w[i] = v = v * 6364136223846793005ULL + 1442695040888963407ULL;
+        for (size_t i = 0; i < k->words + 8; i++) /* make every window a stepped one (MT19937-64) */
+            k->step(w);
+        for (size_t t = 0; t < nbits; t++) {
+            bits[t] = (uint8_t)(w[0] & 1u);
+            k->step(w);
+        }
+        degree = gf2_berlekamp_massey(bits, nbits, out, f2_poly_words(k));
+    }
+    free(w);
+    free(bits);
+    return degree;
+}
+
+/* out = g(T) s = T^n s for g = x^n mod p, by Horner's rule */
+static int
+f2_jump(const f2_kind *k, const uint64_t *s, const steps_t *n, const uint64_t *poly, uint64_t *out)
+{
+    uint64_t *g = malloc(sizeof(uint64_t) * f2_poly_words(k));
+    uint64_t *r = calloc(k->words, sizeof(uint64_t));
+    int rc = -1;
+    if (g && r && gf2_xpow_mod(n, poly, k->degree, g) == 0) {
+        for (size_t i = k->degree; i-- > 0;) {
+            k->step(r);
+            if (bit_at(g, i))
+                for (size_t j = 0; j < k->words; j++)
+                    r[j] ^= s[j];
+        }
+        memcpy(out, r, sizeof(uint64_t) * k->words);
+        rc = 0;
+    }
+    free(g);
+    free(r);
+    return rc;
+}
+
+static PyObject *
+py_f2_charpoly(PyObject *self, PyObject *args)
+{
+    const char *name;
+    PyObject *out_obj;
+    if (!PyArg_ParseTuple(args, "sO", &name, &out_obj))
+        return NULL;
+    const f2_kind *k = find_f2_kind(name);
+    if (k == NULL)
+        return NULL;
+    Py_buffer out;
+    if (get_buffer(out_obj, &out, (Py_ssize_t)(sizeof(uint64_t) * f2_poly_words(k)), 1, "out") < 0)
+        return NULL;
+    uint64_t *poly = malloc(sizeof(uint64_t) * f2_poly_words(k));
+    long degree = -1;
+    if (poly) {
+        Py_BEGIN_ALLOW_THREADS
+        degree = f2_charpoly(k, poly);
+        Py_END_ALLOW_THREADS
+        if (degree == (long)k->degree)
+            memcpy(out.buf, poly, sizeof(uint64_t) * f2_poly_words(k));
+    }
+    free(poly);
+    PyBuffer_Release(&out);
+    if (degree < 0)
+        return PyErr_NoMemory();
+    if (degree != (long)k->degree)
+        return PyErr_Format(PyExc_RuntimeError, "%s came out of degree %ld, not %zu", name, degree, k->degree);
+    return PyLong_FromLong(degree);
+}
+
+/* f2_jump(kind, state, n, poly, out); for mt19937-64 the state is the
+ * window of the next 312 outputs (see mt19937_64_window) */
+static PyObject *
+py_f2_jump(PyObject *self, PyObject *args)
+{
+    const char *name;
+    PyObject *state_obj, *n_obj, *poly_obj, *out_obj;
+    steps_t n;
+    if (!PyArg_ParseTuple(args, "sOOOO", &name, &state_obj, &n_obj, &poly_obj, &out_obj) || get_steps(n_obj, &n) < 0)
+        return NULL;
+    const f2_kind *k = find_f2_kind(name);
+    if (k == NULL)
+        return NULL;
+    Py_ssize_t state_bytes = (Py_ssize_t)(sizeof(uint64_t) * k->words);
+    Py_buffer state, poly, out;
+    if (get_buffer(state_obj, &state, state_bytes, 0, "state") < 0)
+        return NULL;
+    if (get_buffer(poly_obj, &poly, (Py_ssize_t)(sizeof(uint64_t) * f2_poly_words(k)), 0, "poly") < 0) {
+        PyBuffer_Release(&state);
+        return NULL;
+    }
+    if (get_buffer(out_obj, &out, state_bytes, 1, "out") < 0) {
+        PyBuffer_Release(&state);
+        PyBuffer_Release(&poly);
+        return NULL;
+    }
+    const uint64_t *p = poly.buf;
+    size_t top = k->degree / 64;
+    int rc = -2;
+    uint64_t *in = malloc((size_t)state_bytes), *res = malloc((size_t)state_bytes);
+    if (in && res && (p[top] >> (k->degree % 64)) == 1) {
+        memcpy(in, state.buf, (size_t)state_bytes);
+        Py_BEGIN_ALLOW_THREADS
+        rc = f2_jump(k, in, &n, p, res);
+        Py_END_ALLOW_THREADS
+        if (rc == 0)
+            memcpy(out.buf, res, (size_t)state_bytes);
+    } else if (!in || !res) {
+        rc = -1;
+    }
+    free(in);
+    free(res);
+    PyBuffer_Release(&state);
+    PyBuffer_Release(&poly);
+    PyBuffer_Release(&out);
+    if (rc == -2)
+        return PyErr_Format(PyExc_ValueError, "poly is not of degree %zu: pass what f2_charpoly wrote", k->degree);
+    if (rc < 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* MT19937-64's key/pos (next output key[pos], a twist first at pos 312) ->
+ * the window of the next 312 values x[t..t+311] */
+static PyObject *
+py_mt19937_64_window(PyObject *self, PyObject *args)
+{
+    PyObject *key_obj, *pos_obj, *out_obj;
+    uint32_t pos;
+    if (!PyArg_ParseTuple(args, "OOO", &key_obj, &pos_obj, &out_obj) || get_u32(pos_obj, "pos", &pos) < 0)
+        return NULL;
+    if (pos > MT64_N)
+        return PyErr_Format(PyExc_ValueError, "pos must be in [0, %d]", MT64_N);
+    Py_buffer key, out;
+    if (get_buffer(key_obj, &key, sizeof(uint64_t) * MT64_N, 0, "key") < 0)
+        return NULL;
+    if (get_buffer(out_obj, &out, sizeof(uint64_t) * MT64_N, 1, "out") < 0) {
+        PyBuffer_Release(&key);
+        return NULL;
+    }
+    uint64_t ext[2 * MT64_N];
+    memcpy(ext, key.buf, sizeof(uint64_t) * MT64_N);
+    for (unsigned t = MT64_N; t < MT64_N + pos; t++)
+        ext[t] = mt64_mix(ext[t - MT64_N], ext[t - MT64_N + 1], ext[t - MT64_N + MT64_M]);
+    memcpy(out.buf, ext + pos, sizeof(uint64_t) * MT64_N);
+    PyBuffer_Release(&key);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
     {"lcg", py_lcg, METH_VARARGS,
@@ -689,6 +957,13 @@ static PyMethodDef module_methods[] = {
      "glibc_additive(hist, n, out): glibc TYPE_3 history (31 uint32, oldest first) n outputs on, into out."},
     {"mt19937_charpoly", py_mt19937_charpoly, METH_O,
      "mt19937_charpoly(out): writes MT19937's characteristic polynomial (MT_POLY_WORDS uint64 words, bit i = x^i); returns 19937."},
+    {"f2_charpoly", py_f2_charpoly, METH_VARARGS,
+     "f2_charpoly(kind, out): the characteristic polynomial of a GF(2) generator (F2_KINDS[kind] = (state words, "
+     "polynomial words)) into out; returns its degree."},
+    {"f2_jump", py_f2_jump, METH_VARARGS,
+     "f2_jump(kind, state, n, poly, out): the state (uint64 words) n steps on, into out."},
+    {"mt19937_64_window", py_mt19937_64_window, METH_VARARGS,
+     "mt19937_64_window(key, pos, out): MT19937-64's next 312 values (its f2_jump state) from key (312 uint64) and pos."},
     {"mt19937", py_mt19937, METH_VARARGS,
      "mt19937(key, pos, n, poly, out): from mt[] = key (624 uint32) and index pos, the 624 words whose first is "
      "the output n outputs on, into out (use them with index 0)."},
@@ -707,7 +982,24 @@ PyInit__jump(void)
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddIntConstant(m, "MT_POLY_WORDS", MT_POLY_WORDS) < 0) {
+    PyObject *kinds = PyDict_New();
+    if (kinds == NULL || PyModule_AddIntConstant(m, "MT_POLY_WORDS", MT_POLY_WORDS) < 0) {
+        Py_XDECREF(kinds);
+        Py_DECREF(m);
+        return NULL;
+    }
+    for (size_t k = 0; k < F2_KIND_COUNT; k++) {
+        PyObject *v = Py_BuildValue("(nn)", (Py_ssize_t)F2_KINDS[k].words, (Py_ssize_t)f2_poly_words(&F2_KINDS[k]));
+        if (v == NULL || PyDict_SetItemString(kinds, F2_KINDS[k].name, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(kinds);
+            Py_DECREF(m);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    if (PyModule_AddObject(m, "F2_KINDS", kinds) < 0) {
+        Py_DECREF(kinds);
         Py_DECREF(m);
         return NULL;
     }

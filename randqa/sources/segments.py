@@ -22,16 +22,18 @@ How each source is split (:func:`split_method`):
     (state + n * gamma): the closed-form LCG jump ``x -> A x + C``;
   - ``xorshift32`` and ``lfsr113`` (each of its four components): powers of
     the 32x32 bit matrix of one step;
-  - ``mt19937``, ``mt19937-numpy`` and ``python-random`` (all MT19937):
-    ``x^n mod p(x)`` for the characteristic polynomial ``p`` of degree
-    19937, applied to the state by Horner's rule;
+  - ``mt19937``, ``mt19937-numpy`` and ``python-random`` (all MT19937),
+    ``mt64`` (MT19937-64) and the randomgen ``xoshiro256``, ``xoshiro512``,
+    ``xoroshiro128`` and ``xorshift1024``: ``x^n mod p(x)`` for the
+    characteristic polynomial ``p`` of the state's recurrence, applied to the
+    state by Horner's rule;
   - ``glibc-rand*``: its recurrence r[i] = r[i-3] + r[i-31] (mod 2^32)
     powered as ``x^n mod (x^31 - x^28 - 1)`` over Z/2^32.
 
   The arithmetic is in ``_jump.c``; tests/sources/test_segments.py checks
   every one against the sequential stream.
 - ``"sequential"``: everything else (stdin, ``--format bits`` text, RC4 and
-  its variants, siprand, sfc64, jsf, the other randomgen generators, a
+  its variants, siprand, sfc64, jsf, hc128, sfmt, lxm, romu, efiix64, tyche, a
   user's ``module:attr`` without a working ``advance``).  One producer must
   read or generate the stream in order and hand segments out.
 - ``"independent"``: ``urandom``, ``getrandom``, ``openssl``.  No run of
@@ -264,6 +266,60 @@ def _numpy_mt19937(source: Any, words: int) -> None:
     source.bitgen.state = dict(state, state={"key": key, "pos": 0})
 
 
+@lru_cache(maxsize=None)
+def _f2_poly(kind: str) -> np.ndarray:
+    from randqa.sources import _jump
+
+    poly = np.zeros(_jump.F2_KINDS[kind][1], dtype=np.uint64)
+    _jump.f2_charpoly(kind, poly)
+    poly.setflags(write=False)
+    return poly
+
+
+def f2_jump(kind: str, state: np.ndarray, n: int) -> np.ndarray:
+    """The state (uint64 words) of a GF(2)-linear generator of ``_jump.F2_KINDS``, ``n`` steps on."""
+    from randqa.sources import _jump
+
+    out = np.empty(_jump.F2_KINDS[kind][0], dtype=np.uint64)
+    _jump.f2_jump(kind, np.ascontiguousarray(state, dtype=np.uint64), int(n), _f2_poly(kind), out)
+    return out
+
+
+def _randomgen_xoshiro(kind: str) -> Jumper:
+    def jump(source: Any, words: int) -> None:
+        state = source.bitgen.state
+        s = f2_jump(kind, state["s"], words)
+        source.bitgen.state = dict(state, s=s, has_uint32=0, uinteger=0)
+
+    return jump
+
+
+def _randomgen_xoroshiro128(source: Any, words: int) -> None:
+    state = source.bitgen.state
+    kind = "xoroshiro128pp" if state.get("plusplus") else "xoroshiro128"
+    source.bitgen.state = dict(state, s=f2_jump(kind, state["s"], words), has_uint32=0, uinteger=0)
+
+
+def _randomgen_xorshift1024(source: Any, words: int) -> None:
+    # the next output comes from s[p], s[p+1]: jump the window that starts at p
+    state = source.bitgen.state
+    inner = state["state"]
+    window = np.roll(np.asarray(inner["s"], dtype=np.uint64), -int(inner["p"]))
+    s = f2_jump("xorshift1024", window, words)
+    source.bitgen.state = dict(state, state={"s": s, "p": 0}, has_uint32=0, uinteger=0)
+
+
+def _randomgen_mt64(source: Any, words: int) -> None:
+    from randqa.sources import _jump
+
+    state = source.bitgen.state
+    inner = state["state"]
+    window = np.empty(312, dtype=np.uint64)
+    _jump.mt19937_64_window(np.ascontiguousarray(inner["key"], dtype=np.uint64), int(inner["pos"]), window)
+    key = f2_jump("mt19937-64", window, words)
+    source.bitgen.state = dict(state, state={"key": key, "pos": 0}, has_uint32=0, uinteger=0)
+
+
 _CHACHA_BLOCK_WORDS32 = 16
 
 
@@ -298,6 +354,13 @@ def _bitgen_jumpers() -> dict[type, Jumper]:
         cls = getattr(randomgen, name, None)
         if cls is not None:
             table[cls] = _advance_by(1)
+    for name, jumper in (("Xoshiro256", _randomgen_xoshiro("xoshiro256")),
+                         ("Xoshiro512", _randomgen_xoshiro("xoshiro512")),
+                         ("Xoroshiro128", _randomgen_xoroshiro128), ("Xorshift1024", _randomgen_xorshift1024),
+                         ("MT64", _randomgen_mt64)):
+        cls = getattr(randomgen, name, None)
+        if cls is not None:
+            table[cls] = jumper
     chacha = getattr(randomgen, "ChaCha", None)
     if chacha is not None:
         table[chacha] = _randomgen_chacha

@@ -5,7 +5,8 @@ Every jumping backend is compared with its sequential stream at offsets
 inside and across words, blocks and MT19937's 624-word twists.  Large
 offsets (2^40 bytes and more) are checked where an independent computation
 exists (closed-form LCGs in Python big ints, splitmix64's counter, the
-periods of xorshift32 and LFSR113, numpy's own MT19937.jumped(), glibc's
+periods of xorshift32 and LFSR113, numpy's MT19937.jumped() and randomgen's
+jumped() of the xoshiro family (2^64 to 2^512 steps), glibc's
 recurrence as a 31x31 matrix power mod 2^32), and otherwise by composition:
 jumping a then b equals jumping a + b.  Jumps of 2^60 run in a subprocess
 bounded by a timeout, which an O(N) jump could never meet.
@@ -39,9 +40,9 @@ JUMPING = [
     "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "ansi-c-rand",
     "randu", "minstd", "mt19937", "xorshift32", "splitmix64", "lfsr113", "python-random",
     "pcg64", "pcg64dxsm", "philox", "mt19937-numpy", "chacha", "aes-ctr", "threefry", "speck128", "pcg32",
-    "mwc128x", "squares", "blabla",
+    "mwc128x", "squares", "blabla", "xoshiro256", "xoshiro512", "xoroshiro128", "xorshift1024", "mt64",
 ]
-SEQUENTIAL = ["dnet-arc4", "arc4", "arc4-drop", "siprand", "sfc64", "jsf", "hc128", "xoshiro256"]
+SEQUENTIAL = ["dnet-arc4", "arc4", "arc4-drop", "siprand", "sfc64", "jsf", "hc128", "sfmt", "lxm"]
 INDEPENDENT = ["urandom", "getrandom"]
 
 
@@ -226,6 +227,26 @@ def test_mt19937_jump_matches_numpys_jumped():
     ours = mt19937_jump(state["key"], state["pos"], (1 << 128) - 624)
     assert np.array_equal(ours[1:], theirs[1:])
     assert ours[0] >> 31 == theirs[0] >> 31
+
+
+@pytest.mark.parametrize("cls_name, kwargs, steps", [
+    ("Xoshiro256", {}, 1 << 128), ("Xoshiro512", {}, 1 << 256), ("Xoroshiro128", {}, 1 << 64),
+    ("Xoroshiro128", {"plusplus": True}, 1 << 64), ("Xorshift1024", {}, 1 << 512),
+])
+def test_xoshiro_family_jump_matches_randomgens_jumped(cls_name, kwargs, steps):
+    """randomgen's jumped() applies Vigna's precomputed jump polynomials; ours
+    computes x^steps mod p(x) from the recurrence.  From fresh and from used states."""
+    import randomgen
+
+    from randqa.sources.numpy_backends import BitGeneratorSource
+
+    cls = getattr(randomgen, cls_name)
+    for used in (0, 5):
+        bitgen = cls(SEED, **kwargs)
+        bitgen.random_raw(used)
+        expected = bitgen.jumped().random_raw(50)
+        advance_words(BitGeneratorSource(cls_name, SEED, bitgen, 8, seeding=""), steps)
+        assert np.array_equal(bitgen.random_raw(50), expected), used
 
 
 def glibc_by_matrix_power(hist: list[int], n: int) -> list[int]:
