@@ -478,62 +478,109 @@ done:
     return result;
 }
 
+static inline uint16_t
+spread8(uint8_t x)
+{
+    return (uint16_t)spread32(x);
+}
+
+static inline void
+bytes_xor(uint8_t *restrict dst, const uint8_t *restrict src, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        dst[k] ^= src[k];
+}
+
+static inline int
+byte_bit(const uint8_t *p, size_t i)
+{
+    return (p[i >> 3] >> (i & 7)) & 1;
+}
+
 /*
  * g = x^n mod p, p of degree d (bit d set), g of d/64 + 1 words.
- * Reduction XORs p x^s for each set bit d + s of a square, from a table of
- * p shifted by 0..63 bits, so every XOR is word-aligned.
+ *
+ * Squares are reduced eight bits at a time, from the top: table[b] is the
+ * multiple q_b p (deg q_b < 8) whose coefficients of x^d..x^(d+7) are the
+ * bits of b, so XOR-ing table[b] x^(8t) clears the eight bits from
+ * x^(d+8t) on; shifts by whole bytes need no bit shifting.
  */
 static int
 gf2_xpow_mod(const steps_t *n, const uint64_t *p, size_t d, uint64_t *g)
 {
-    size_t pw = d / 64 + 1;          /* words of p and of g */
-    size_t sw = pw + 1;              /* words of a shifted copy of p */
-    size_t rw = 2 * pw + 2;          /* words of a square, with room to reduce */
-    uint64_t *shifted = calloc(64 * sw, sizeof(uint64_t));
-    uint64_t *r = calloc(rw, sizeof(uint64_t));
-    if (!shifted || !r) {
-        free(shifted);
+    size_t pw = d / 64 + 1;  /* words of p and of g */
+    size_t tb = d / 8 + 2;   /* bytes of a table entry (degree <= d + 7) */
+    size_t rb = 2 * tb + 16; /* bytes of a square, with room to reduce */
+    uint8_t *pb = calloc(tb, 1), *gb = calloc(tb, 1), *r = calloc(rb, 1);
+    uint8_t *table = calloc(256 * tb, 1);
+    if (!pb || !gb || !r || !table) {
+        free(pb);
+        free(gb);
         free(r);
+        free(table);
         return -1;
     }
-    for (unsigned s = 0; s < 64; s++)
-        xor_shifted(shifted + s * sw, p, pw, s);
-    memset(g, 0, sizeof(uint64_t) * pw);
-    g[0] = 1;
+    for (size_t i = 0; i <= d; i++)
+        if (bit_at(p, i))
+            pb[i >> 3] |= (uint8_t)(1u << (i & 7));
+    /* table[1 << i]: p x^i, then its bits d..d+i-1 cleared by lower multiples */
+    for (unsigned i = 0; i < 8; i++) {
+        uint8_t *e = table + ((size_t)1 << i) * tb;
+        for (unsigned k = i + 1; k-- > 0;) {
+            if (k == i || byte_bit(e, d + k)) {
+                /* e ^= p x^k */
+                unsigned carry = 0;
+                for (size_t m = 0; m < tb; m++) {
+                    unsigned v = ((unsigned)pb[m] << k) | carry;
+                    e[m] ^= (uint8_t)v;
+                    carry = v >> 8;
+                }
+            }
+        }
+    }
+    for (unsigned b = 3; b < 256; b++) /* the rest by linearity */
+        if (b & (b - 1)) {
+            memcpy(table + b * tb, table + (b & (b - 1)) * tb, tb);
+            bytes_xor(table + b * tb, table + (b & -b) * tb, tb);
+        }
+    gb[0] = 1;
     int started = 0;
     for (size_t bit = n->nbits; bit-- > 0;) {
         if (started) { /* g = g^2 mod p */
-            memset(r, 0, sizeof(uint64_t) * rw);
-            for (size_t k = 0; k < pw; k++) {
-                r[2 * k] = spread32((uint32_t)g[k]);
-                r[2 * k + 1] = spread32((uint32_t)(g[k] >> 32));
+            memset(r, 0, rb);
+            for (size_t k = 0; k < tb; k++) {
+                uint16_t v = spread8(gb[k]);
+                r[2 * k] = (uint8_t)v;
+                r[2 * k + 1] = (uint8_t)(v >> 8);
             }
-            for (size_t j = 2 * d; j >= d; j--) {
-                if (bit_at(r, j)) {
-                    size_t s = j - d;
-                    const uint64_t *src = shifted + (s & 63) * sw;
-                    uint64_t *dst = r + (s >> 6);
-                    for (size_t k = 0; k < sw; k++)
-                        dst[k] ^= src[k];
-                }
+            for (size_t t = (d + 7) / 8 + 1; t-- > 0;) {
+                size_t j = d + 8 * t;
+                unsigned b = (((unsigned)r[j >> 3] | ((unsigned)r[(j >> 3) + 1] << 8)) >> (j & 7)) & 0xffu;
+                if (b)
+                    bytes_xor(r + t, table + b * tb, tb);
             }
-            memcpy(g, r, sizeof(uint64_t) * pw);
+            memcpy(gb, r, tb);
         }
         if (steps_bit(n, bit)) { /* g = g x mod p */
             started = 1;
-            uint64_t carry = 0;
-            for (size_t k = 0; k < pw; k++) {
-                uint64_t next = g[k] >> 63;
-                g[k] = (g[k] << 1) | carry;
-                carry = next;
+            unsigned carry = 0;
+            for (size_t k = 0; k < tb; k++) {
+                unsigned v = ((unsigned)gb[k] << 1) | carry;
+                gb[k] = (uint8_t)v;
+                carry = v >> 8;
             }
-            if (bit_at(g, d))
-                for (size_t k = 0; k < pw; k++)
-                    g[k] ^= p[k];
+            if (byte_bit(gb, d))
+                bytes_xor(gb, pb, tb);
         }
     }
-    free(shifted);
+    memset(g, 0, sizeof(uint64_t) * pw);
+    for (size_t i = 0; i < d; i++)
+        if (byte_bit(gb, i))
+            g[i >> 6] |= 1ULL << (i & 63);
+    free(pb);
+    free(gb);
     free(r);
+    free(table);
     return 0;
 }
 
