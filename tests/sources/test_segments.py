@@ -329,3 +329,25 @@ def test_open_at_needs_the_recorded_seed():
         open_at("pcg64", None, 100)
     with pytest.raises(ValueError):
         open_at("pcg64", SEED, -1)
+
+
+def test_jump_kernels_refuse_bad_input_and_take_steps_beyond_64_bits():
+    from randqa.sources import _jump
+
+    for n in (0, 1, 12345, (1 << 64) + 3, (1 << 1000) + 1):
+        assert _jump.lcg(7, 6364136223846793005, 1442695040888963407, 1 << 64, n) == lcg_closed_form(
+            7, 6364136223846793005, 1442695040888963407, 1 << 64, n)
+    bad = [
+        lambda: _jump.lcg(1, 2, 3, 1, 5),  # modulus below 2
+        lambda: _jump.lcg(1, 2, 3, 1 << 32, -1),
+        lambda: _jump.lcg(1, 2, 3, 1 << 32, 1 << 1024),
+        lambda: _jump.glibc_additive(np.zeros(30, np.uint32), 1, np.zeros(31, np.uint32)),
+        lambda: _jump.mt19937(np.zeros(624, np.uint32), 625, 1, np.zeros(_jump.MT_POLY_WORDS, np.uint64),
+                              np.zeros(624, np.uint32)),
+        lambda: _jump.mt19937(np.zeros(624, np.uint32), 0, 1, np.zeros(_jump.MT_POLY_WORDS, np.uint64),
+                              np.zeros(624, np.uint32)),  # not the polynomial
+        lambda: _jump.f2_jump("no-such-kind", np.zeros(4, np.uint64), 1, np.zeros(5, np.uint64), np.zeros(4, np.uint64)),
+    ]
+    for call in bad:
+        with pytest.raises(ValueError):
+            call()
