@@ -26,6 +26,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from randqa._version import __version__
+
 VERDICT_ORDER = {"insufficient": 0, "pass": 1, "suspicious": 2, "fail": 3}
 
 
@@ -148,3 +150,54 @@ def _json_number(x: float | None) -> float | None:
         return None
     x = float(x)
     return x if math.isfinite(x) else None
+
+
+@dataclass
+class RunResult:
+    """Everything one run found out; ``to_json`` is the interchange format."""
+
+    source: dict[str, Any]
+    suite: str
+    results: list[TestResult]
+    bytes_tested: int
+    bits_tested: int
+    elapsed_s: float
+    requested: int | None = None  # the --bytes limit, in `unit`s
+    unit: str = "bytes"  # "bits" for --format bits
+    input_ended_early: bool = False
+    interrupted: bool = False
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        return worst_verdict([r.verdict for r in self.results])
+
+    @property
+    def notes(self) -> list[str]:
+        notes = []
+        if self.input_ended_early:
+            got = self.bits_tested if self.unit == "bits" else self.bytes_tested
+            notes.append(f"input ended after {got} {self.unit}, before the {self.requested} requested; tested what arrived")
+        if self.interrupted:
+            notes.append(f"interrupted: results cover the first {self.bytes_tested} bytes only")
+        return notes
+
+    def to_json(self) -> dict[str, Any]:
+        data = {
+            "randqa_version": __version__,
+            "source": self.source,
+            "suite": self.suite,
+            "bytes_tested": self.bytes_tested,
+            "bits_tested": self.bits_tested,
+            f"{self.unit}_requested": self.requested,
+            "input_ended_early": self.input_ended_early,
+            "interrupted": self.interrupted,
+            "verdict": self.verdict,
+            "elapsed_s": round(self.elapsed_s, 6),
+            "thresholds": {"suspicious": self.thresholds.suspicious, "fail": self.thresholds.fail},
+            "notes": self.notes,
+            "tests": [r.to_json() for r in self.results],
+        }
+        data.update(self.extra)
+        return data

@@ -14,7 +14,7 @@ from randqa.battery.base import Accumulator
 from randqa.engine import run, run_progressive
 from randqa.results import TestResult
 from randqa.sources import open_backend
-from randqa.suites import Suite, TestSpec, load_suite, parse_suite
+from randqa.battery.suites import Suite, TestSpec, load_suite, parse_suite
 from randqa.results import Thresholds
 
 

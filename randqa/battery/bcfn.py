@@ -43,7 +43,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from randqa.battery import _linear
+from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, chi_square_result, insufficient
@@ -90,7 +90,7 @@ class _Level:
         if len(self.head) < self.tuple_length - 1:
             take = (self.tuple_length - 1 - len(self.head)) * self.block_bytes
             self.head += self.letters_of(np.frombuffer(bytes(data[:take]), dtype=np.uint8))
-        self.index, self.have = _linear.hamming_tuple_scan(
+        self.index, self.have = _counts.hamming_tuple_scan(
             data, self.block_bytes, self.table_bytes, self.letter_bits, self.tuple_length, self.counts, self.index, self.have
         )
         self.blocks += len(data) // self.block_bytes

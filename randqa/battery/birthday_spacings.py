@@ -60,7 +60,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from randqa import _kernels
+from randqa.battery import _spacings
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
@@ -130,7 +130,7 @@ class BirthdaySpacings(Accumulator):
         return self.block_bytes
 
     def _count(self, data: np.ndarray) -> None:
-        counts = _kernels.birthday_collisions(data, self.points, self.word_bytes, self.bits_per_word, self.dims)
+        counts = _spacings.birthday_collisions(data, self.points, self.word_bytes, self.bits_per_word, self.dims)
         with self._lock:  # the parts of one chunk may be counted in parallel
             self.blocks += len(counts)
             self.collisions += sum(counts)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from randqa import _kernels
+from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, chi_square_result, insufficient
@@ -48,10 +48,10 @@ class ChiSquare(Accumulator):
     def update(self, chunk: np.ndarray) -> None:
         self.bytes_seen += len(chunk)
         if self.bits == 8:
-            _kernels.byte_histogram(chunk, self.counts)
+            _counts.byte_histogram(chunk, self.counts)
             return
         for run in self._words.split(chunk):
-            _kernels.word16_histogram(run, self.counts)
+            _counts.word16_histogram(run, self.counts)
 
     def merge(self, other: Accumulator) -> None:
         self._check_mergeable(other)

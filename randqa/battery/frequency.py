@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from randqa import _kernels
+from randqa.battery import _counts
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
 
@@ -35,7 +35,7 @@ class Frequency(Accumulator):
         self.ones = 0
 
     def update(self, chunk: np.ndarray) -> None:
-        ones, _ = _kernels.bit_counts(chunk)
+        ones, _ = _counts.bit_counts(chunk)
         self.ones += ones
         self.bits += 8 * len(chunk)
         self.bytes_seen += len(chunk)

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from randqa.battery import _linear
+from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, chi_square_result, insufficient
@@ -75,7 +75,7 @@ class Gap(Accumulator):
         return self.word_bytes
 
     def _scan(self, data) -> None:
-        first, self.open = _linear.gap_scan(data, self.word_bytes, self.low, self.high, self.hist, self.open)
+        first, self.open = _counts.gap_scan(data, self.word_bytes, self.low, self.high, self.hist, self.open)
         if first >= 0:
             if self.lead is None:
                 self.lead = first

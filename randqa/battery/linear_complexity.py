@@ -43,7 +43,7 @@ import functools
 import numpy as np
 from scipy import stats
 
-from randqa.battery import _nist
+from randqa.battery import _linear
 from randqa.battery._blocks import BitBlockTest
 from randqa.results import TestResult, insufficient
 
@@ -105,7 +105,7 @@ class LinearComplexity(BitBlockTest):
         super().__init__(M)
 
     def _count(self, data: np.ndarray, nbits: int) -> None:
-        _nist.linear_complexity_counts(data, nbits, self.M, self.complexity_counts)
+        _linear.linear_complexity_counts(data, nbits, self.M, self.complexity_counts)
 
     def _add_counts(self, other: BitBlockTest) -> None:
         self.complexity_counts += other.complexity_counts
@@ -114,7 +114,7 @@ class LinearComplexity(BitBlockTest):
         M = self.M
         complexity_counts = self.complexity_counts.copy()
         data, nbits = self._units.remainder()
-        _nist.linear_complexity_counts(data, nbits, M, complexity_counts)
+        _linear.linear_complexity_counts(data, nbits, M, complexity_counts)
         blocks = int(complexity_counts.sum())
         n = self.bits_seen
         needs = f"at least {max(MIN_BITS, MIN_BLOCKS * M)} bits (NIST SP 800-22 2.10.7: n >= 10^6, N >= {MIN_BLOCKS} blocks)"

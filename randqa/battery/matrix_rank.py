@@ -43,7 +43,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from randqa.battery import _nist
+from randqa.battery import _linear
 from randqa.battery._blocks import BitBlockTest
 from randqa.results import TestResult, insufficient
 
@@ -91,7 +91,7 @@ class MatrixRank(BitBlockTest):
         super().__init__(self.shape[0] * self.shape[1])
 
     def _count(self, data: np.ndarray, nbits: int) -> None:
-        _nist.matrix_rank_counts(data, nbits, *self.shape, self.rank_counts)
+        _linear.matrix_rank_counts(data, nbits, *self.shape, self.rank_counts)
 
     def _add_counts(self, other: BitBlockTest) -> None:
         self.rank_counts += other.rank_counts
@@ -102,7 +102,7 @@ class MatrixRank(BitBlockTest):
         label = self.name if self.shape == (DEFAULT_SHAPE, DEFAULT_SHAPE) and self.size is None else f"{self.name}[{rows}x{cols}]"
         rank_counts = self.rank_counts.copy()
         data, nbits = self._units.remainder()
-        _nist.matrix_rank_counts(data, nbits, rows, cols, rank_counts)
+        _linear.matrix_rank_counts(data, nbits, rows, cols, rank_counts)
         matrices = int(rank_counts.sum())
         n = self.bits_seen
         needs = f"at least {MIN_MATRICES * rows * cols} bits ({MIN_MATRICES} matrices of {rows} x {cols}, NIST SP 800-22 2.5.7)"

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from randqa.battery import _linear
+from randqa.battery import _counts
 from randqa.battery.base import Accumulator
 from randqa.battery.serial import fold
 from randqa.results import TestResult, insufficient
@@ -88,10 +88,10 @@ class OverlappingSerial(Accumulator):
         if len(chunk) == 0:
             return
         if self.by_pairs:
-            _linear.digraph_scan(chunk, self.recent & 0xFF if self.bytes_seen else -1, 0, 0, self.counts)
+            _counts.digraph_scan(chunk, self.recent & 0xFF if self.bytes_seen else -1, 0, 0, self.counts)
             self.recent = ((self.recent << 8) | int(chunk[-1])) & 0xFFFF
         else:
-            self.recent = _linear.bit_pattern_scan(chunk, self.m, self.counts, self.recent, min(8 * self.bytes_seen, 63))
+            self.recent = _counts.bit_pattern_scan(chunk, self.m, self.counts, self.recent, min(8 * self.bytes_seen, 63))
         if len(self.head) < HEAD_BYTES:
             self.head = (self.head + chunk[:HEAD_BYTES].tobytes())[:HEAD_BYTES]
         self.bytes_seen += len(chunk)

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from randqa import _kernels
+from randqa.battery import _counts
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
 
@@ -56,7 +56,7 @@ class Runs(Accumulator):
     def update(self, chunk: np.ndarray) -> None:
         if len(chunk) == 0:
             return
-        ones, transitions = _kernels.bit_counts(chunk)
+        ones, transitions = _counts.bit_counts(chunk)
         self._absorb(8 * len(chunk), ones, transitions, int(chunk[0]) >> 7, int(chunk[-1]) & 1)
         self.bytes_seen += len(chunk)
 

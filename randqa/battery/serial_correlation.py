@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from randqa import _kernels
+from randqa.battery import _counts
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
 
@@ -55,11 +55,11 @@ class SerialCorrelation(Accumulator):
     def update(self, chunk: np.ndarray) -> None:
         if len(chunk) == 0:
             return
-        _kernels.byte_histogram(chunk, self.counts)
+        _counts.byte_histogram(chunk, self.counts)
         for k in self.lags:
             # pairs that straddle the previous chunk and this one, then pairs inside it
             self.products[k] += _straddling_products(self.tail, chunk[:k].tobytes(), k)
-            self.products[k] += _kernels.lag_product_sum(chunk, k)
+            self.products[k] += _counts.lag_product_sum(chunk, k)
         if len(self.head) < self.span:
             self.head = (self.head + chunk[: self.span].tobytes())[: self.span]
         self.tail = (self.tail + chunk[-self.span :].tobytes())[-self.span :]
@@ -113,4 +113,4 @@ def _straddling_products(before: bytes, after: bytes, k: int) -> int:
     bytes so far) and x_{i+k} in ``after`` (at most the next k bytes)."""
     if not before or not after:
         return 0
-    return _kernels.lag_product_sum(before[-k:] + after[:k], k)
+    return _counts.lag_product_sum(before[-k:] + after[:k], k)

@@ -1,8 +1,11 @@
-"""Plain-text rendering of a run for the terminal."""
+"""Plain-text rendering for the terminal: a run's table of tests, and a
+comparison's table of sources."""
 
 from __future__ import annotations
 
-from randqa.engine import RunResult
+from typing import Any
+
+from randqa.results import VERDICT_ORDER, RunResult
 from randqa.sizes import format_size
 
 
@@ -42,4 +45,53 @@ def render_run(run: RunResult) -> str:
         lines.append("")
     lines.extend(f"note: {n}" for n in run.notes)
     lines.append(f"verdict: {run.verdict.upper()}")
+    return "\n".join(lines)
+
+
+def failing_tests(run: dict[str, Any]) -> list[str]:
+    """Names of the tests that failed or looked suspicious, worst first."""
+    bad = [t for t in run["tests"] if t.get("verdict") in ("fail", "suspicious")]
+    bad.sort(key=lambda t: -VERDICT_ORDER[t["verdict"]])
+    return [t["name"] + ("" if t["verdict"] == "fail" else "?") for t in bad]
+
+
+def render_compare(doc: dict[str, Any]) -> str:
+    """The terminal table of a compare document."""
+    progressive = any("first_failure_bytes" in run for run in doc["runs"])
+    header = ["source", "MB/s", "tested", "verdict", "first failure" if progressive else "", "seed", "failed tests"]
+    rows = []
+    for run in doc["runs"]:
+        speed = run.get("speed_mb_s")
+        failure = run.get("first_failure_bytes")  # None: never failed, or not progressive
+        seed = run["source"].get("seed")
+        rows.append([
+            run["source"]["name"],
+            "-" if speed is None else f"{speed:.1f}",
+            format_size(run["bytes_tested"]),
+            run["verdict"].upper() if run["verdict"] == "fail" else run["verdict"],
+            ("none" if failure is None else format_size(failure)) if progressive else "",
+            "-" if seed is None else str(seed),
+            ", ".join(failing_tests(run)) or "-",
+        ])
+    keep = [i for i, h in enumerate(header) if h]
+    header = [header[i] for i in keep]
+    rows = [[row[i] for i in keep] for row in rows]
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    right = {"MB/s", "tested", "first failure"}
+
+    def line(cells: list[str]) -> str:
+        out = [c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, header)]
+        return "  ".join(out).rstrip()
+
+    lines = [f"suite {doc['suite']}  speed: median of {doc['speed_repeats']} runs apart from testing"
+             f"  ('?' = suspicious)", "", line(header)]
+    lines += [line(r) for r in rows]
+    lines.append("")
+    for run in doc["runs"]:
+        for note in run.get("notes", []):
+            lines.append(f"note: {run['source']['name']}: {note}")
+    if doc.get("interrupted"):
+        lines.append("note: interrupted: sources after the last row were not tested")
+    count = len(doc["runs"])
+    lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
     return "\n".join(lines)
