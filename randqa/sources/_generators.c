@@ -548,8 +548,20 @@ gen_get_algorithm(GenObject *g, void *Py_UNUSED(closure))
     return PyUnicode_FromString(g->algorithm);
 }
 
+/* state(): the generator's state as raw bytes (the union member at offset
+ * 0, in native layout), so jumps computed elsewhere can start from it.
+ * Only defined between words: a split word's remainder is not part of it. */
+static PyObject *
+gen_state(GenObject *g, PyObject *unused)
+{
+    if (g->pending_pos < g->pending_len)
+        return PyErr_Format(PyExc_ValueError, "generator is inside a word; its state is defined only between words");
+    return PyBytes_FromStringAndSize((const char *)&g->st, sizeof g->st);
+}
+
 static PyMethodDef gen_methods[] = {
     {"fill", (PyCFunction)gen_fill, METH_O, "fill(buffer): write the next len(buffer) bytes of the stream into it."},
+    {"state", (PyCFunction)gen_state, METH_NOARGS, "state(): the raw state bytes (native layout), between words only."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -864,6 +876,71 @@ make_siprand_raw(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
+/* Generators started from a raw state, for jumps computed elsewhere. */
+
+static int
+get_u32_words(PyObject *obj, uint32_t *out, Py_ssize_t count, const char *what)
+{
+    PyObject *seq = PySequence_Fast(obj, "state must be a sequence of 32-bit ints");
+    if (seq == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != count) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s needs exactly %zd words", what, count);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        uint64_t v;
+        if (get_uint(PySequence_Fast_GET_ITEM(seq, k), 32, "state word", &v) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        out[k] = (uint32_t)v;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static PyObject *
+make_mt19937_raw(PyObject *self, PyObject *args)
+{
+    PyObject *words_obj, *idx_obj;
+    uint64_t idx;
+    uint32_t words[MT_N];
+    if (!PyArg_ParseTuple(args, "OO", &words_obj, &idx_obj) || get_uint(idx_obj, 32, "idx", &idx) < 0)
+        return NULL;
+    if (idx > MT_N)
+        return PyErr_Format(PyExc_ValueError, "idx must be in [0, %d]", MT_N);
+    if (get_u32_words(words_obj, words, MT_N, "mt19937_raw") < 0)
+        return NULL;
+    GenObject *g = gen_new(mt_fill, 4, "MT19937 from a raw state");
+    if (g) {
+        memcpy(g->st.mt.mt, words, sizeof words);
+        g->st.mt.idx = (int)idx;
+    }
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_glibc_rand_raw(PyObject *self, PyObject *args)
+{
+    PyObject *hist_obj;
+    int mode;
+    uint32_t hist[GLIBC_DEG];
+    if (!PyArg_ParseTuple(args, "Oi", &hist_obj, &mode))
+        return NULL;
+    static const fill_words_fn fills[3] = {glibc_fill31, glibc_fill8, glibc_fill16};
+    static const unsigned widths[3] = {4, 1, 2};
+    if (mode < 0 || mode > 2)
+        return PyErr_Format(PyExc_ValueError, "mode must be 0 (31-bit words), 1 (bytes) or 2 (shorts)");
+    if (get_u32_words(hist_obj, hist, GLIBC_DEG, "glibc_rand_raw") < 0)
+        return NULL;
+    GenObject *g = gen_new(fills[mode], widths[mode], "glibc random_r TYPE_3 from a raw state");
+    if (g)
+        memcpy(g->st.glibc.hist, hist, sizeof hist);
+    return (PyObject *)g;
+}
+
 /* ------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
@@ -883,6 +960,8 @@ static PyMethodDef module_methods[] = {
     {"lfsr113_raw", make_lfsr113_raw, METH_VARARGS, "lfsr113_raw(s1, s2, s3, s4): no fix-ups, no warm-up."},
     {"siprand", make_siprand, METH_VARARGS, "siprand(seed_lo, seed_hi): prandom_reseed-style state from two 64-bit words."},
     {"siprand_raw", make_siprand_raw, METH_VARARGS, "siprand_raw(v0, v1, v2, v3): no zero-word fix-up."},
+    {"mt19937_raw", make_mt19937_raw, METH_VARARGS, "mt19937_raw(words, idx): MT19937 with mt[] = words (624) and index idx in [0, 624]."},
+    {"glibc_rand_raw", make_glibc_rand_raw, METH_VARARGS, "glibc_rand_raw(hist, mode): TYPE_3 with the last 31 values r[i-31..i-1], oldest first."},
     {NULL, NULL, 0, NULL},
 };
 
