@@ -100,7 +100,7 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
 
 
 def _speed_row(name: str, nbytes: int, repeats: int, seed: int | None) -> dict[str, Any]:
-    from randqa.bench import backend_speed
+    from randqa.speed.generation import backend_speed
 
     speed = backend_speed(name, nbytes, repeats, seed)
     return {"backend": name, "mb_per_s": round(speed.median, 1), "min_mb_per_s": round(min(speed.rates), 1),
@@ -122,7 +122,7 @@ def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | Non
 
 
 def _bench_nmap(nbytes: int, repeats: int) -> list[dict[str, Any]]:
-    from randqa.bench import NmapRow, nmap_table
+    from randqa.speed.nmap import NmapRow, nmap_table
 
     print(f"nmap-dev PRNG benchmark on this machine: {format_size(nbytes)} per run, median of {repeats} runs")
     print("(mail: median 'real' seconds of its 3 runs for 256 MiB via nmap's get_random_bytes; vs Xeon: times faster here)")
@@ -150,7 +150,7 @@ def _bench_nmap(nbytes: int, repeats: int) -> list[dict[str, Any]]:
 
 
 def _bench_strategies(nbytes: int, repeats: int) -> list[dict[str, Any]]:
-    from randqa.bench import StrategyRow, urandom_strategy_table
+    from randqa.speed.urandom_strategies import StrategyRow, urandom_strategy_table
 
     print("/dev/urandom strategies (s2n-tls PR): microseconds per read() call, median of "
           f"{repeats} runs; % = longer than the cached fd")

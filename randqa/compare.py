@@ -1,6 +1,6 @@
 """Several sources side by side: generation speed next to test quality.
 
-Speed is measured apart from testing (randqa.bench.generation_speed on fresh
+Speed is measured apart from testing (randqa.speed.generation.generation_speed on fresh
 sources), so the cost of the tests never pollutes a generator's MB/s; then
 each source is tested with the suite as ``randqa test`` would.  The result is
 one JSON document (``kind = "compare"``) whose ``runs`` are ``randqa test``
@@ -20,7 +20,7 @@ from typing import Any, Callable, ContextManager
 
 import randqa
 from randqa import engine
-from randqa.bench import generation_speed
+from randqa.speed.generation import generation_speed
 from randqa.errors import UsageError
 from randqa.results import VERDICT_ORDER
 from randqa.sizes import format_size
