@@ -1,11 +1,14 @@
 """Several sources side by side: generation speed next to test quality.
 
-Speed is measured apart from testing (randqa.speed.generation.generation_speed on fresh
-sources), so the cost of the tests never pollutes a generator's MB/s; then
-each source is tested with the suite as ``randqa test`` would.  The result is
-one JSON document (``kind = "compare"``) whose ``runs`` are ``randqa test``
-results plus ``speed_mb_s``; terminal table, JSON file and HTML report are
-all rendered from that document.
+Speed is measured apart from testing, as applications call each generator
+(randqa.speed.as_called: the real libc rand(), OpenSSL, the kernel; randqa's
+compiled loop for generators that exist only as randqa's C), so the cost of
+the tests never pollutes a generator's MB/s; then each source is tested with
+the suite as ``randqa test`` would.  The result is one JSON document
+(``kind = "compare"``) whose ``runs`` are ``randqa test`` results plus
+``speed_mb_s``, ``speed_method`` and ``generation_mb_s`` (the rate randqa
+feeds its tests); terminal table, JSON file and HTML report are all rendered
+from that document.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from typing import Any, Callable, ContextManager
 
 import randqa
 from randqa import engine
-from randqa.speed.generation import generation_speed
+from randqa.speed.as_called import FEED_NOTE, AsCalledSpeed, as_called_speed, feed_differs, method_markers
+from randqa.speed.generation import REPEATS as SPEED_REPEATS
+from randqa.speed.nmap import nmap_answer
 from randqa.errors import UsageError
 from randqa.results import VERDICT_ORDER
 from randqa.sizes import format_size
@@ -42,13 +47,6 @@ DEFAULT_COMPARE_BYTES = 2 << 30
 
 #: progressive runs start at this length unless --min says otherwise (as `randqa test`)
 DEFAULT_PROGRESSIVE_MIN = 1 << 10
-
-#: each speed repeat reads about this long, bounded by the sizes below, so a
-#: fast generator is timed over enough bytes and a slow one does not take ages
-SPEED_TARGET_SECONDS = 0.2
-SPEED_MIN_BYTES = 1 << 20
-SPEED_MAX_BYTES = 64 << 20
-SPEED_REPEATS = 5
 
 
 @dataclass
@@ -107,26 +105,19 @@ def check_sources(specs: list[str], seed: int | None) -> None:
             _open(spec, seed).close()
 
 
-def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> tuple[float | None, int]:
-    """Median generation MB/s of a generator and the bytes each repeat read.
+def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> AsCalledSpeed | None:
+    """A generator's median MB/s as applications call it, and the rate
+    randqa's own source feeds the tests (randqa.speed.as_called).
 
     Only endless sources (generators) have a generation speed: a file's read
     rate is the disk's, and stdin cannot be read twice; those give None.
     """
     if spec == "-":
-        return None, 0
+        return None
     with _open(spec, seed) as probe_source:
         if not probe_source.endless:
-            return None, 0
-
-    def fresh() -> Source:
-        return _open(spec, seed)
-
-    # one short probe picks a length that takes about SPEED_TARGET_SECONDS
-    probe = generation_speed(fresh, SPEED_MIN_BYTES, repeats=1)
-    nbytes = int(min(SPEED_MAX_BYTES, max(SPEED_MIN_BYTES, probe * 1e6 * SPEED_TARGET_SECONDS)))
-    nbytes -= nbytes % (1 << 16)
-    return generation_speed(fresh, nbytes, repeats=repeats), nbytes
+            return None
+    return as_called_speed(spec, None, repeats, seed)
 
 
 def run_source_tests(spec: str, options: CompareOptions,
@@ -192,14 +183,16 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str,
     interrupted = False
     for spec in specs:
         try:
-            speed, speed_bytes = measure_speed(spec, options.seed, options.speed_repeats)
+            speed = measure_speed(spec, options.seed, options.speed_repeats)
         except KeyboardInterrupt:
             interrupted = True
             break
         result = run_source_tests(spec, options, progress)
         run = result.to_json()
-        run["speed_mb_s"] = None if speed is None else round(speed, 3)
-        run["speed_bytes"] = speed_bytes or None
+        run["speed_mb_s"] = None if speed is None else round(speed.speed.median, 3)
+        run["speed_bytes"] = None if speed is None else speed.speed.nbytes
+        run["speed_method"] = None if speed is None else speed.method
+        run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
         runs.append(run)
         if result.interrupted:
             interrupted = True
@@ -217,15 +210,21 @@ def failing_tests(run: dict[str, Any]) -> list[str]:
 def render_table(doc: dict[str, Any]) -> str:
     """The terminal table of a compare document."""
     progressive = any("first_failure_bytes" in run for run in doc["runs"])
-    header = ["source", "MB/s", "tested", "verdict", "first failure" if progressive else "", "seed", "failed tests"]
+    markers = method_markers(doc["runs"])
+    feed = feed_differs(doc["runs"])
+    header = ["source", "MB/s", "feed MB/s" if feed else "", "tested", "verdict", "first failure" if progressive else "",
+              "seed", "failed tests"]
     rows = []
     for run in doc["runs"]:
         speed = run.get("speed_mb_s")
+        generation = run.get("generation_mb_s")
+        marker = markers.get(run.get("speed_method") or "", "")
         failure = run.get("first_failure_bytes")  # None: never failed, or not progressive
         seed = run["source"].get("seed")
         rows.append([
             run["source"]["name"],
-            "-" if speed is None else f"{speed:.1f}",
+            "-" if speed is None else f"{speed:.1f} {marker}".rstrip(),
+            "-" if generation is None else f"{generation:.1f}",
             format_size(run["bytes_tested"]),
             run["verdict"].upper() if run["verdict"] == "fail" else run["verdict"],
             ("none" if failure is None else format_size(failure)) if progressive else "",
@@ -236,21 +235,29 @@ def render_table(doc: dict[str, Any]) -> str:
     header = [header[i] for i in keep]
     rows = [[row[i] for i in keep] for row in rows]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    right = {"MB/s", "tested", "first failure"}
+    right = {"MB/s", "feed MB/s", "tested", "first failure"}
 
     def line(cells: list[str]) -> str:
         out = [c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, header)]
         return "  ".join(out).rstrip()
 
-    lines = [f"suite {doc['suite']}  speed: median of {doc.get('speed_repeats', SPEED_REPEATS)} runs apart from testing"
-             f"  ('?' = suspicious)", "", line(header)]
+    lines = [f"suite {doc['suite']}  MB/s: as applications call each generator (a, b, ... below), median of "
+             f"{doc.get('speed_repeats', SPEED_REPEATS)} runs apart from testing  ('?' = suspicious)", "", line(header)]
     lines += [line(r) for r in rows]
     lines.append("")
+    lines += [f"{marker}: {method}" for method, marker in markers.items()]
+    if feed:
+        lines.append(f"feed MB/s: {FEED_NOTE}")
+    if markers:
+        lines.append("")
     for run in doc["runs"]:
         for note in run.get("notes", []):
             lines.append(f"note: {run['source']['name']}: {note}")
     if doc.get("interrupted"):
         lines.append("note: interrupted: sources after the last row were not tested")
+    answer = nmap_answer(doc["runs"])
+    if answer:
+        lines += ([] if lines[-1] == "" else [""]) + answer + [""]
     count = len(doc["runs"])
     lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
     return "\n".join(lines)

@@ -18,9 +18,19 @@ import numpy as np
 
 from randqa.sources.base import Source, read_full
 
+#: bytes per read: the size of each call a timed source gets
+READ_BYTES = 1 << 20
+#: each timed run reads about this long, bounded by the sizes below, so a
+#: fast generator is timed over enough bytes and a slow one does not take ages
+TARGET_SECONDS = 0.2
+MIN_BYTES = 1 << 20
+MAX_BYTES = 64 << 20
+#: timed runs per generator; their median is reported
+REPEATS = 5
 
-def generation_rates(open_source: Callable[[], Source], nbytes: int, repeats: int = 5,
-                     buffer_bytes: int = 1 << 20) -> list[float]:
+
+def generation_rates(open_source: Callable[[], Source], nbytes: int, repeats: int = REPEATS,
+                     buffer_bytes: int = READ_BYTES) -> list[float]:
     """MB/s (10^6 bytes per second) of each of ``repeats`` runs reading
     ``nbytes`` from a fresh source made by ``open_source``."""
     buffer = np.empty(min(buffer_bytes, nbytes), dtype=np.uint8)
@@ -40,11 +50,19 @@ def generation_rates(open_source: Callable[[], Source], nbytes: int, repeats: in
     return rates
 
 
-def generation_speed(open_source: Callable[[], Source], nbytes: int, repeats: int = 5,
-                     buffer_bytes: int = 1 << 20) -> float:
+def generation_speed(open_source: Callable[[], Source], nbytes: int, repeats: int = REPEATS,
+                     buffer_bytes: int = READ_BYTES) -> float:
     """Median MB/s (10^6 bytes per second) of reading ``nbytes`` from fresh
     sources made by ``open_source``, over ``repeats`` runs."""
     return statistics.median(generation_rates(open_source, nbytes, repeats, buffer_bytes))
+
+
+def sized_run_bytes(open_source: Callable[[], Source]) -> int:
+    """Bytes per timed run so that one takes about TARGET_SECONDS: one short
+    probe (which also loads libraries and touches pages) sets the length."""
+    probe = generation_speed(open_source, MIN_BYTES, repeats=1)
+    nbytes = int(min(MAX_BYTES, max(MIN_BYTES, probe * 1e6 * TARGET_SECONDS)))
+    return nbytes - nbytes % (1 << 16)
 
 
 @dataclass
@@ -65,7 +83,7 @@ class Speed:
         return self.nbytes / (self.median * 1e6)
 
 
-def backend_speed(name: str, nbytes: int, repeats: int = 5, seed: int | None = 1) -> Speed:
+def backend_speed(name: str, nbytes: int, repeats: int = REPEATS, seed: int | None = 1) -> Speed:
     """Time ``nbytes`` from backend ``name`` (1 MiB reads), ``repeats`` times."""
     from randqa.sources.backends import open_backend
 
