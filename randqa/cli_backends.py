@@ -201,12 +201,16 @@ def _bench_strategies(nbytes: int, repeats: int) -> list[dict[str, Any]]:
               help="Bytes per run (default 64 MiB; 256 MiB with --nmap).")
 @click.option("--repeats", type=click.IntRange(min=1), help="Runs per backend; the median is shown (default 5; 3 with --nmap).")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the generators timed.")
-@click.option("--nmap", is_flag=True, help="Reproduce nmap-dev's PRNG benchmark table on this machine.")
+@click.option("--nmap", is_flag=True, help="Reproduce nmap-dev's PRNG benchmark, its harness and table, on this machine.")
 @click.option("--all", "all_backends", is_flag=True, help="Time every backend, not only randqa's compiled ones.")
 @click.option("--json", "json_path", metavar="PATH", help="Also write the timings as JSON to PATH ('-' for stdout).")
 def bench_command(names: tuple[str, ...], size: int | None, repeats: int | None, seed: int, nmap: bool,
                   all_backends: bool, json_path: str | None) -> int:
-    """Time backends in MB/s (default: every compiled backend).
+    """Time backends in MB/s as applications call them (default: every compiled backend).
+
+    glibc-rand* call the real libc rand() once per output; the feed column
+    is randqa's own reimplementation, which feeds the tests.  --nmap runs
+    nmap-dev's benchmark harness (2 KiB cache, get_random_u32) per option.
 
     NAME may also be `urandom-strategies`: cached fd vs fstat check vs
     open-per-call on /dev/urandom, as the s2n-tls PR measured.
