@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from randqa.sizes import format_size, parse_size
 from randqa.sources.backends import find_backend, open_backend
 from randqa.sources.base import Source, read_full
 from randqa.sources.compiled import resolve_seed
@@ -111,7 +112,7 @@ def speed_method(name: str) -> str:
         return LIBC_RAND[name][2]
     base, _, param = name.partition(":")
     if base == "urandom" and param:
-        return f"read(2) on /dev/urandom, {param} per call"
+        return f"read(2) on /dev/urandom, {format_size(parse_size(param))} per call"
     if base in _OS_METHODS:
         return _OS_METHODS[base]
     backend = find_backend(base)

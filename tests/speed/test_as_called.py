@@ -124,7 +124,7 @@ def test_other_generators_are_timed_on_the_path_randqa_tests():
         assert path.tested_path, name
     assert speed_method("dnet-arc4") == speed_method("msvc-rand-byte") == COMPILED_METHOD
     assert "RAND_bytes" in speed_method("openssl")
-    assert "/dev/urandom" in speed_method("urandom") and "16 per call" in speed_method("urandom:16")
+    assert "/dev/urandom" in speed_method("urandom") and "16 B per call" in speed_method("urandom:16")
     assert "random_raw" in speed_method("pcg64")
     with pytest.raises(KeyError):
         as_called("no-such-generator", 1)
