@@ -56,9 +56,11 @@ NMAP_BYTES = 256 << 20
 #: the API shapes: bytes per read() call on /dev/urandom (as urandom:SIZE takes them)
 NMAP_URANDOM_CALLS = ["16", "2K", "1M"]
 
-#: what the rc4 suite finds on one long stream of each ARC4 option (README, suite rc4)
+#: where the rc4 suite's fluhrer_mcgrew first fails one long stream of each
+#: ARC4 option (README, suite rc4); the length depends on the seed: one
+#: dnet-arc4 run was suspicious at 16 GiB and failed at 32 GiB
 ARC4_LONG_STREAM = {
-    "dnet-arc4": "16 GiB",
+    "dnet-arc4": "16-32 GiB",
     "arc4": "16-32 GiB",
     "arc4-drop": "16-32 GiB",
 }
