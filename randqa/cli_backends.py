@@ -110,7 +110,8 @@ def _speed_row(name: str, nbytes: int, repeats: int, seed: int | None) -> dict[s
 
 
 def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | None) -> list[dict[str, Any]]:
-    from randqa.speed.as_called import FEED_NOTE, speed_method
+    from randqa.report.speed_notes import FEED_NOTE
+    from randqa.speed.as_called import speed_method
 
     for name in names:  # every name checked before anything is timed
         open_named_backend(name, seed).close()
@@ -128,7 +129,8 @@ def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | Non
 
 
 def _bench_nmap(nbytes: int, repeats: int) -> dict[str, Any]:
-    from randqa.speed.nmap import NMAP_BYTES, NmapRow, nmap_table, ranking, what_changed
+    from randqa.report.speed_notes import ranking, what_changed
+    from randqa.speed.nmap import NMAP_BYTES, NmapRow, harness_times, nmap_table
 
     print(f"nmap-dev PRNG benchmark, its harness on this machine: get_random_u32() over nmap's 2 KiB cache, "
           f"refilled by each option (C); {format_size(nbytes)} per run, median of {repeats} run{'' if repeats == 1 else 's'}")
@@ -155,14 +157,15 @@ def _bench_nmap(nbytes: int, repeats: int) -> dict[str, Any]:
                      "runs": repeats, "bytes_per_run": row.nbytes})
 
     table = nmap_table(nbytes, repeats, on_row=show)
-    ranks = ranking(table)
+    times = harness_times(table)
+    ranks = ranking(times)
     print()
     print("ranking through the harness, fastest first (time as a multiple of the fastest's):")
     print(f"    {'this machine':<22}  {'mail, Xeon':<22}  mail, P4")
     for place, (here, xeon, p4) in enumerate(zip(ranks.here, ranks.xeon, ranks.p4), start=1):
         cells = [f"{label:<14} {ratio:>6.2f}x" for label, ratio in (here, xeon, p4)]
         print(f"{place:>2}  " + "  ".join(cells))
-    sentence = what_changed(table)
+    sentence = what_changed(times)
     if sentence:
         print(sentence)
     if nbytes != NMAP_BYTES:

@@ -23,9 +23,9 @@ from typing import Any, Callable, ContextManager
 
 import randqa
 from randqa import engine
-from randqa.speed.as_called import FEED_NOTE, AsCalledSpeed, as_called_speed, feed_differs, method_markers
+from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer
+from randqa.speed.as_called import AsCalledSpeed, as_called_speed
 from randqa.speed.generation import REPEATS as SPEED_REPEATS
-from randqa.speed.nmap import nmap_answer
 from randqa.errors import UsageError
 from randqa.results import VERDICT_ORDER
 from randqa.sizes import format_size

@@ -22,8 +22,7 @@ from randqa.report import charts
 from randqa.report.terminal import format_number
 from randqa.results import VERDICT_ORDER
 from randqa.sizes import format_size
-from randqa.speed.as_called import FEED_NOTE, feed_differs, method_markers
-from randqa.speed.nmap import nmap_answer
+from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer
 
 #: order of tests in a source's table: failures first, passes last
 _TABLE_ORDER = {"fail": 0, "suspicious": 1, "insufficient": 2, "pass": 3}

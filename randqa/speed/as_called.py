@@ -25,7 +25,7 @@ in 1 MiB calls, apart from testing, and the median of the runs is reported.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 from randqa.sizes import format_size, parse_size
 from randqa.sources.backends import find_backend, open_backend
@@ -176,23 +176,3 @@ def as_called_speed(name: str, nbytes: int | None = None, repeats: int = REPEATS
     return AsCalledSpeed(speed, path.method, generation)
 
 
-
-#: what the feed column (``generation_mb_s``) means
-FEED_NOTE = ("how fast randqa's own source feeds the tests; for glibc rand() a batched "
-             "reimplementation, not the speed applications get")
-
-
-def method_markers(runs: list[dict[str, Any]]) -> dict[str, str]:
-    """A footnote letter per distinct ``speed_method`` of the runs, in order of appearance."""
-    markers: dict[str, str] = {}
-    for run in runs:
-        method = run.get("speed_method")
-        if method and method not in markers:
-            markers[method] = chr(ord("a") + len(markers) % 26)
-    return markers
-
-
-def feed_differs(runs: list[dict[str, Any]]) -> bool:
-    """Whether any run's feed rate was timed on other code than its speed (glibc rand())."""
-    return any(run.get("generation_mb_s") is not None and run.get("speed_mb_s") is not None
-               and run["generation_mb_s"] != run["speed_mb_s"] for run in runs)

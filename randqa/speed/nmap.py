@@ -11,9 +11,8 @@ machine, next to the mail's times on its Pentium 4 and Xeon, and then the
 API shapes of /dev/urandom without the cache: 16 B, 2 KiB or 1 MiB per
 ``read()``.
 
-:func:`nmap_answer` states, from a compare document's measured numbers,
-what the mail asked: which option is fastest as applications call it, and
-how many bytes each takes to fail.
+The ranking, the sentence on what changed and the answer a compare run
+gives are rendered from these numbers by :mod:`randqa.report.speed_notes`.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import ctypes
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 from randqa.sizes import format_size, parse_size
 from randqa.speed import _as_called
@@ -55,17 +54,6 @@ NMAP_OPTIONS = [
 NMAP_BYTES = 256 << 20
 #: the API shapes: bytes per read() call on /dev/urandom (as urandom:SIZE takes them)
 NMAP_URANDOM_CALLS = ["16", "2K", "1M"]
-
-#: where the rc4 suite's fluhrer_mcgrew first fails one long stream of each
-#: ARC4 option (README, suite rc4); the length depends on the seed: one
-#: dnet-arc4 run was suspicious at 16 GiB and failed at 32 GiB
-ARC4_LONG_STREAM = {
-    "dnet-arc4": "16-32 GiB",
-    "arc4": "16-32 GiB",
-    "arc4-drop": "16-32 GiB",
-}
-RC4_COMMAND = "randqa test {name} --suite rc4 --tests fluhrer_mcgrew --progressive --min 1G --max 64G"
-
 
 def rand_bytes_address() -> int:
     """Address of RAND_bytes in the system's libcrypto (ctypes), for the harness."""
@@ -140,103 +128,7 @@ def nmap_table(nbytes: int = NMAP_BYTES, repeats: int = 3, seed: int = 1,
     return rows
 
 
-@dataclass
-class Ranking:
-    """Harness options fastest first: (mail label, time / the fastest's time) per column."""
-
-    here: list[tuple[str, float]]
-    xeon: list[tuple[str, float]]
-    p4: list[tuple[str, float]]
-
-
-def _ranked(times: dict[str, float]) -> list[tuple[str, float]]:
-    best = min(times.values())
-    return [(label, t / best) for label, t in sorted(times.items(), key=lambda kv: kv[1])]
-
-
-def ranking(rows: list[NmapRow]) -> Ranking:
-    """The options ranked by time on this machine and on the mail's two machines."""
-    harness = [r for r in rows if r.option is not None]
-    return Ranking(_ranked({r.label: r.seconds for r in harness}),
-                   _ranked({r.label: r.option.mail_xeon_s for r in harness if r.option}),
-                   _ranked({r.label: r.option.mail_p4_s for r in harness if r.option}))
-
-
-def _times(x: float) -> str:
-    """A ratio with two significant figures, never in exponent form."""
-    return f"{x:.2f}x" if x < 1 else f"{x:.1f}x" if x < 10 else f"{x:.0f}x"
-
-
-def what_changed(rows: list[NmapRow]) -> str:
-    """One sentence, from the measured times, on how this machine differs from the mail's."""
-    harness = [r for r in rows if r.option is not None]
-    arc4 = next((r for r in harness if r.backend == "dnet-arc4"), None)
-    if arc4 is None or arc4.option is None or len(harness) < 2:
-        return ""
-    ranks = ranking(rows)
-    here, xeon, p4 = ranks.here[0][0], ranks.xeon[0][0], ranks.p4[0][0]
-    if here == xeon == p4:
-        lead = f"{here} is fastest here, as on both the mail's machines"
-    elif here == xeon:
-        lead = f"{here} is fastest here, as on the mail's Xeon (its P4: {p4})"
-    elif here == p4:
-        lead = f"{here} is fastest here, as on the mail's P4 (its Xeon: {xeon})"
-    else:
-        lead = f"{here} is fastest here, where the mail's Xeon had {xeon} and its P4 {p4}"
-    parts = [f"{r.label} {_times(r.seconds / arc4.seconds)} (Xeon {_times(r.option.mail_xeon_s / arc4.option.mail_xeon_s)})"
-             for r in harness if r is not arc4 and r.option is not None]
-    return f"What changed: {lead}; in multiples of dnet_rand's time, " + ", ".join(parts) + "."
-
-
-# ---------------------------------------------------------------------------
-# the answer, from a compare document
-
-def nmap_answer(runs: list[dict[str, Any]]) -> list[str]:
-    """Lines answering the mail's question from measured compare runs: the
-    fastest option as applications call it, the bytes each takes to fail,
-    and what the rc4 suite finds on long ARC4 streams.  Empty unless at
-    least two of the mail's options were compared with a speed."""
-    by_name = {run["source"]["name"]: run for run in runs}
-    options = [by_name[o.backend] for o in NMAP_OPTIONS if o.backend in by_name and by_name[o.backend].get("speed_mb_s")]
-    if len(options) < 2:
-        return []
-    ordered = sorted(options, key=lambda r: -r["speed_mb_s"])
-    best = ordered[0]
-    others = ", ".join(f"{r['source']['name']} {r['speed_mb_s']:,.1f} ({_times(best['speed_mb_s'] / r['speed_mb_s'])} slower)"
-                       for r in ordered[1:])
-    lines = ["nmap's question, answered from this run (MB/s as applications call each option):",
-             f"  fastest: {best['source']['name']} at {best['speed_mb_s']:,.1f} MB/s; then {others}"]
-    survivors = [r for r in ordered if _failed_at(r) is None]
-    if survivors and survivors[0] is not best:
-        lines.append(f"  fastest that did not fail: {survivors[0]['source']['name']} at {survivors[0]['speed_mb_s']:,.1f} MB/s")
-    lines.append("  bytes to fail (suite " + best.get("suite", "?") + "): "
-                 + "; ".join(f"{r['source']['name']} {_failure_text(r)}" for r in sorted(options, key=_failure_order)))
-    for run in runs:
-        name = run["source"]["name"]
-        base = name.partition(":")[0]
-        if base in ARC4_LONG_STREAM and run.get("speed_mb_s"):
-            tested = format_size(run["bytes_tested"])
-            now = "still passes" if _failed_at(run) is None and run["verdict"] != "fail" else "already fails"
-            lines.append(f"  {name} on long streams: `{RC4_COMMAND.format(name=name)}` fails at {ARC4_LONG_STREAM[base]} "
-                         f"(RC4's Fluhrer-McGrew digraph biases); this run stopped at {tested}, where {name} {now}.")
-    return lines
-
-
-def _failed_at(run: dict[str, Any]) -> int | None:
-    """Bytes at first failure; a plain (not progressive) failing run fails at its length."""
-    if run.get("first_failure_bytes") is not None:
-        return int(run["first_failure_bytes"])
-    return int(run["bytes_tested"]) if run.get("verdict") == "fail" else None
-
-
-def _failure_text(run: dict[str, Any]) -> str:
-    at = _failed_at(run)
-    if at is None:
-        return f"none up to {format_size(run['bytes_tested'])}"
-    located = "first_failure_bytes" in run
-    return format_size(at) if located else f"fails at {format_size(at)} (one length tested)"
-
-
-def _failure_order(run: dict[str, Any]) -> tuple[int, float]:
-    at = _failed_at(run)
-    return (1, 0.0) if at is None else (0, float(at))
+def harness_times(rows: list[NmapRow]) -> list[tuple[str, float, float, float]]:
+    """(mail label, median seconds here, mail's Xeon s, mail's P4 s) of each
+    harness option, all for the same length: what the report ranks."""
+    return [(r.label, r.seconds_256, r.option.mail_xeon_s, r.option.mail_p4_s) for r in rows if r.option is not None]

@@ -21,7 +21,8 @@ from randqa.cli import main
 from randqa.sources.backends import open_backend
 from randqa.sources.base import read_full
 from randqa.speed import _as_called
-from randqa.speed.nmap import NMAP_OPTIONS, nmap_answer, nmap_table, rand_bytes_address, ranking, what_changed
+from randqa.report.speed_notes import NMAP_MAIL_BACKENDS, nmap_answer, ranking, what_changed
+from randqa.speed.nmap import NMAP_OPTIONS, harness_times, nmap_table, rand_bytes_address
 
 HAVE_LIBCRYPTO = ctypes.util.find_library("crypto") is not None
 #: spans four refills of the 2 KiB cache
@@ -83,14 +84,15 @@ def test_harness_refuses_bad_input():
 
 def test_mail_ranking_and_what_changed():
     rows = nmap_table(nbytes=1 << 16, repeats=1, api_shapes=False)
-    assert [r.backend for r in rows] == [o.backend for o in NMAP_OPTIONS]
-    ranks = ranking(rows)
+    assert [r.backend for r in rows] == [o.backend for o in NMAP_OPTIONS] == list(NMAP_MAIL_BACKENDS)
+    times = harness_times(rows)
+    ranks = ranking(times)
     assert [label for label, _ in ranks.xeon] == ["rand_short()", "dnet_rand", "rand_byte()", "/dev/urandom", "openssl"]
     assert [label for label, _ in ranks.p4] == ["dnet_rand", "rand_short()", "rand_byte()", "openssl", "/dev/urandom"]
     assert ranks.xeon[0][1] == 1.0 and ranks.xeon[-1][1] == pytest.approx(82.565 / 2.165)
     assert sorted(label for label, _ in ranks.here) == sorted(o.mail_label for o in NMAP_OPTIONS)
     assert [t for _, t in ranks.here] == sorted(t for _, t in ranks.here)
-    sentence = what_changed(rows)
+    sentence = what_changed(times)
     assert sentence.startswith(f"What changed: {ranks.here[0][0]} is fastest here")
     assert "rand_byte() " in sentence and "(Xeon 1.5x)" in sentence  # 3.766 / 2.573
 
