@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer
 from randqa.results import RunResult, Verdict
 from randqa.sizes import format_size
 
@@ -58,15 +59,21 @@ def failing_tests(run: dict[str, Any]) -> list[str]:
 def render_compare(doc: dict[str, Any]) -> str:
     """The terminal table of a compare document."""
     progressive = any("first_failure_bytes" in run for run in doc["runs"])
-    header = ["source", "MB/s", "tested", "verdict", "first failure" if progressive else "", "seed", "failed tests"]
+    markers = method_markers(doc["runs"])
+    feed = feed_differs(doc["runs"])
+    header = ["source", "MB/s", "feed MB/s" if feed else "", "tested", "verdict", "first failure" if progressive else "",
+              "seed", "failed tests"]
     rows = []
     for run in doc["runs"]:
         speed = run.get("speed_mb_s")
+        generation = run.get("generation_mb_s")
+        marker = markers.get(run.get("speed_method") or "", "")
         failure = run.get("first_failure_bytes")  # None: never failed, or not progressive
         seed = run["source"].get("seed")
         rows.append([
             run["source"]["name"],
-            "-" if speed is None else f"{speed:.1f}",
+            "-" if speed is None else f"{speed:.1f} {marker}".rstrip(),
+            "-" if generation is None else f"{generation:.1f}",
             format_size(run["bytes_tested"]),
             run["verdict"].upper() if run["verdict"] == Verdict.FAIL else run["verdict"],
             ("none" if failure is None else format_size(failure)) if progressive else "",
@@ -77,21 +84,29 @@ def render_compare(doc: dict[str, Any]) -> str:
     header = [header[i] for i in keep]
     rows = [[row[i] for i in keep] for row in rows]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    right = {"MB/s", "tested", "first failure"}
+    right = {"MB/s", "feed MB/s", "tested", "first failure"}
 
     def line(cells: list[str]) -> str:
         out = [c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, header)]
         return "  ".join(out).rstrip()
 
-    lines = [f"suite {doc['suite']}  speed: median of {doc['speed_repeats']} runs apart from testing"
-             f"  ('?' = suspicious)", "", line(header)]
+    lines = [f"suite {doc['suite']}  MB/s: as applications call each generator (a, b, ... below), median of "
+             f"{doc['speed_repeats']} runs apart from testing  ('?' = suspicious)", "", line(header)]
     lines += [line(r) for r in rows]
     lines.append("")
+    lines += [f"{marker}: {method}" for method, marker in markers.items()]
+    if feed:
+        lines.append(f"feed MB/s: {FEED_NOTE}")
+    if markers:
+        lines.append("")
     for run in doc["runs"]:
         for note in run.get("notes", []):
             lines.append(f"note: {run['source']['name']}: {note}")
     if doc.get("interrupted"):
         lines.append("note: interrupted: sources after the last row were not tested")
+    answer = nmap_answer(doc["runs"])
+    if answer:
+        lines += ([] if lines[-1] == "" else [""]) + answer + [""]
     count = len(doc["runs"])
     lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
     return "\n".join(lines)
