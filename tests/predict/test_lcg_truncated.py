@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from reference_streams import JAVA_ADDEND, JAVA_MASK, JAVA_MULTIPLIER, backend_bytes, java_random_bytes, mmix_high_bytes
+from reference_generators import JAVA_ADDEND, JAVA_MASK, JAVA_MULTIPLIER, backend_bytes, java_random_bytes, mmix_high_bytes
 
 from randqa.predict._lattice import _gram_schmidt, lll_reduce
 from randqa.predict.base import NoFit
