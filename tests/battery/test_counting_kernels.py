@@ -1,4 +1,7 @@
-"""The compiled kernels against plain numpy computations of the same quantity."""
+"""The counting kernels (_counts.c: bit counts, byte and 16-bit histograms,
+lag products; _spacings.c: birthday collisions) against plain numpy
+computations of the same quantity, and their refusal of wrong output arrays.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import numpy as np
 import pytest
 
 from randqa.battery import _counts, _spacings
+
 
 rng = np.random.default_rng(11)
 SAMPLES = {
