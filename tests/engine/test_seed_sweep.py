@@ -1,5 +1,10 @@
-"""Detection power of the standard suite and the seed sweep, and no false
-alarms on good generators (issue: detection at or before PractRand)."""
+"""The seed sweep (engine/seed_sweep.py): the first bytes of many seeded
+streams, tested across seeds.  It flags RC4's start biases (Mantin-Shamir:
+the second byte is 0 twice as often) and passes RC4 with its first 3072
+bytes dropped and libdnet's keying; it sees seeds that barely change a
+stream; blocks and merges give the whole matrix's result; Ctrl-C keeps the
+seeds swept; too few seeds are insufficient, seeds past the range refused.
+"""
 
 from __future__ import annotations
 
@@ -9,47 +14,7 @@ import signal
 import numpy as np
 import pytest
 
-from randqa.engine import run
 from randqa.sources import open_backend
-from randqa.battery.suites import load_suite
-
-# First FAIL of PractRand 0.94 (`RNG_test stdin8`) on these streams, measured on this machine
-PRACTRAND_FIRST_FAIL = {
-    "randu": 1 << 10,
-    "msvc-rand-short": 2 << 10,
-    "minstd": 8 << 10,
-    "lfsr113": 64 << 10,
-    "xorshift32": 64 << 10,
-    "glibc-rand-byte": 256 << 10,
-    "msvc-rand-byte": 256 << 10,
-    "glibc-rand-short": 16 << 20,
-}
-
-
-@pytest.mark.parametrize("name, practrand", PRACTRAND_FIRST_FAIL.items())
-def test_standard_suite_fails_no_later_than_practrand(cli, name, practrand):
-    result = cli("test", name, "--seed", "1", "--progressive", "--min", "1K", "--max", str(practrand), "--json", "-")
-    assert result.returncode == 1, result.stderr
-    doc = result.json()
-    assert doc["suite"] == "standard"
-    assert doc["first_failure_bytes"] is not None and doc["first_failure_bytes"] <= practrand
-
-
-def test_standard_suite_does_not_cry_wolf_on_pcg64():
-    """100 short PCG64 streams: the documented rate (at most 50 tail checks at
-    1e-6) predicts 0.005 failing runs, so even one failure is a red flag."""
-    suite = load_suite("standard")
-    failures, suspicious = 0, 0
-    for seed in range(100):
-        with open_backend("pcg64", seed) as source:
-            result = run(source, suite, limit=256 << 10)
-        verdicts = [r.verdict for r in result.results]
-        failures += result.verdict == "fail"
-        suspicious += verdicts.count("suspicious")
-        assert verdicts.count("insufficient") < len(verdicts) / 2  # the streams are long enough to judge
-    assert failures == 0
-    # about 40 judged tail checks per run at 1e-3 (two-tailed ones count twice): expect ~4-8 in 100 runs
-    assert suspicious <= 25
 
 
 @pytest.mark.parametrize("name, verdict", [("arc4", "fail"), ("arc4-drop", "pass")])
