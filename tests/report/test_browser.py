@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from randqa import engine
 from randqa.cli import main
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -48,7 +47,7 @@ def test_compare_report_in_headless_chromium(compare_sources, tmp_path, capsys):
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed (pip install playwright)")
     chromium = _chromium()
     json_path, html_path = tmp_path / "compare.json", tmp_path / "report.html"
-    progressive = ["--progressive", "--min", "256K", "--max", "2M"] if hasattr(engine, "run_progressive") else ["-n", "2M"]
+    progressive = ["--progressive", "--min", "256K", "--max", "2M"]
     with pytest.raises(SystemExit) as exit_info:
         main(["compare", *compare_sources, *progressive, "--speed-repeats", "2",
               "--json", str(json_path), "--html", str(html_path)])

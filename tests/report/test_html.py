@@ -1,7 +1,8 @@
-"""`randqa compare`, the JSON it writes, and the HTML report built from it.
-
-Two real generator backends stand for the good and the bad: pcg64, and
-RANDU (IBM's LCG, whose bytes fail every test of the quick suite at once).
+"""The HTML report (report/html.py) of `randqa compare` and `randqa test`
+documents: self-contained (nothing fetched, no script, unique ids across
+the inline SVGs), failures first, rebuilt byte for byte from the JSON,
+several documents combined, details with their exponents; malformed or
+foreign JSON refused in one line naming the file and the problem.
 """
 
 from __future__ import annotations
@@ -13,41 +14,13 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-import randqa.engine.compare
-from randqa import engine
-from randqa.cli import main
-from randqa.report import charts
-from randqa.battery.suites import DEFAULT_SUITE
-from randqa.report.html import render_html
+from conftest import run_main
+
+
+pytestmark = pytest.mark.usefixtures("in_tmp_folder")
+
 
 GOOD, BAD = "pcg64", "randu"
-
-
-@pytest.fixture(autouse=True)
-def in_tmp_folder(monkeypatch, tmp_path):
-    """`randqa compare` writes randqa-report.html to the current folder by default."""
-    monkeypatch.chdir(tmp_path)
-
-
-@pytest.fixture
-def counter_file(tmp_path):
-    """A file source that fails: bytes 0, 1, ..., 255, 0, 1, ..."""
-    path = tmp_path / "counter.bin"
-    path.write_bytes(np.arange(1 << 20, dtype=np.uint32).astype(np.uint8).tobytes())
-    return str(path)
-
-
-@pytest.fixture
-def random_file(tmp_path):
-    path = tmp_path / "random.bin"
-    path.write_bytes(np.random.Generator(np.random.PCG64(7)).bytes(1 << 20))
-    return str(path)
-
-
-def run_main(*args: str) -> int:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    return exit_info.value.code
 
 
 class _SummaryRows(HTMLParser):
@@ -74,35 +47,6 @@ class _SummaryRows(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "table":
             self._table = None
-
-
-def test_compare_measures_speed_apart_and_tests_each_source(counter_file, tmp_path, capsys):
-    json_path = tmp_path / "c.json"
-    code = run_main("compare", GOOD, BAD, counter_file, "-n", "1M", "--seed", "2024", "--speed-repeats", "2",
-                    "--json", str(json_path))
-    assert code == 0  # a comparison that finds bad generators has done its job
-    assert (tmp_path / "randqa-report.html").stat().st_size > 0
-    doc = json.loads(json_path.read_text())
-    assert doc["kind"] == "compare" and doc["suite"] == DEFAULT_SUITE
-    for key in ("randqa_version", "command", "date", "platform", "cpu"):
-        assert isinstance(doc[key], str) and doc[key]
-    runs = {r["source"]["name"]: r for r in doc["runs"]}
-    assert list(runs) == [GOOD, BAD, counter_file]
-    # generators have a speed, measured on their own reads; a file has none
-    assert runs[GOOD]["speed_mb_s"] > 0 and runs[BAD]["speed_mb_s"] > 0
-    assert runs[GOOD]["speed_bytes"] >= 1 << 20
-    assert runs[counter_file]["speed_mb_s"] is None
-    assert runs[GOOD]["verdict"] == "pass"
-    assert runs[BAD]["verdict"] == "fail" and runs[counter_file]["verdict"] == "fail"
-    assert runs[GOOD]["bytes_tested"] == 1 << 20
-    assert runs[GOOD]["source"]["seed"] == runs[BAD]["source"]["seed"] == 2024
-    assert runs[counter_file]["source"]["seed"] is None  # --seed is for generators only
-    table = capsys.readouterr().out
-    bad_row = next(line for line in table.splitlines() if line.startswith(BAD))
-    failed = [t["name"] for t in runs[BAD]["tests"] if t["verdict"] == "fail"]
-    assert "FAIL" in bad_row and failed and failed[0] in bad_row
-    good_row = next(line for line in table.splitlines() if line.startswith(GOOD))
-    assert "pass" in good_row and f"{runs[GOOD]['speed_mb_s']:.1f}" in good_row
 
 
 def test_report_rebuilds_the_same_html_from_json(counter_file, tmp_path):
@@ -235,67 +179,8 @@ def test_report_refuses_foreign_files_in_one_line(tmp_path, cli, content, proble
     assert str(path) in result.stderr and problem in result.stderr, result.stderr
 
 
-def test_compare_refuses_unknown_source_before_any_work(tmp_path, capsys):
-    assert run_main("compare", GOOD, "no-such-generator", "--json", str(tmp_path / "c.json")) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no-such-generator" in err
-    assert not (tmp_path / "c.json").exists()
-
-
-@pytest.mark.parametrize("args, problem", [
-    (["--no-progressive", "--min", "1M"], "only with --progressive"),
-    (["--progressive", "--min", "1M", "--max", "64K"], "--min (1048576) is larger"),
-    (["--html", "/nonexistent-folder/r.html"], "does not exist"),
-    (["-", "-"], "stdin"),
-])
-def test_compare_usage_errors(capsys, args, problem):
-    assert run_main("compare", GOOD, *args) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and problem in err
-
-
-@pytest.mark.skipif(not hasattr(engine, "run_progressive"), reason="randqa.engine.run_progressive not available yet")
-def test_progressive_compare_reports_first_failure(counter_file, tmp_path):
-    json_path, html_path = tmp_path / "p.json", tmp_path / "p.html"
-    assert run_main("compare", GOOD, BAD, "--progressive", "--min", "64K", "--max", "512K", "--speed-repeats", "1",
-                    "--json", str(json_path), "--html", str(html_path)) == 0
-    runs = {r["source"]["name"]: r for r in json.loads(json_path.read_text())["runs"]}
-    assert [step["bytes"] for step in runs[GOOD]["lengths"]] == [64 << 10, 128 << 10, 256 << 10, 512 << 10]
-    assert runs[GOOD]["first_failure_bytes"] is None
-    # a period of 256 bytes fails at the first length, and the run stops there
-    assert runs[BAD]["first_failure_bytes"] == 64 << 10 and len(runs[BAD]["lengths"]) == 1
-    page = html_path.read_text()
-    assert page.count('<figure class="pvalue-history">') == 2
-    ids = re.findall(r'\bid="([^"]+)"', page)  # three inline SVGs share one id space
-    assert len(ids) == len(set(ids))
-    assert "none up to 512 KiB" in page
-
-
-def test_speed_chart_uses_verdicts_or_first_failure():
-    base = {"source": {"name": GOOD, "seed": 1}, "suite": "quick", "tests": [], "bytes_tested": 1 << 20}
-    plain = [dict(base, verdict="pass", speed_mb_s=900.0), dict(base, source={"name": "slowbad"}, verdict="fail", speed_mb_s=3.0)]
-    svg = charts.speed_quality_svg(plain)
-    assert "suite verdict" in svg and "slowbad" in svg
-    progressive = [dict(r, first_failure_bytes=None if r["verdict"] == "pass" else 1 << 16) for r in plain]
-    svg = charts.speed_quality_svg(progressive)
-    assert "bytes at first failure" in svg and "64K" in svg
-    assert charts.speed_quality_svg([dict(base, verdict="pass", speed_mb_s=None)]) is None
-    # two renderings of the same documents are identical: no dates or random ids
-    doc = {"kind": "compare", "suite": "quick", "runs": plain}
-    assert render_html([doc]) == render_html([json.loads(json.dumps(doc))])
-
-
-def test_default_sources_are_backends():
-    from randqa.sources import backend_names
-
-    names = backend_names()
-    if not names:
-        pytest.skip("no generator backends registered yet (randqa.sources.backends)")
-    assert [s for s in randqa.engine.compare.DEFAULT_SOURCES if s not in names] == []
-
-
 def test_report_details_keep_their_exponents(saved_run, tmp_path):
-    # a p of 5.3e-50 once showed as 5.31e-5: zeros were stripped from the exponent
+    # the zeros of an exponent are kept: a p of 5.3e-50 must not show as 5.31e-5
     doc = json.loads(json.dumps(saved_run))
     doc["tests"][0]["details"] = {"worst_cell_p": 5.3062373157205915e-50, "big": 1.2e10, "count": 256.0}
     json_path, html_path = tmp_path / "details.json", tmp_path / "details.html"
