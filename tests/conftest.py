@@ -10,10 +10,6 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-# the old flat test files read these here until they are moved
-from accumulators import feed_in_pieces  # noqa: F401
-from reference_generators import msvc_rand_low_bytes, pcg64_bytes  # noqa: F401
-
 
 @dataclass
 class CliResult:

@@ -16,9 +16,6 @@ import math
 import mpmath
 import numpy as np
 
-# the old flat test files read these here until they are moved
-from accumulators import feed_in_sizes, same_results  # noqa: F401
-
 E_BITS = 1_000_000
 
 # The 100-bit sequence of the examples in 2.1.8, 2.2.8, 2.3.8, 2.6.8, 2.12.8, 2.13.8
