@@ -497,7 +497,7 @@ gen_get_algorithm(GenObject *g, void *Py_UNUSED(closure))
  * 0, in native layout), so jumps computed elsewhere can start from it.
  * Only defined between words: a split word's remainder is not part of it. */
 static PyObject *
-gen_state(GenObject *g, PyObject *unused)
+gen_state(GenObject *g, PyObject *Py_UNUSED(unused))
 {
     if (g->pending_pos < g->pending_len)
         return PyErr_Format(PyExc_ValueError, "generator is inside a word; its state is defined only between words");
@@ -847,7 +847,7 @@ get_u32_words(PyObject *obj, uint32_t *out, Py_ssize_t count, const char *what)
 }
 
 static PyObject *
-make_mt19937_raw(PyObject *self, PyObject *args)
+make_mt19937_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *words_obj, *idx_obj;
     uint64_t idx;
@@ -867,7 +867,7 @@ make_mt19937_raw(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_glibc_rand_raw(PyObject *self, PyObject *args)
+make_glibc_rand_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *hist_obj;
     int mode;
