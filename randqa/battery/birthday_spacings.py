@@ -60,7 +60,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from randqa import _kernels
+from randqa.battery import _spacings
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
@@ -130,10 +130,11 @@ class BirthdaySpacings(Accumulator):
         return self.block_bytes
 
     def _count(self, data: np.ndarray) -> None:
-        counts = _kernels.birthday_collisions(data, self.points, self.word_bytes, self.bits_per_word, self.dims)
+        counts = np.empty(len(data) // self.block_bytes, dtype=np.int64)
+        _spacings.spacing_collisions(data, self.points, self.word_bytes, self.bits_per_word, self.dims, counts)
         with self._lock:  # the parts of one chunk may be counted in parallel
             self.blocks += len(counts)
-            self.collisions += sum(counts)
+            self.collisions += int(counts.sum())
 
     def update_tasks(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
         # the unfinished block is carried over now, in stream order; the
