@@ -41,6 +41,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+import pair_table_reference as ref
 import pytest
 from scipy import special, stats
 
@@ -142,39 +143,21 @@ def test_results_equal_the_stored_ones(suite, input_file, stored):
 
 # ---- an independent check of the stored values ------------------------------
 
-def pair_table(data: np.ndarray) -> np.ndarray:
-    """P[a, b]: how often byte a is followed by byte b (overlapping pairs)."""
-    table = np.zeros(65536, dtype=np.int64)
-    step = 8 << 20
-    for lo in range(0, len(data) - 1, step):
-        hi = min(lo + step, len(data) - 1)
-        first = data[lo:hi].astype(np.int64) << 8
-        table += np.bincount(first | data[lo + 1 : hi + 1], minlength=65536)
-    return table.reshape(256, 256)
-
-
 def pair_table_statistics(data: np.ndarray) -> dict[str, tuple[float, float]]:
     """(statistic, p-value) of six tests, from the pair table and the first and last byte."""
     n = len(data)
-    pairs = pair_table(data)
     first, last = int(data[0]), int(data[-1])
-    circular = pairs.copy()  # the stream read as a circle: the pair (last, first) joins
-    circular[last, first] += 1
-    hist = circular.sum(axis=1)  # each byte starts exactly one circular pair
-    assert np.array_equal(hist, circular.sum(axis=0))
-    values = np.arange(256)
-    popcount = np.array([bin(v).count("1") for v in range(256)])
+    pairs = ref.pair_table(data)
+    circular = ref.circular(pairs, first, last)
+    hist = ref.byte_histogram(pairs, last)
+    ones, transitions = ref.ones_and_transitions(pairs, last)
     out = {}
 
     bits = 8 * n  # NIST SP 800-22 2.1
-    ones = int(hist @ popcount)
     s_obs = abs(2 * ones - bits) / math.sqrt(bits)
     out["frequency"] = (s_obs, math.erfc(s_obs / math.sqrt(2)))
 
-    # NIST 2.3: transitions inside bytes (MSB first) plus those between adjacent bytes
-    inside = np.array([bin((v ^ (v >> 1)) & 0x7F).count("1") for v in range(256)])
-    across = (values[:, None] & 1) != (values[None, :] >> 7)
-    v_n = int(hist @ inside) + int(pairs[across].sum()) + 1
+    v_n = transitions + 1  # NIST SP 800-22 2.3
     pi = ones / bits
     out["runs"] = (float(v_n), math.erfc(abs(v_n - 2 * bits * pi * (1 - pi)) / (2 * math.sqrt(2 * bits) * pi * (1 - pi))))
 
@@ -184,7 +167,7 @@ def pair_table_statistics(data: np.ndarray) -> dict[str, tuple[float, float]]:
 
     # ENT's circular lag-1 coefficient; Wald and Wolfowitz's moments of R = T1
     s1, s2, s3, s4 = (sum(int(c) * v**r for v, c in enumerate(hist)) for r in (1, 2, 3, 4))
-    t1 = sum(int(c) * (i >> 8) * (i & 0xFF) for i, c in enumerate(circular.ravel()) if c)
+    t1 = ref.lag1_products(circular)
     r = Fraction(n * t1 - s1 * s1, n * s2 - s1 * s1)
     mean = Fraction(s1 * s1 - s2, n - 1)
     var = (Fraction(s2 * s2 - s4, n - 1)
@@ -200,14 +183,10 @@ def pair_table_statistics(data: np.ndarray) -> dict[str, tuple[float, float]]:
     d = x2_pairs - x2_rows - x2_cols
     out["digraph"] = (d, stats.chi2.sf(d, 255 * 255))
 
-    # NIST 2.11 with m = 8: every circular 8-bit window starts in some byte
-    # and ends in the next, so the circular pair table holds all of them
-    words = (values[:, None] << 8 | values[None, :]).ravel()
+    # NIST 2.11 with m = 8, from the circular 8-, 7- and 6-bit pattern counts
     psi = {}
     for width in (8, 7, 6):
-        counts = np.zeros(1 << width, dtype=np.int64)
-        for offset in range(8):
-            np.add.at(counts, (words >> (16 - width - offset)) & ((1 << width) - 1), circular.ravel())
+        counts = ref.pattern_counts(circular, width)
         psi[width] = float(np.sum((counts - bits / 2**width) ** 2)) / (bits / 2**width)
     nabla, nabla2 = psi[8] - psi[7], psi[8] - 2 * psi[7] + psi[6]
     out["overlapping_serial[m=8,nabla]"] = (nabla, stats.chi2.sf(nabla, 128))
