@@ -6,11 +6,9 @@ in the same run.
 Feeds the same PCG64 bytes, in the engine's chunks, to the suite's
 birthday_spacings accumulator (4096 32-bit points per block) counting with:
 
-- the bucketed kernel (randqa/battery/_spacings.c, what the test uses);
-- the same kernel with ``bucketed=False``: two LSD radix sorts per block,
-  the method of the kernel it replaced;
-- that replaced kernel itself (``randqa._kernels.birthday_collisions``),
-  while it still exists;
+- ``_spacings.spacing_collisions``, the bucketed kernel the test uses;
+- ``_spacings.birthday_collisions``, two LSD radix sorts per block (the
+  method, and within a few per cent the speed, of the kernel it replaced);
 
 and times numpy sorting the same 4096-point rows as a yardstick.  Times are
 this thread's CPU seconds (time spent waiting for a core on a busy machine
@@ -26,7 +24,6 @@ from typing import Callable
 
 import numpy as np
 
-from randqa import _kernels
 from randqa.battery import _spacings
 from randqa.battery.birthday_spacings import BirthdaySpacings
 from randqa.engine import CHUNK_BYTES
@@ -36,18 +33,8 @@ from randqa.sizes import parse_size
 class RadixSortedSpacings(BirthdaySpacings):
     """The test counting each block with two radix sorts."""
 
-    def _count(self, data: np.ndarray) -> None:
-        counts = np.empty(len(data) // self.block_bytes, dtype=np.int64)
-        _spacings.spacing_collisions(data, self.points, self.word_bytes, self.bits_per_word, self.dims, counts, False)
-        self.blocks += len(counts)
-        self.collisions += int(counts.sum())
-
-
-class ReplacedKernelSpacings(BirthdaySpacings):
-    """The test counting each block with the kernel _spacings.c replaced."""
-
-    def _count(self, data: np.ndarray) -> None:
-        counts = _kernels.birthday_collisions(data, self.points, self.word_bytes, self.bits_per_word, self.dims)
+    def _scan(self, run: np.ndarray) -> None:
+        counts = _spacings.birthday_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims)
         self.blocks += len(counts)
         self.collisions += sum(counts)
 
@@ -77,8 +64,6 @@ def main() -> None:
         "birthday_spacings, bucketed kernel": feed(BirthdaySpacings, data),
         "birthday_spacings, two radix sorts": feed(RadixSortedSpacings, data),
     }
-    if hasattr(_kernels, "birthday_collisions"):
-        rows["birthday_spacings, replaced kernel"] = feed(ReplacedKernelSpacings, data)
     rows["numpy sort of the 4096-point rows"] = numpy_row_sort(data)
     answers = {label: run() for label, run in rows.items() if label.startswith("birthday")}
     if len(set(answers.values())) != 1:

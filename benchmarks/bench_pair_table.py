@@ -6,7 +6,7 @@ it holds, on one core, as ratios measured in the same run.
 Feeds the same PCG64 bytes, in the engine's chunks, to:
 
 - ``_pair_table.add_pair_counts`` (one-byte counters that spill on wrap);
-- ``_linear.digraph_scan``, today's pair count of digraph and
+- ``_counts.digraph_scan``, today's pair count of digraph and
   overlapping_serial;
 - the update passes of the six tests as the standard suite runs them today
   (frequency, runs, chi_square bits=8, serial_correlation lag 1, digraph,
@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from randqa.battery import _linear, _pair_table
+from randqa.battery import _counts, _pair_table
 from randqa.battery.chi_square import ChiSquare
 from randqa.battery.digraph import Digraph
 from randqa.battery.frequency import Frequency
@@ -53,7 +53,7 @@ def digraph_scan(data: np.ndarray) -> Callable[[], None]:
         counts = np.zeros(65536, dtype=np.int64)
         previous, start = -1, 0
         for chunk in chunks(data):
-            _linear.digraph_scan(chunk, previous, start, 0, counts)
+            _counts.digraph_scan(chunk, previous, start, 0, counts)
             previous, start = int(chunk[-1]), start + len(chunk)
     return run
 

@@ -44,7 +44,7 @@ from typing import Callable
 
 import numpy as np
 
-from randqa.compare import cpu_model
+from randqa.report.environment import cpu_model
 from randqa.sizes import parse_size
 
 

@@ -145,7 +145,7 @@ class StrategyRow:
 
 
 def _time_reader(strategy: str, call_bytes: int, calls: int, buffer: np.ndarray) -> float:
-    from randqa.sources._generators import UrandomReader
+    from randqa.sources._urandom import UrandomReader
     from randqa.sources.urandom import URANDOM_PATH
 
     reader = UrandomReader(URANDOM_PATH, strategy, call_bytes)

@@ -18,7 +18,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include "../_buffers.h"
+#include "_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -32,7 +32,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include "../_buffers.h"
+#include "_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,35 +279,25 @@ bucket_offsets(uint32_t *restrict bucket, Py_ssize_t buckets)
 DEFINE_SPACINGS(uint32_t, u32, 32, 0x9E3779B1u)
 DEFINE_SPACINGS(uint64_t, u64, 64, 0x9E3779B97F4A7C15ull)
 
-/* spacing_collisions(data, points, word_bytes, bits_per_word, dims, counts,
- * bucketed=True): counts[b] = the repeated spacings of block b, for every
- * complete block of `points` points in data (counts: int64, exactly one
- * item per complete block).  A point is `dims` consecutive little-endian
- * words of `word_bytes` bytes, the top `bits_per_word` bits of each;
- * trailing bytes that do not fill a block are the caller's to keep for the
- * next chunk.  bucketed=False counts every block with two radix sorts (the
- * reference the tests compare with). */
-static PyObject *
-spacing_collisions(PyObject *self, PyObject *args)
+static int
+valid_parameters(Py_ssize_t points, int word_bytes, int bits_per_word, int dims)
 {
-    Py_buffer in, out;
-    Py_ssize_t points;
-    int word_bytes, bits_per_word, dims, bucketed = 1;
-    PyObject *counts_obj;
-    if (!PyArg_ParseTuple(args, "y*niiiO|p", &in, &points, &word_bytes, &bits_per_word, &dims, &counts_obj, &bucketed))
-        return NULL;
     if (points < 2 || points > (1 << 28) || (word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8) ||
         bits_per_word < 1 || bits_per_word > 8 * word_bytes || dims < 1 || (long)dims * bits_per_word > 64) {
-        PyBuffer_Release(&in);
         PyErr_SetString(PyExc_ValueError, "invalid birthday spacings parameters");
-        return NULL;
+        return 0;
     }
+    return 1;
+}
+
+/* counts[blk] = the repeated spacings of each of the nblocks complete blocks
+ * of p; bucketed = 0 counts with two radix sorts.  Needs no GIL; returns -1
+ * when out of memory. */
+static int
+count_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t points, int word_bytes, int bits_per_word, int dims,
+             int64_t *counts, int bucketed)
+{
     Py_ssize_t block_bytes = points * dims * word_bytes;
-    Py_ssize_t nblocks = in.len / block_bytes;
-    if (get_int64_out(counts_obj, &out, nblocks, "counts (one per complete block)") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     int key_bits = dims * bits_per_word;
     size_t key_size = key_bits > 32 ? 8 : 4;
     /* about two points per bucket: half the offsets to sum, a few more odd-even rounds */
@@ -322,14 +312,8 @@ spacing_collisions(PyObject *self, PyObject *args)
     /* four key buffers (points, sorted, two scratch), bucket offsets, both filters */
     size_t table_bytes = ((size_t)4 << bucket_bits) + ((size_t)1 << filter_bits) + ((size_t)1 << SECOND_FILTER_BITS);
     uint8_t *scratch = malloc(4 * (size_t)points * key_size + table_bytes);
-    if (!scratch) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&out);
-        return PyErr_NoMemory();
-    }
-    const uint8_t *p = (const uint8_t *)in.buf;
-    int64_t *counts = (int64_t *)out.buf;
-    Py_BEGIN_ALLOW_THREADS
+    if (!scratch)
+        return -1;
     uint8_t *pts = scratch, *sorted = pts + points * key_size, *a = sorted + points * key_size, *b = a + points * key_size;
     uint32_t *bucket = (uint32_t *)(b + points * key_size);
     uint8_t *filter = (uint8_t *)bucket + ((size_t)4 << bucket_bits), *filter2 = filter + ((size_t)1 << filter_bits);
@@ -369,16 +353,93 @@ spacing_collisions(PyObject *self, PyObject *args)
                                    : repeated_spacings_by_sort_u64(pt, points, key_bits, (uint64_t *)a, (uint64_t *)b);
         }
     }
-    Py_END_ALLOW_THREADS
     free(scratch);
+    return 0;
+}
+
+/* spacing_collisions(data, points, word_bytes, bits_per_word, dims, counts):
+ * counts[b] = the repeated spacings of block b, for every complete block of
+ * `points` points in data (counts: int64, exactly one item per complete
+ * block).  A point is `dims` consecutive little-endian words of
+ * `word_bytes` bytes, the top `bits_per_word` bits of each; trailing bytes
+ * that do not fill a block are the caller's to keep for the next chunk. */
+static PyObject *
+spacing_collisions(PyObject *self, PyObject *args)
+{
+    Py_buffer in, out;
+    Py_ssize_t points;
+    int word_bytes, bits_per_word, dims;
+    PyObject *counts_obj;
+    if (!PyArg_ParseTuple(args, "y*niiiO", &in, &points, &word_bytes, &bits_per_word, &dims, &counts_obj))
+        return NULL;
+    if (!valid_parameters(points, word_bytes, bits_per_word, dims)) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    Py_ssize_t nblocks = in.len / (points * dims * word_bytes);
+    if (get_int64_out(counts_obj, &out, nblocks, "counts (one per complete block)") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = count_blocks((const uint8_t *)in.buf, nblocks, points, word_bytes, bits_per_word, dims, (int64_t *)out.buf, 1);
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&in);
     PyBuffer_Release(&out);
+    if (status < 0)
+        return PyErr_NoMemory();
     Py_RETURN_NONE;
+}
+
+/* birthday_collisions(data, points, word_bytes, bits_per_word, dims) -> list
+ * of the repeated spacings of each complete block, counted with two radix
+ * sorts per block: the straightforward method, kept as the reference. */
+static PyObject *
+birthday_collisions(PyObject *self, PyObject *args)
+{
+    Py_buffer in;
+    Py_ssize_t points;
+    int word_bytes, bits_per_word, dims;
+    if (!PyArg_ParseTuple(args, "y*niii", &in, &points, &word_bytes, &bits_per_word, &dims))
+        return NULL;
+    if (!valid_parameters(points, word_bytes, bits_per_word, dims)) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    Py_ssize_t nblocks = in.len / (points * dims * word_bytes);
+    int64_t *counts = malloc((size_t)(nblocks ? nblocks : 1) * sizeof *counts);
+    PyObject *result = PyList_New(nblocks);
+    int status = -1;
+    if (counts && result) {
+        Py_BEGIN_ALLOW_THREADS
+        status = count_blocks((const uint8_t *)in.buf, nblocks, points, word_bytes, bits_per_word, dims, counts, 0);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&in);
+    if (status < 0) {
+        free(counts);
+        Py_XDECREF(result);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t b = 0; b < nblocks; b++) {
+        PyObject *item = PyLong_FromLongLong(counts[b]);
+        if (!item) {
+            free(counts);
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyList_SET_ITEM(result, b, item);
+    }
+    free(counts);
+    return result;
 }
 
 static PyMethodDef spacings_methods[] = {
     {"spacing_collisions", spacing_collisions, METH_VARARGS,
      "Write the repeated-spacing count of each complete block of points into an int64 array."},
+    {"birthday_collisions", birthday_collisions, METH_VARARGS,
+     "The repeated-spacing count of each complete block, by two radix sorts (the reference)."},
     {NULL, NULL, 0, NULL},
 };
 

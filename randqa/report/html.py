@@ -20,11 +20,9 @@ from markupsafe import Markup
 from randqa.errors import InputError
 from randqa.report import charts
 from randqa.report.terminal import format_number
-from randqa.results import VERDICT_ORDER
+from randqa.results import Verdict
 from randqa.sizes import format_size
 
-#: order of tests in a source's table: failures first, passes last
-_TABLE_ORDER = {"fail": 0, "suspicious": 1, "insufficient": 2, "pass": 3}
 
 
 # ---------------------------------------------------------------- validation
@@ -70,8 +68,8 @@ def _optional(obj: dict[str, Any], key: str, where: str, *kinds: str) -> Any:
 
 def _check_verdict(value: Any, where: str) -> None:
     _expect(value, where, ("string",))
-    if value not in VERDICT_ORDER:
-        raise _Invalid(f"{where}: unknown verdict {value!r} (expected one of {', '.join(VERDICT_ORDER)})")
+    if value not in list(Verdict):
+        raise _Invalid(f"{where}: unknown verdict {value!r} (expected one of {', '.join(Verdict)})")
 
 
 def _check_pvalue(obj: dict[str, Any], key: str, where: str, required: bool) -> None:
@@ -206,7 +204,7 @@ def _first_failure(run: dict[str, Any]) -> str:
 def _test_rows(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     def order(test: dict[str, Any]) -> tuple[int, float]:
         p = charts.tail_probability(test)
-        return _TABLE_ORDER.get(test["verdict"], 9), (math.inf if p is None else p)
+        return list(Verdict).index(test["verdict"]), (math.inf if p is None else p)
 
     rows = []
     for test in sorted(tests, key=order):  # stable: suite order within a verdict
@@ -259,7 +257,7 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         for run in doc_runs:
             i = len(runs)
             speed = run.get("speed_mb_s")
-            counts = {v: sum(1 for t in run["tests"] if t["verdict"] == v) for v in _TABLE_ORDER}
+            counts = {v: sum(1 for t in run["tests"] if t["verdict"] == v) for v in Verdict}
             history = charts.pvalue_history_svg(run, f"h{i}")
             runs.append({
                 "anchor": f"source-{i}",
@@ -289,7 +287,7 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         "metadata": metadata,
         "speed_chart": None if chart is None else Markup(chart),
         "unplotted": unplotted,
-        "totals": {v: verdicts.count(v) for v in ("fail", "suspicious", "pass", "insufficient") if v in verdicts},
+        "totals": {v: verdicts.count(v) for v in Verdict if v in verdicts},
         "any_progressive": any("first_failure_bytes" in r for r in all_runs),
     }
 

@@ -1,8 +1,11 @@
-"""Plain-text rendering of a run for the terminal."""
+"""Plain-text rendering for the terminal: a run's table of tests, and a
+comparison's table of sources."""
 
 from __future__ import annotations
 
-from randqa.engine import RunResult
+from typing import Any
+
+from randqa.results import RunResult, Verdict
 from randqa.sizes import format_size
 
 
@@ -35,11 +38,60 @@ def render_run(run: RunResult) -> str:
         lines.append("progressive: verdict after each length (worst test)")
         for entry in lengths:
             worst = [t for t in entry["tests"] if t["verdict"] == entry["verdict"]]
-            which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in ("fail", "suspicious") else ""
+            which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in (Verdict.FAIL, Verdict.SUSPICIOUS) else ""
             lines.append(f"  {format_size(entry['bytes']):>10}  {entry['verdict']:<12} {which}")
         first = run.extra.get("first_failure_bytes")
         lines.append(f"first failure at {format_size(first)}" if first else "no failure up to " + format_size(run.bytes_tested))
         lines.append("")
     lines.extend(f"note: {n}" for n in run.notes)
     lines.append(f"verdict: {run.verdict.upper()}")
+    return "\n".join(lines)
+
+
+def failing_tests(run: dict[str, Any]) -> list[str]:
+    """Names of the tests that failed or looked suspicious, worst first."""
+    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.SUSPICIOUS)]
+    bad.sort(key=lambda t: -Verdict(t["verdict"]).severity)
+    return [t["name"] + ("" if t["verdict"] == Verdict.FAIL else "?") for t in bad]
+
+
+def render_compare(doc: dict[str, Any]) -> str:
+    """The terminal table of a compare document."""
+    progressive = any("first_failure_bytes" in run for run in doc["runs"])
+    header = ["source", "MB/s", "tested", "verdict", "first failure" if progressive else "", "seed", "failed tests"]
+    rows = []
+    for run in doc["runs"]:
+        speed = run.get("speed_mb_s")
+        failure = run.get("first_failure_bytes")  # None: never failed, or not progressive
+        seed = run["source"].get("seed")
+        rows.append([
+            run["source"]["name"],
+            "-" if speed is None else f"{speed:.1f}",
+            format_size(run["bytes_tested"]),
+            run["verdict"].upper() if run["verdict"] == Verdict.FAIL else run["verdict"],
+            ("none" if failure is None else format_size(failure)) if progressive else "",
+            "-" if seed is None else str(seed),
+            ", ".join(failing_tests(run)) or "-",
+        ])
+    keep = [i for i, h in enumerate(header) if h]
+    header = [header[i] for i in keep]
+    rows = [[row[i] for i in keep] for row in rows]
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    right = {"MB/s", "tested", "first failure"}
+
+    def line(cells: list[str]) -> str:
+        out = [c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, header)]
+        return "  ".join(out).rstrip()
+
+    lines = [f"suite {doc['suite']}  speed: median of {doc['speed_repeats']} runs apart from testing"
+             f"  ('?' = suspicious)", "", line(header)]
+    lines += [line(r) for r in rows]
+    lines.append("")
+    for run in doc["runs"]:
+        for note in run.get("notes", []):
+            lines.append(f"note: {run['source']['name']}: {note}")
+    if doc.get("interrupted"):
+        lines.append("note: interrupted: sources after the last row were not tested")
+    count = len(doc["runs"])
+    lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
     return "\n".join(lines)

@@ -9,8 +9,7 @@ import numpy as np
 import pair_table_reference as ref
 import pytest
 
-from randqa import _kernels
-from randqa.battery import _linear, _pair_table
+from randqa.battery import _counts, _pair_table
 from randqa.battery.overlapping_serial import OverlappingSerial
 
 rng = np.random.default_rng(5)
@@ -68,17 +67,17 @@ def test_counts_derived_from_the_pair_table_equal_each_tests_own(sample):
     circular = ref.circular(pairs, first, last)
 
     histogram = np.zeros(256, dtype=np.int64)  # chi_square, serial_correlation
-    _kernels.byte_histogram(data, histogram)
+    _counts.byte_histogram(data, histogram)
     assert np.array_equal(ref.byte_histogram(pairs, last), histogram)
     assert np.array_equal(circular.sum(axis=0), histogram) and np.array_equal(circular.sum(axis=1), histogram)
 
-    assert ref.ones_and_transitions(pairs, last) == _kernels.bit_counts(data)  # frequency, runs
+    assert ref.ones_and_transitions(pairs, last) == _counts.bit_counts(data)  # frequency, runs
 
-    assert ref.lag1_products(pairs) == _kernels.lag_product_sum(data, 1)  # serial_correlation
-    assert ref.lag1_products(circular) == _kernels.lag_product_sum(np.append(data, data[0]), 1)
+    assert ref.lag1_products(pairs) == _counts.lag_product_sum(data, 1)  # serial_correlation
+    assert ref.lag1_products(circular) == _counts.lag_product_sum(np.append(data, data[0]), 1)
 
     digraph = np.zeros(65536, dtype=np.int64)  # digraph (position_mod 0)
-    _linear.digraph_scan(data, -1, 0, 0, digraph)
+    _counts.digraph_scan(data, -1, 0, 0, digraph)
     assert np.array_equal(pairs.ravel(), digraph)
 
     for m in range(2, 10):  # overlapping_serial takes its m <= 9 counts from pairs too

@@ -1,5 +1,6 @@
 """The birthday-spacings kernel (randqa/battery/_spacings.c) against a plain
-numpy count of repeated spacings, on inputs that take each of its paths:
+numpy count of repeated spacings and against its two-radix-sort reference
+(birthday_collisions), on inputs that take each of its paths:
 bucketed points with few or many per bucket, a bucket too full (radix
 fallback), spacings that mostly repeat (sorted instead of filtered), zero
 spacings, 64-bit points, tiny blocks, and the accumulator cut into chunks."""
@@ -9,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from randqa import _kernels
 from randqa.battery import _spacings
 from randqa.battery.birthday_spacings import BirthdaySpacings
 
@@ -34,9 +34,9 @@ def repeated_spacings_reference(data: bytes, points: int, word_bytes: int, bits:
     return (spacings[:, 1:] == spacings[:, :-1]).sum(axis=1).tolist()
 
 
-def kernel(data: bytes, points: int, word_bytes: int, bits: int, dims: int = 1, bucketed: bool = True) -> list[int]:
+def kernel(data: bytes, points: int, word_bytes: int, bits: int, dims: int = 1) -> list[int]:
     counts = np.empty(len(data) // (points * word_bytes * dims), dtype=np.int64)
-    _spacings.spacing_collisions(data, points, word_bytes, bits, dims, counts, bucketed)
+    _spacings.spacing_collisions(data, points, word_bytes, bits, dims, counts)
     return counts.tolist()
 
 
@@ -71,18 +71,15 @@ def test_repeated_spacings_match_numpy(sample, word_bytes, bits, dims, points):
     data = SAMPLES[sample]
     expected = repeated_spacings_reference(data, points, word_bytes, bits, dims)
     assert kernel(data, points, word_bytes, bits, dims) == expected
-    assert kernel(data, points, word_bytes, bits, dims, bucketed=False) == expected
+    assert _spacings.birthday_collisions(data, points, word_bytes, bits, dims) == expected
 
 
-def test_many_random_blocks_match_the_radix_sort_path():
+def test_many_random_blocks_match_the_radix_sorts():
     # 4096 blocks: rare events (a bucket of 10, a spacing repeated 3 times) happen
     data = rng.bytes(N * 4 * 4096)
     fast = kernel(data, N, 4, 32)
-    assert fast == kernel(data, N, 4, 32, bucketed=False)
+    assert fast == _spacings.birthday_collisions(data, N, 4, 32, 1)
     assert abs(np.mean(fast) - 3.9946) < 0.15  # mu for 4096 32-bit points
-    previous = getattr(_kernels, "birthday_collisions", None)  # the kernel this one replaced, while it exists
-    if previous is not None:
-        assert fast == previous(data, N, 4, 32, 1)
 
 
 def test_unaligned_and_shifted_words():

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import numpy as np
 
-from randqa.cli_common import EXIT_OK, size_option, table_stream
+from randqa.cli.common import EXIT_OK, size_option, table_stream
 from randqa.errors import UsageError
 from randqa.sizes import format_size
 from randqa.sources import open_named_backend

@@ -11,21 +11,17 @@ all rendered from that document.
 from __future__ import annotations
 
 import contextlib
-import datetime
-import os
-import platform
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager
 
-import randqa
 from randqa import engine
+from randqa._version import __version__
 from randqa.bench import generation_speed
 from randqa.errors import UsageError
-from randqa.results import VERDICT_ORDER
-from randqa.sizes import format_size
+from randqa.results import RunResult
 from randqa.sources import Source, is_data_spec, open_source
-from randqa.suites import Suite
+from randqa.battery.suites import Suite
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
 #: nmap mail, the Linux kernel pair, and two modern references
@@ -68,29 +64,6 @@ class CompareOptions:
     jobs: int = 1
 
 
-def environment() -> dict[str, Any]:
-    """Where and when a run happened, for the report's metadata."""
-    return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpu": cpu_model(),
-    }
-
-
-def cpu_model() -> str:
-    """The CPU's marketing name (Linux /proc/cpuinfo), else what platform knows."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() in ("model name", "Hardware", "cpu model") and value.strip():
-                    return f"{value.strip()} ({os.cpu_count()} logical CPUs)"
-    except OSError:
-        pass
-    return f"{platform.processor() or platform.machine() or 'unknown'} ({os.cpu_count()} logical CPUs)"
-
-
 def _open(spec: str, seed: int | None) -> Source:
     """open_source, with --seed going to generators only: a comparison may
     mix seeded generators with files and stdin (open_source's own rule tells
@@ -131,7 +104,7 @@ def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> 
 
 def run_source_tests(spec: str, options: CompareOptions,
                 progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
-                ) -> engine.RunResult:
+                ) -> RunResult:
     """Test one source with the suite: a plain run, or a progressive one.
 
     ``progress(name, total_bytes)`` returns a context manager that is called
@@ -160,14 +133,15 @@ def planned_bytes(options: CompareOptions) -> int:
     return (options.max_bytes or size) if options.progressive else size
 
 
-def compare_document(command: str, options: CompareOptions, runs: list[dict[str, Any]],
+def compare_document(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[dict[str, Any]],
                      elapsed_s: float, interrupted: bool = False) -> dict[str, Any]:
-    """The compare JSON document (schema in the README, section JSON)."""
+    """The compare JSON document (schema in the README, section JSON);
+    ``environment`` says where and when it ran (randqa.report.environment)."""
     return {
-        "randqa_version": randqa.__version__,
+        "randqa_version": __version__,
         "kind": "compare",
         "command": command,
-        **environment(),
+        **environment,
         "suite": options.suite.name,
         "bytes_requested": planned_bytes(options),
         "progressive": options.progressive,
@@ -178,7 +152,7 @@ def compare_document(command: str, options: CompareOptions, runs: list[dict[str,
     }
 
 
-def run_comparison(specs: list[str], options: CompareOptions, command: str,
+def run_comparison(specs: list[str], options: CompareOptions, command: str, environment: dict[str, Any],
                    progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
                    ) -> dict[str, Any]:
     """Measure and test every source in turn; return the compare document.
@@ -204,53 +178,4 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str,
         if result.interrupted:
             interrupted = True
             break
-    return compare_document(command, options, runs, time.perf_counter() - start, interrupted)
-
-
-def failing_tests(run: dict[str, Any]) -> list[str]:
-    """Names of the tests that failed or looked suspicious, worst first."""
-    bad = [t for t in run["tests"] if t.get("verdict") in ("fail", "suspicious")]
-    bad.sort(key=lambda t: -VERDICT_ORDER[t["verdict"]])
-    return [t["name"] + ("" if t["verdict"] == "fail" else "?") for t in bad]
-
-
-def render_table(doc: dict[str, Any]) -> str:
-    """The terminal table of a compare document."""
-    progressive = any("first_failure_bytes" in run for run in doc["runs"])
-    header = ["source", "MB/s", "tested", "verdict", "first failure" if progressive else "", "seed", "failed tests"]
-    rows = []
-    for run in doc["runs"]:
-        speed = run.get("speed_mb_s")
-        failure = run.get("first_failure_bytes")  # None: never failed, or not progressive
-        seed = run["source"].get("seed")
-        rows.append([
-            run["source"]["name"],
-            "-" if speed is None else f"{speed:.1f}",
-            format_size(run["bytes_tested"]),
-            run["verdict"].upper() if run["verdict"] == "fail" else run["verdict"],
-            ("none" if failure is None else format_size(failure)) if progressive else "",
-            "-" if seed is None else str(seed),
-            ", ".join(failing_tests(run)) or "-",
-        ])
-    keep = [i for i, h in enumerate(header) if h]
-    header = [header[i] for i in keep]
-    rows = [[row[i] for i in keep] for row in rows]
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    right = {"MB/s", "tested", "first failure"}
-
-    def line(cells: list[str]) -> str:
-        out = [c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, header)]
-        return "  ".join(out).rstrip()
-
-    lines = [f"suite {doc['suite']}  speed: median of {doc.get('speed_repeats', SPEED_REPEATS)} runs apart from testing"
-             f"  ('?' = suspicious)", "", line(header)]
-    lines += [line(r) for r in rows]
-    lines.append("")
-    for run in doc["runs"]:
-        for note in run.get("notes", []):
-            lines.append(f"note: {run['source']['name']}: {note}")
-    if doc.get("interrupted"):
-        lines.append("note: interrupted: sources after the last row were not tested")
-    count = len(doc["runs"])
-    lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
-    return "\n".join(lines)
+    return compare_document(command, environment, options, runs, time.perf_counter() - start, interrupted)

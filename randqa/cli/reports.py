@@ -7,11 +7,13 @@ import sys
 
 import click
 
-from randqa import compare as comparing
-from randqa.cli_common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line, size_option, table_stream
+from randqa.engine import compare as comparing
+from randqa.cli.common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line, size_option, table_stream
 from randqa.errors import UsageError
+from randqa.report.environment import environment
 from randqa.report.json_report import write_json
-from randqa.suites import DEFAULT_SUITE, load_suite
+from randqa.report.terminal import render_compare
+from randqa.battery.suites import DEFAULT_SUITE, load_suite
 
 
 #: where `randqa compare` writes its report unless --html or --no-html says otherwise
@@ -75,11 +77,11 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
         return ProgressBar(progress, total, desc=name)
 
     doc = comparing.run_comparison(list(sources) or list(comparing.DEFAULT_SOURCES), options,
-                                   command_line(), progress=bar)
+                                   command_line(), environment(), progress=bar)
     if not doc["runs"]:
         print("randqa: interrupted before any source was tested", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
-    print(comparing.render_table(doc), file=table_stream(json_path), flush=True)
+    print(render_compare(doc), file=table_stream(json_path), flush=True)
     if json_path:
         write_json(doc, json_path)
     if html_path:
