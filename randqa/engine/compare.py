@@ -1,11 +1,14 @@
 """Several sources side by side: generation speed next to test quality.
 
-Speed is measured apart from testing (randqa.bench.generation_speed on fresh
-sources), so the cost of the tests never pollutes a generator's MB/s; then
-each source is tested with the suite as ``randqa test`` would.  The result is
-one JSON document (``kind = "compare"``) whose ``runs`` are ``randqa test``
-results plus ``speed_mb_s``; terminal table, JSON file and HTML report are
-all rendered from that document.
+Speed is measured apart from testing, as applications call each generator
+(randqa.speed.as_called: the real libc rand(), OpenSSL, the kernel; randqa's
+compiled loop for generators that exist only as randqa's C), so the cost of
+the tests never pollutes a generator's MB/s; then each source is tested with
+the suite as ``randqa test`` would.  The result is one JSON document
+(``kind = "compare"``) whose ``runs`` are ``randqa test`` results plus
+``speed_mb_s``, ``speed_method`` and ``generation_mb_s`` (the rate randqa
+feeds its tests); terminal table, JSON file and HTML report are all rendered
+from that document.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Any, Callable, ContextManager
 
 from randqa import engine
 from randqa._version import __version__
-from randqa.bench import generation_speed
+from randqa.speed.as_called import AsCalledSpeed, as_called_speed
+from randqa.speed.generation import REPEATS as SPEED_REPEATS
 from randqa.errors import UsageError
 from randqa.results import RunResult
 from randqa.sources import Source, is_data_spec, open_source
@@ -39,13 +43,6 @@ DEFAULT_COMPARE_BYTES = 2 << 30
 #: progressive runs start at this length unless --min says otherwise (as `randqa test`)
 DEFAULT_PROGRESSIVE_MIN = 1 << 10
 
-#: each speed repeat reads about this long, bounded by the sizes below, so a
-#: fast generator is timed over enough bytes and a slow one does not take ages
-SPEED_TARGET_SECONDS = 0.2
-SPEED_MIN_BYTES = 1 << 20
-SPEED_MAX_BYTES = 64 << 20
-SPEED_REPEATS = 5
-
 
 @dataclass
 class CompareOptions:
@@ -62,6 +59,8 @@ class CompareOptions:
     speed_repeats: int = SPEED_REPEATS
     #: threads running the suite's tests side by side (engine ``jobs``)
     jobs: int = 1
+    #: run the predictors on each source ("predictable from" in the table)
+    predict: bool = True
 
 
 def _open(spec: str, seed: int | None) -> Source:
@@ -80,26 +79,19 @@ def check_sources(specs: list[str], seed: int | None) -> None:
             _open(spec, seed).close()
 
 
-def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> tuple[float | None, int]:
-    """Median generation MB/s of a generator and the bytes each repeat read.
+def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> AsCalledSpeed | None:
+    """A generator's median MB/s as applications call it, and the rate
+    randqa's own source feeds the tests (randqa.speed.as_called).
 
     Only endless sources (generators) have a generation speed: a file's read
     rate is the disk's, and stdin cannot be read twice; those give None.
     """
     if spec == "-":
-        return None, 0
+        return None
     with _open(spec, seed) as probe_source:
         if not probe_source.endless:
-            return None, 0
-
-    def fresh() -> Source:
-        return _open(spec, seed)
-
-    # one short probe picks a length that takes about SPEED_TARGET_SECONDS
-    probe = generation_speed(fresh, SPEED_MIN_BYTES, repeats=1)
-    nbytes = int(min(SPEED_MAX_BYTES, max(SPEED_MIN_BYTES, probe * 1e6 * SPEED_TARGET_SECONDS)))
-    nbytes -= nbytes % (1 << 16)
-    return generation_speed(fresh, nbytes, repeats=repeats), nbytes
+            return None
+    return as_called_speed(spec, None, repeats, seed)
 
 
 def run_source_tests(spec: str, options: CompareOptions,
@@ -125,6 +117,22 @@ def run_source_tests(spec: str, options: CompareOptions,
                 return engine.run_progressive(source, options.suite, options.min_bytes, last, options.keep_going,
                                               jobs=options.jobs, on_progress=bar)
             return engine.run(source, options.suite, limit=limit, jobs=options.jobs, on_progress=bar)
+
+
+def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
+    """The fewest observed bytes from which some predictor predicted the
+    continuation exactly (randqa.predict), on a fresh copy of the stream
+    that was tested (same seed); None for stdin, which cannot be read again."""
+    from randqa.predict import predict
+
+    if spec == "-":
+        return None
+    with _open(spec, seed) as source:
+        report = predict(source)
+    best = report.predictable_from_bytes
+    names = [r.name for r in report.predictors if r.succeeded and r.observed_bytes == best]
+    return {"predictable_from_bytes": best, "predictor": names[0] if names else None,
+            "predict_bytes_read": report.bytes_read}
 
 
 def planned_bytes(options: CompareOptions) -> int:
@@ -166,15 +174,26 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
     interrupted = False
     for spec in specs:
         try:
-            speed, speed_bytes = measure_speed(spec, options.seed, options.speed_repeats)
+            speed = measure_speed(spec, options.seed, options.speed_repeats)
         except KeyboardInterrupt:
             interrupted = True
             break
         result = run_source_tests(spec, options, progress)
         run = result.to_json()
-        run["speed_mb_s"] = None if speed is None else round(speed, 3)
-        run["speed_bytes"] = speed_bytes or None
+        run["speed_mb_s"] = None if speed is None else round(speed.speed.median, 3)
+        run["speed_bytes"] = None if speed is None else speed.speed.nbytes
+        run["speed_method"] = None if speed is None else speed.method
+        run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
+        if options.predict and not result.interrupted:
+            try:
+                found = predictability(spec, run["source"].get("seed"))
+            except KeyboardInterrupt:
+                found, interrupted = None, True
+            if found is not None:
+                run.update(found)
         runs.append(run)
+        if interrupted:
+            break
         if result.interrupted:
             interrupted = True
             break

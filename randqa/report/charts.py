@@ -85,7 +85,7 @@ def speed_quality_svg(runs: list[dict[str, Any]], id_prefix: str = "sq") -> str 
         fig = _new_figure(7.2, 4.2)
         ax = fig.add_subplot()
         ax.set_xscale("log")
-        ax.set_xlabel("generation speed, MB/s (log scale, median of repeats, measured apart from testing)")
+        ax.set_xlabel("speed as applications call it, MB/s (log scale, median of repeats, apart from testing)")
         if progressive:
             _length_axis(ax, points)
         else:

@@ -23,6 +23,8 @@
 #define RESTRICT
 #endif
 
+#include "_rc4.h"
+
 /* Explicit byte order, so streams are the same on every machine. */
 static inline void store_le16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static inline void store_le32(uint8_t *p, uint32_t v)
@@ -50,7 +52,6 @@ typedef struct { uint32_t x, a, c; } lcg15_state;                 /* x = a*x + c
 typedef struct { uint32_t x; } u32_state;
 typedef struct { uint64_t x; } u64_state;
 typedef struct { uint32_t mt[MT_N]; int idx; } mt_state;
-typedef struct { uint8_t s[256]; uint8_t i, j; } rc4_state;
 typedef struct { uint32_t s1, s2, s3, s4; } taus_state;
 typedef struct { uint64_t v0, v1, v2, v3; } sip_state;
 
@@ -300,69 +301,13 @@ mt_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
-/* RC4 / ARC4 keystream; keyed either as RC4 (KSA) or as libdnet's rand.c */
+/* RC4 / ARC4 keystream; keyed either as RC4 (KSA) or as libdnet's rand.c,
+ * both in _rc4.h */
 
 static void
 rc4_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
 {
-    uint8_t s[256];
-    memcpy(s, g->st.rc4.s, 256);
-    uint8_t i = g->st.rc4.i, j = g->st.rc4.j;
-    for (size_t k = 0; k < n; k++) {
-        i = (uint8_t)(i + 1);
-        uint8_t si = s[i];
-        j = (uint8_t)(j + si);
-        uint8_t sj = s[j];
-        s[i] = sj;
-        s[j] = si;
-        out[k] = s[(uint8_t)(si + sj)];
-    }
-    memcpy(g->st.rc4.s, s, 256);
-    g->st.rc4.i = i;
-    g->st.rc4.j = j;
-}
-
-static void
-rc4_key(rc4_state *r, const uint8_t *key, size_t len)
-{
-    for (int k = 0; k < 256; k++)
-        r->s[k] = (uint8_t)k;
-    uint8_t j = 0;
-    for (int k = 0; k < 256; k++) {
-        uint8_t t = r->s[k];
-        j = (uint8_t)(j + t + key[k % len]);
-        r->s[k] = r->s[j];
-        r->s[j] = t;
-    }
-    r->i = r->j = 0;
-}
-
-/* libdnet's key mixing step: continue from the current (i, j) rather than
- * from 0, over all 256 positions, and leave j equal to i afterwards. */
-static void
-dnet_addrandom(rc4_state *r, const uint8_t *key, size_t len)
-{
-    uint8_t i = (uint8_t)(r->i - 1), j = r->j;
-    for (int k = 0; k < 256; k++) {
-        i = (uint8_t)(i + 1);
-        uint8_t si = r->s[i];
-        j = (uint8_t)(j + si + key[k % len]);
-        r->s[i] = r->s[j];
-        r->s[j] = si;
-    }
-    r->i = i;
-    r->j = i;
-}
-
-/* rand_set(): identity permutation, then the key mixed in twice */
-static void
-dnet_rand_set(rc4_state *r, const uint8_t *key, size_t len)
-{
-    for (int k = 0; k < 256; k++)
-        r->s[k] = (uint8_t)k;
-    r->i = r->j = 0;
-    dnet_addrandom(r, key, len);
-    dnet_addrandom(r, key, len);
+    rc4_keystream(&g->st.rc4, out, n);
 }
 
 /* ------------------------------------------------------------------ */

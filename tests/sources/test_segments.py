@@ -14,7 +14,6 @@ bounded by a timeout, which an O(N) jump could never meet.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
