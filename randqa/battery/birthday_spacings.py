@@ -124,10 +124,11 @@ class BirthdaySpacings(WholeBlockTest):
         self._lock = threading.Lock()
 
     def _scan(self, run: np.ndarray) -> None:
-        counts = _spacings.birthday_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims)
+        counts = np.empty(len(run) // self.block_bytes, dtype=np.int64)
+        _spacings.spacing_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims, counts)
         with self._lock:  # the parts of one chunk may be counted in parallel
             self.blocks += len(counts)
-            self.collisions += sum(counts)
+            self.collisions += int(counts.sum())
 
     def _parallel_parts(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
         # the unfinished block is carried over now, in stream order; the
