@@ -66,7 +66,7 @@ count_pairs(const uint8_t *p, Py_ssize_t n, int64_t *counts, uint8_t *small)
  * previous is a byte value (-1: data starts the stream).  counts is a
  * writable int64 array of 65,536 items, the caller's state. */
 static PyObject *
-add_pair_counts(PyObject *self, PyObject *args)
+add_pair_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, out;
     int previous;

@@ -364,7 +364,7 @@ count_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t points, int word_b
  * `word_bytes` bytes, the top `bits_per_word` bits of each; trailing bytes
  * that do not fill a block are the caller's to keep for the next chunk. */
 static PyObject *
-spacing_collisions(PyObject *self, PyObject *args)
+spacing_collisions(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, out;
     Py_ssize_t points;
@@ -396,7 +396,7 @@ spacing_collisions(PyObject *self, PyObject *args)
  * of the repeated spacings of each complete block, counted with two radix
  * sorts per block: the straightforward method, kept as the reference. */
 static PyObject *
-birthday_collisions(PyObject *self, PyObject *args)
+birthday_collisions(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in;
     Py_ssize_t points;
