@@ -36,3 +36,30 @@ def mmix_lcg_top32(seed: int, count: int) -> list[int]:
         x = (MMIX_MULTIPLIER * x + MMIX_INCREMENT) & mask
         out.append(x >> 32)
     return out
+
+
+def truncated_lcg_bytes(state_bits: int, a: int, c: int, shift: int, word_bits: int, count: int,
+                        seed: int = 12345) -> bytes:
+    """``count`` outputs of x = a x + c mod 2^state_bits (state_bits <= 64),
+    each (x >> shift) mod 2^word_bits written as a little-endian word of
+    word_bits bits.  Vectorised: 4096 consecutive states step together by
+    the LCG's 4096-step jump x -> A x + C."""
+    import numpy as np
+
+    mask = (1 << state_bits) - 1
+    lanes = 4096
+    first = []
+    x = seed & mask
+    for _ in range(lanes):
+        x = (a * x + c) & mask
+        first.append(x)
+    jump_a, jump_c = 1, 0
+    for _ in range(lanes):
+        jump_a, jump_c = (jump_a * a) & mask, (jump_c * a + c) & mask
+    rows = -(-count // lanes)
+    states = np.empty((rows, lanes), dtype=np.uint64)
+    states[0] = np.array(first, dtype=np.uint64)
+    for r in range(1, rows):  # uint64 products wrap mod 2^64, then the mask reduces mod 2^state_bits
+        states[r] = (states[r - 1] * np.uint64(jump_a) + np.uint64(jump_c)) & np.uint64(mask)
+    out = (states.ravel()[:count] >> np.uint64(shift)) & np.uint64((1 << word_bits) - 1 if word_bits < 64 else mask)
+    return out.astype(f"<u{word_bits // 8}").tobytes()
