@@ -1,9 +1,9 @@
 """Finite differences of words at power-of-two lags: the lattice of a
 truncated LCG modulo 2^K, seen in the low bits of its outputs.
 
-Sources: D. E. Knuth, TAOCP vol. 2, 3rd ed. (1997), section 3.2.1.1 (the
-low-order bits of an LCG modulo 2^K, and a^(2^j) = 1 mod 2^(j+2) for a = 1
-mod 4) and section 3.3.4 (the lattice of consecutive outputs that the
+Sources: D. E. Knuth, TAOCP vol. 2, 3rd ed. (1997), sections 3.2.1.1 and
+3.2.1.2 (the low-order bits of an LCG modulo 2^K; Lemma P, from which
+a^(2^j) = 1 mod 2^(j+2) for odd a, j >= 1) and section 3.3.4 (the lattice of consecutive outputs that the
 spectral test measures); P. L'Ecuyer and R. Simard, "TestU01", ACM TOMS 33
 (2007), and C. Doty-Humphrey, PractRand 0.94, tests.cpp, TripleMirrorFreqN
 ("TMFn"): both fail truncated power-of-two LCGs through the relation
@@ -23,12 +23,13 @@ for D = 2^j and a = 1 mod 4, x(n + D) = A x(n) + C with A = a^D = 1 +
 2^(j+2) u, so the k-th difference of the states is (A - 1)^k x(n) + const,
 constant modulo 2^(k(j+2)).  Once k(j+2) >= s + m, the low m bits of z(n)
 are that constant minus a carry from the discarded low s bits, a small
-integer with the law of sum_i (-1)^(k-i) C(k, i) U_i (U_i uniform on
-[0, 1)): for k = 4 nearly all of z's mass falls on about 8 of 16 values.
+integer spread about as sum_i (-1)^(k-i) C(k, i) U_i is (U_i uniform on
+[0, 1); standard deviation sqrt(C(2k, k) / 12), 2.4 for k = 4): for the
+MMIX LCG at D = 128, 8 of the 16 values hold 89% of the counts.
 With k = 4 and m = 4 that happens at D = 2^(s/4 - 1): D = 128 words for
 Knuth's MMIX LCG (K = 64, s = 32; PractRand 0.94 needs 32 MiB), D = 8 for
-java.util.Random (K = 48, s = 16), D = 2^15 for the top 64 bits of a
-128-bit LCG read as 32-bit words.  Outputs narrower than the words read
+java.util.Random (K = 48, s = 16), D = 2^16 32-bit words (2^15 outputs)
+for the top 64 bits of a 128-bit LCG.  Outputs narrower than the words read
 (an LCG's top byte per byte, read as 32-bit words) only multiply D by the
 words' width in outputs.
 
@@ -37,10 +38,11 @@ z(n) of distinct starts n are independent (each z(n) is y(n + k D) plus
 words of lower index, a bijection given those), so the counts of each lag
 are multinomial.  Each lag gives the power-divergence statistic with
 lambda = 2/3 against the uniform law, chi-square with 2^m - 1 degrees of
-freedom: unlike Pearson's X^2 (whose 1e-6 tail is four times too light
-with 5 expected per class), its tail stays within simulation error of the
-chi-square law down to 1e-7 from 5 expected per class on (Cressie-Read;
-checked on 4e7 multinomials of 80 and 256 draws in 16 classes).  A lag is
+freedom: unlike Pearson's X^2, whose p-values near 1e-6 are four times
+too small with 5 expected per class, its tail stays within simulation
+error of the chi-square law down to 1e-7 from 5 expected per class on
+(Cressie-Read; checked here on 4e7 multinomials of 80 and of 256 draws
+in 16 classes).  A lag is
 judged once it has at least ``MIN_EXPECTED`` = 8 expected counts per class;
 the one result is the smallest p-value of the judged lags, times their
 number (Bonferroni: the lags share words, so they are not independent).
