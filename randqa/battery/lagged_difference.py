@@ -7,7 +7,11 @@ a^(2^j) = 1 mod 2^(j+2) for odd a, j >= 1) and section 3.3.4 (the lattice of con
 spectral test measures); P. L'Ecuyer and R. Simard, "TestU01", ACM TOMS 33
 (2007), and C. Doty-Humphrey, PractRand 0.94, tests.cpp, TripleMirrorFreqN
 ("TMFn"): both fail truncated power-of-two LCGs through the relation
-between outputs a power of two apart; N. Cressie and T. R. C. Read,
+between outputs a power of two apart (TMFn counts the joint patterns of a
+few bits of three 64-bit words 2^l KiB apart; TestU01's Crush finds the
+MMIX LCG with birthday spacings in 7 and 8 dimensions, 20 million points
+a block; here an arithmetic difference of five words singles out the
+relation, so a few hundred samples suffice); N. Cressie and T. R. C. Read,
 "Multinomial goodness-of-fit tests", J. R. Stat. Soc. B 46 (1984) 440-464
 (the power-divergence statistic with lambda = 2/3).
 
