@@ -1,6 +1,7 @@
 /*
- * Hot loop of the lagged_difference test: counts of the k-th finite
- * difference, at a lag D, of the low bits of consecutive words,
+ * Kernels of the lagged_difference test: the low byte of each word
+ * (low_bytes), and the counts of the k-th finite difference, at a lag D,
+ * of the low bits of consecutive words (lagged_difference_scan),
  *
  *     z(n) = sum_{i=0..k} (-1)^(k-i) C(k, i) y(n + i D)  mod 2^bits,
  *
