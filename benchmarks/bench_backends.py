@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from randqa.bench import generation_rates
+from randqa.speed.generation import generation_rates
 from randqa.sizes import format_size, parse_size
 from randqa.sources.backends import compiled_backend_names, open_backend
 from randqa.sources.base import read_full

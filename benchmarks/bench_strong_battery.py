@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from randqa.suites import TestSpec
+from randqa.battery.suites import TestSpec
 
 #: (test, parameters, (word_bits, low_bits) of the folding or None)
 ENTRIES = [

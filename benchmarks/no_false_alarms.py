@@ -17,7 +17,7 @@ from randqa.engine import run_progressive
 from randqa.results import worst_verdict
 from randqa.sizes import format_size, parse_size
 from randqa.sources import open_backend
-from randqa.suites import load_suite
+from randqa.battery.suites import load_suite
 
 DEFAULT = ["pcg64", "chacha", "aes-ctr", "siprand", "urandom"]
 

@@ -24,9 +24,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-VERDICT_ORDER = {"insufficient": 0, "pass": 1, "suspicious": 2, "fail": 3}
+from randqa._version import __version__
+
+class Verdict(StrEnum):
+    """A result's verdict.  Declared in the order reports list them, what
+    needs attention first; ``severity`` ranks them for the overall verdict
+    (a pass outranks insufficient data, so a run with both passes).
+
+    A ``str`` (``Verdict.PASS == "pass"``), so JSON documents hold the plain word.
+    """
+
+    FAIL = "fail"
+    SUSPICIOUS = "suspicious"
+    INSUFFICIENT = "insufficient"
+    PASS = "pass"
+
+    @property
+    def severity(self) -> int:
+        """0 for insufficient, 1 pass, 2 suspicious, 3 fail."""
+        return _SEVERITY[self]
+
+
+_SEVERITY = {Verdict.INSUFFICIENT: 0, Verdict.PASS: 1, Verdict.SUSPICIOUS: 2, Verdict.FAIL: 3}
 
 
 @dataclass(frozen=True)
@@ -51,14 +73,14 @@ class TestResult:
     statistic: float | None
     pvalue: float | None
     pvalue_low: float | None = None
-    verdict: str | None = None
+    verdict: Verdict | None = None
     needs: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
     def withhold_verdict(self, needs: str) -> None:
         """Keep the statistic and p-value but give no verdict: the test had
         too little data for its distribution to hold (``needs`` says how much)."""
-        self.verdict = "insufficient"
+        self.verdict = Verdict.INSUFFICIENT
         self.needs = needs
 
     def tail_probability(self) -> float | None:
@@ -87,19 +109,29 @@ class TestResult:
 
 def insufficient(name: str, needs: str, **details: Any) -> TestResult:
     """A result that gives no verdict because the test needs more data."""
-    return TestResult(name=name, statistic=None, pvalue=None, verdict="insufficient", needs=needs, details=details)
+    return TestResult(name=name, statistic=None, pvalue=None, verdict=Verdict.INSUFFICIENT, needs=needs, details=details)
 
 
-def chi_square_result(name: str, statistic: float, dof: int, details: dict[str, Any] | None = None) -> TestResult:
-    """A chi-square statistic judged in both tails: ``pvalue`` the upper
-    tail, ``pvalue_low`` the lower (a fit too good to be random)."""
+def pearson_statistic(observed: Any, expected: Any) -> float:
+    """Pearson's X^2 = sum (observed - expected)^2 / expected over the classes."""
+    import numpy as np
+
+    return float(np.sum((observed - expected) ** 2 / expected))
+
+
+def chi_square_result(name: str, statistic: float, dof: int, details: dict[str, Any] | None = None, *,
+                      lower_tail: bool = True) -> TestResult:
+    """A chi-square statistic with ``dof`` degrees of freedom: ``pvalue`` the
+    upper tail, and ``pvalue_low`` the lower (a fit too good to be random)
+    unless ``lower_tail`` is False, for tests whose standard judges the
+    upper tail only (NIST SP 800-22's)."""
     from scipy import stats
 
     return TestResult(
         name=name,
         statistic=statistic,
         pvalue=float(stats.chi2.sf(statistic, dof)),
-        pvalue_low=float(stats.chi2.cdf(statistic, dof)),
+        pvalue_low=float(stats.chi2.cdf(statistic, dof)) if lower_tail else None,
         details=details or {},
     )
 
@@ -110,26 +142,24 @@ def smallest_of(p_min: float, looks: int) -> float:
     return float(-math.expm1(looks * math.log1p(-p_min))) if p_min < 1 else 1.0
 
 
-def classify(result: TestResult, thresholds: Thresholds) -> str:
+def classify(result: TestResult, thresholds: Thresholds) -> Verdict:
     """Fill in and return the verdict of ``result`` (kept if the test set one)."""
     if result.verdict is None:
         q = result.tail_probability()
         if q is None:
-            result.verdict = "insufficient"
+            result.verdict = Verdict.INSUFFICIENT
         elif q < thresholds.fail:
-            result.verdict = "fail"
+            result.verdict = Verdict.FAIL
         elif q < thresholds.suspicious:
-            result.verdict = "suspicious"
+            result.verdict = Verdict.SUSPICIOUS
         else:
-            result.verdict = "pass"
+            result.verdict = Verdict.PASS
     return result.verdict
 
 
-def worst_verdict(verdicts: list[str]) -> str:
+def worst_verdict(verdicts: list[str]) -> Verdict:
     """Overall verdict: the worst of the parts; all-insufficient stays insufficient."""
-    if not verdicts:
-        return "insufficient"
-    return max(verdicts, key=VERDICT_ORDER.__getitem__)
+    return max((Verdict(v) for v in verdicts), key=lambda v: v.severity, default=Verdict.INSUFFICIENT)
 
 
 def _json_safe(value: Any) -> Any:
@@ -148,3 +178,54 @@ def _json_number(x: float | None) -> float | None:
         return None
     x = float(x)
     return x if math.isfinite(x) else None
+
+
+@dataclass
+class RunResult:
+    """Everything one run found out; ``to_json`` is the interchange format."""
+
+    source: dict[str, Any]
+    suite: str
+    results: list[TestResult]
+    bytes_tested: int
+    bits_tested: int
+    elapsed_s: float
+    requested: int | None = None  # the --bytes limit, in `unit`s
+    unit: str = "bytes"  # "bits" for --format bits
+    input_ended_early: bool = False
+    interrupted: bool = False
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> Verdict:
+        return worst_verdict([r.verdict for r in self.results])
+
+    @property
+    def notes(self) -> list[str]:
+        notes = []
+        if self.input_ended_early:
+            got = self.bits_tested if self.unit == "bits" else self.bytes_tested
+            notes.append(f"input ended after {got} {self.unit}, before the {self.requested} requested; tested what arrived")
+        if self.interrupted:
+            notes.append(f"interrupted: results cover the first {self.bytes_tested} bytes only")
+        return notes
+
+    def to_json(self) -> dict[str, Any]:
+        data = {
+            "randqa_version": __version__,
+            "source": self.source,
+            "suite": self.suite,
+            "bytes_tested": self.bytes_tested,
+            "bits_tested": self.bits_tested,
+            f"{self.unit}_requested": self.requested,
+            "input_ended_early": self.input_ended_early,
+            "interrupted": self.interrupted,
+            "verdict": self.verdict,
+            "elapsed_s": round(self.elapsed_s, 6),
+            "thresholds": {"suspicious": self.thresholds.suspicious, "fail": self.thresholds.fail},
+            "notes": self.notes,
+            "tests": [r.to_json() for r in self.results],
+        }
+        data.update(self.extra)
+        return data

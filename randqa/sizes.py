@@ -25,9 +25,14 @@ def parse_size(text: str) -> int:
     return value
 
 
-def format_size(n: int) -> str:
-    """Shortest exact binary-suffixed form of n bytes: 65536 -> '64 KiB'."""
-    for suffix, unit in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= unit and n % unit == 0:
-            return f"{n // unit} {suffix}"
-    return f"{n} B"
+def format_size(n: float, *, compact: bool = False) -> str:
+    """A byte count with a binary suffix: the shortest exact form (65536 ->
+    '64 KiB', 1536 -> '1536 B'), or for chart axes a compact one (65536 ->
+    '64K', 1536 -> '1.5K', 100 -> '100')."""
+    for suffix, unit in (("T", 2**40), ("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if n >= unit and (compact or n % unit == 0):
+            value = n / unit
+            if value != int(value):
+                return f"{value:.3g}{suffix}"
+            return f"{int(value)}{suffix}" if compact else f"{int(value)} {suffix}iB"
+    return f"{n:.0f}" if compact else f"{n} B"

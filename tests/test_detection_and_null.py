@@ -11,7 +11,7 @@ from scipy import stats
 from conftest import msvc_rand_low_bytes, pcg64_bytes
 from randqa.engine import run
 from randqa.sources.base import Source
-from randqa.suites import load_suite
+from randqa.battery.suites import load_suite
 
 
 class BytesSource(Source):

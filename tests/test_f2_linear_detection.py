@@ -12,7 +12,7 @@ import pytest
 from randqa.engine import run_progressive
 from randqa.sources import open_backend
 from randqa.sources.base import Source
-from randqa.suites import load_suite
+from randqa.battery.suites import load_suite
 from reference_generators import (
     gfsr_blocks, lfsr_bit_blocks, mt19937_64_values, mt19937_blocks, well512a_blocks, xorshift128_blocks,
     xorshift1024_blocks, xoshiro256plus_blocks,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from randqa import _kernels
+from randqa.battery import _counts, _spacings
 
 rng = np.random.default_rng(11)
 SAMPLES = {
@@ -34,30 +34,30 @@ def test_birthday_collisions_match_numpy(sample, word_bytes, bits):
     data = SAMPLES[sample]
     points = 4096 if word_bytes > 1 else 64
     expected = birthday_reference(data, points, word_bytes, bits)
-    assert _kernels.birthday_collisions(data, points, word_bytes, bits, 1) == expected
+    assert _spacings.birthday_collisions(data, points, word_bytes, bits, 1) == expected
 
 
 def test_bit_counts_and_histograms_match_numpy():
     data = rng.bytes(100_003)
     bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8))  # MSB first
-    ones, transitions = _kernels.bit_counts(data)
+    ones, transitions = _counts.bit_counts(data)
     assert ones == int(bits.sum())
     assert transitions == int(np.count_nonzero(np.diff(bits)))
     counts = np.zeros(256, dtype=np.int64)
-    _kernels.byte_histogram(data, counts)
+    _counts.byte_histogram(data, counts)
     assert counts.tolist() == np.bincount(np.frombuffer(data, dtype=np.uint8), minlength=256).tolist()
     words = np.zeros(65536, dtype=np.int64)
-    _kernels.word16_histogram(data[:100_002], words)
+    _counts.word16_histogram(data[:100_002], words)
     assert words.tolist() == np.bincount(np.frombuffer(data[:100_002], dtype="<u2"), minlength=65536).tolist()
     arr = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
     for lag in (1, 2, 17):
-        assert _kernels.lag_product_sum(data, lag) == int(np.sum(arr[:-lag] * arr[lag:]))
+        assert _counts.lag_product_sum(data, lag) == int(np.sum(arr[:-lag] * arr[lag:]))
 
 
 def test_kernels_refuse_wrong_output_arrays():
     with pytest.raises(ValueError):
-        _kernels.byte_histogram(b"abc", np.zeros(255, dtype=np.int64))
+        _counts.byte_histogram(b"abc", np.zeros(255, dtype=np.int64))
     with pytest.raises(ValueError):
-        _kernels.byte_histogram(b"abc", np.zeros(256, dtype=np.int32))
+        _counts.byte_histogram(b"abc", np.zeros(256, dtype=np.int32))
     with pytest.raises(ValueError):
-        _kernels.birthday_collisions(b"", 4096, 3, 24, 1)
+        _spacings.birthday_collisions(b"", 4096, 3, 24, 1)

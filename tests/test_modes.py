@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import msvc_rand_low_bytes, pcg64_bytes
-from randqa.sequences import PValueSummary, second_level
+from randqa.battery._sequences import PValueSummary, second_level
 
 
 @pytest.fixture(scope="module")

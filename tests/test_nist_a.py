@@ -18,7 +18,7 @@ import pytest
 from nist_reference import (E_BITS, EPSILON_100, e_bytes, feed_in_sizes, observed, print_references, reference_matches,
                             results_for, run, same_results)
 
-from randqa.battery import _nist, accumulator_class, available_tests
+from randqa.battery import _linear, _nist, accumulator_class, available_tests
 from randqa.battery.block_frequency import BlockFrequency
 from randqa.battery.dft import DFT, peak_count_pvalue
 from randqa.battery.frequency import Frequency
@@ -145,7 +145,7 @@ def test_exact_probabilities_match_enumeration_and_tables():
         size = rows * cols
         every = np.array(list(itertools.product([0, 1], repeat=size)), dtype=np.uint8).ravel()
         ranks = np.zeros(min(rows, cols) + 1, dtype=np.int64)
-        _nist.matrix_rank_counts(np.packbits(every), len(every), rows, cols, ranks)
+        _linear.matrix_rank_counts(np.packbits(every), len(every), rows, cols, ranks)
         for r, count in enumerate(ranks):
             assert rank_probability(rows, cols, r) == pytest.approx(count / 2**size, abs=1e-15)
     assert [rank_probability(32, 32, r) for r in (32, 31, 30)] == pytest.approx([0.2888, 0.5776, 0.1284], abs=5e-5)
@@ -153,7 +153,7 @@ def test_exact_probabilities_match_enumeration_and_tables():
     # and the standard's pi (1/96, ...) for M = 500
     every = np.array(list(itertools.product([0, 1], repeat=12)), dtype=np.uint8).ravel()
     complexities = np.zeros(13, dtype=np.int64)
-    _nist.linear_complexity_counts(np.packbits(every), len(every), 12, complexities)
+    _linear.linear_complexity_counts(np.packbits(every), len(every), 12, complexities)
     acc = LinearComplexity(M=12)
     acc.update(np.packbits(every))
     counts = acc.finalize()[0].details["counts"]

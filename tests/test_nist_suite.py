@@ -71,7 +71,7 @@ def test_nist_pvalues_are_uniform_on_pcg64():
 
     from randqa.engine import run
     from randqa.sources import open_backend
-    from randqa.suites import load_suite
+    from randqa.battery.suites import load_suite
 
     suite = load_suite("nist-sp800-22")
     by_name: dict[str, list[float]] = {}

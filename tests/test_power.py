@@ -11,7 +11,7 @@ import pytest
 
 from randqa.engine import run
 from randqa.sources import open_backend
-from randqa.suites import load_suite
+from randqa.battery.suites import load_suite
 
 # First FAIL of PractRand 0.94 (`RNG_test stdin8`) on these streams, measured on this machine
 PRACTRAND_FIRST_FAIL = {
@@ -67,7 +67,7 @@ def test_seed_sweep_flags_rc4_and_passes_rc4_drop(cli, name, verdict):
 
 
 def test_seed_sweep_sees_seeds_that_barely_change_the_stream():
-    from randqa.seed_sweep import seed_sweep_results
+    from randqa.engine.seed_sweep import seed_sweep_results
 
     rng = np.random.default_rng(4)
     base = rng.integers(0, 256, size=64, dtype=np.uint8)
@@ -80,7 +80,7 @@ def test_seed_sweep_sees_seeds_that_barely_change_the_stream():
 
 
 def test_seed_sweep_blocks_and_merges_give_the_whole_matrix_result():
-    from randqa.seed_sweep import SeedSweep, seed_sweep_results
+    from randqa.engine.seed_sweep import SeedSweep, seed_sweep_results
 
     rng = np.random.default_rng(11)
     starts = rng.integers(0, 256, size=(3000, 48), dtype=np.uint8)
@@ -123,7 +123,7 @@ def test_ctrl_c_in_a_seed_sweep_keeps_the_seeds_swept(monkeypatch, during, swept
     # block is added, or while the results are judged: the sweep stops after
     # the last whole block and still returns its results (all of them, not
     # marked interrupted, when every seed was swept before the Ctrl-C)
-    from randqa import seed_sweep
+    from randqa.engine import seed_sweep
 
     def interrupt() -> None:
         os.kill(os.getpid(), signal.SIGINT)

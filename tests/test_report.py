@@ -13,11 +13,11 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-import randqa.compare
+import randqa.engine.compare
 from randqa import engine
 from randqa.cli import main
 from randqa.report import charts
-from randqa.suites import DEFAULT_SUITE
+from randqa.battery.suites import DEFAULT_SUITE
 from randqa.report.html import render_html
 
 GOOD, BAD = "pcg64", "randu"
@@ -291,7 +291,7 @@ def test_default_sources_are_backends():
     names = backend_names()
     if not names:
         pytest.skip("no generator backends registered yet (randqa.sources.backends)")
-    assert [s for s in randqa.compare.DEFAULT_SOURCES if s not in names] == []
+    assert [s for s in randqa.engine.compare.DEFAULT_SOURCES if s not in names] == []
 
 
 def test_report_details_keep_their_exponents(saved_run, tmp_path):

@@ -17,8 +17,9 @@ import pytest
 from scipy import stats
 
 import conftest
-from randqa.battery import _linear
-from randqa.battery._folding import FoldedTest, fold_low_bits
+from randqa.battery import _counts, _linear
+from randqa.battery._folding import FoldedTest
+from randqa.folding import fold_low_bits
 from randqa.battery.bcfn import BCFN, weight_letters
 from randqa.battery.bit_linear_complexity import BitLinearComplexity, complexity_cdf
 from randqa.battery.digraph import Digraph
@@ -782,7 +783,6 @@ def test_fluhrer_mcgrew_phase_scores_match_a_dense_computation() -> None:
     # the sparse cell lists against full 256 x 256 weight matrices per index
     # i and a full digraph table per position class, on a stream rich in the
     # bytes the cells use and whose length is not a multiple of 256
-    from randqa import _kernels
     from randqa.battery.fluhrer_mcgrew import PAIR, _CELLS, biased_cells, phase_scores
 
     weights = np.zeros((256, 256, 256))
@@ -803,7 +803,7 @@ def test_fluhrer_mcgrew_phase_scores_match_a_dense_computation() -> None:
     per_class = table.sum(axis=(1, 2))
     adjacent = np.bincount(np.arange(pairs - 1) % 256, minlength=256)
     low, high = np.zeros(256 * 3 * 256, dtype=np.int64), np.zeros(65536, dtype=np.int64)
-    _kernels.rc4_digraph_counts(data, 0, -1, low, high)
+    _counts.rc4_digraph_counts(data, 0, -1, low, high)
     z, _ = phase_scores(low, high, pairs)
     for f in (0, 1, 77, 255):
         i = (np.arange(256) + f) % 256
@@ -811,13 +811,12 @@ def test_fluhrer_mcgrew_phase_scores_match_a_dense_computation() -> None:
         var = (per_class * variance[i] + 2 * adjacent * covariance[i]).sum()
         assert z[f] == pytest.approx(s / math.sqrt(var), rel=1e-9)
     with pytest.raises(ValueError, match="previous"):
-        _kernels.rc4_digraph_counts(data, 0, 256, low, high)
+        _counts.rc4_digraph_counts(data, 0, 256, low, high)
 
 
 def test_fluhrer_mcgrew_phase_scores_are_standard_normal_on_random_bytes() -> None:
     # each phase's z is standard normal on random bytes: 300 streams of 1 MiB,
     # all 256 phases (a coarse check; the variance itself is checked above)
-    from randqa import _kernels
     from randqa.battery.fluhrer_mcgrew import phase_scores
 
     rng = np.random.Generator(np.random.PCG64(22))
@@ -825,7 +824,7 @@ def test_fluhrer_mcgrew_phase_scores_are_standard_normal_on_random_bytes() -> No
     for _ in range(300):
         data = rng.integers(0, 256, size=1 << 20, dtype=np.uint8)
         low, high = np.zeros(256 * 3 * 256, dtype=np.int64), np.zeros(65536, dtype=np.int64)
-        _kernels.rc4_digraph_counts(data, 0, -1, low, high)
+        _counts.rc4_digraph_counts(data, 0, -1, low, high)
         scores.append(phase_scores(low, high, len(data) - 1)[0])
     scores = np.array(scores)
     assert abs(scores.mean()) < 0.2

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from randqa.errors import InputError
-from randqa.sources import _generators
+from randqa.sources import _urandom
 from randqa.sources.backends import open_backend
 from randqa.sources.urandom import UrandomSource
 
@@ -95,7 +95,7 @@ def test_another_file_on_the_descriptor_number_is_not_read(tmp_path):
 
 def test_the_cached_strategy_fails_fast_instead_of_looping(tmp_path):
     # the pre-fix behaviour (no identity check) must still end: an error, not a hang
-    closed = _generators.UrandomReader("/dev/urandom", "cached", 0)
+    closed = _urandom.UrandomReader("/dev/urandom", "cached", 0)
     os.close(closed.fd)
     with pytest.raises(OSError) as info:
         within(20, lambda: closed.fill(bytearray(4096)))
@@ -103,7 +103,7 @@ def test_the_cached_strategy_fails_fast_instead_of_looping(tmp_path):
 
     short = tmp_path / "short.bin"
     short.write_bytes(bytes(100))
-    swapped = _generators.UrandomReader("/dev/urandom", "cached", 0)
+    swapped = _urandom.UrandomReader("/dev/urandom", "cached", 0)
     other = os.open(short, os.O_RDONLY)
     os.dup2(other, swapped.fd)
     os.close(other)
@@ -141,7 +141,7 @@ def test_strategies_give_device_bytes_and_leak_no_descriptors():
     before = len(os.listdir("/proc/self/fd"))
     for strategy in ("cached", "check", "reopen"):
         for call_bytes in (0, 16, 2048):
-            reader = _generators.UrandomReader("/dev/urandom", strategy, call_bytes)
+            reader = _urandom.UrandomReader("/dev/urandom", strategy, call_bytes)
             buffer = np.zeros(1 << 16, dtype=np.uint8)
             reader.fill(memoryview(buffer))
             assert looks_random(buffer)
@@ -157,4 +157,4 @@ def test_urandom_read_size_parameter():
 
 def test_unknown_strategy_is_refused():
     with pytest.raises(ValueError, match="strategy"):
-        _generators.UrandomReader("/dev/urandom", "sometimes", 0)
+        _urandom.UrandomReader("/dev/urandom", "sometimes", 0)

@@ -1,6 +1,9 @@
 """The statistical tests.  A suite entry ``test = "NAME"`` runs the class
 defined in ``randqa/battery/NAME.py`` (an :class:`Accumulator` subclass whose
-``name`` is NAME), so each test's code is found from its name."""
+``name`` is NAME), so each test's code is found from its name.  Modules whose
+names start with ``_`` are shared machinery (kernels, wrappers such as
+folding and per-sequence testing); ``base`` is the accumulator protocol and
+``suites`` loads suite files."""
 
 from __future__ import annotations
 
@@ -11,10 +14,13 @@ from randqa.battery.base import Accumulator, parameter_defaults
 
 __all__ = ["Accumulator", "available_tests", "accumulator_class", "parameter_defaults"]
 
+#: public modules of the battery that are not tests
+NOT_TESTS = ("base", "suites")
+
 
 def available_tests() -> list[str]:
     """Names of every test module in the battery."""
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name != "base")
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name not in NOT_TESTS)
 
 
 def accumulator_class(name: str) -> type[Accumulator]:

@@ -189,17 +189,14 @@ class WholeSequenceTest(Accumulator):
         self.max_bits = max_bits
         self.buffer = BitBuffer(max_bits)
 
-    def update(self, chunk: np.ndarray) -> None:
+    def _update(self, chunk: np.ndarray) -> None:
         self.buffer.append_bytes(chunk)
-        self.bytes_seen += len(chunk)
 
     def update_tail_bits(self, bits: np.ndarray) -> None:
         self.buffer.append_bits(bits)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         self.buffer.extend(other.buffer)
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         n = self.buffer.bits_kept

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +47,38 @@ class WholeBlocks:
     def take_over(self, other: "WholeBlocks") -> None:
         """After a merge, the right part's unfinished block ends the stream."""
         self.pending = other.pending
+
+
+class WholeBlockTest(Accumulator):
+    """Base of the tests that read whole words or blocks of ``block_bytes``
+    bytes (gap, chi_square on 16-bit words, bit_linear_complexity,
+    birthday_spacings): ``_scan`` sees runs of whole blocks only and
+    ``_add_counts`` absorbs a merged accumulator's counts; the unfinished
+    block across chunks and merges is handled here."""
+
+    def __init__(self, block_bytes: int) -> None:
+        super().__init__()
+        self._blocks = WholeBlocks(block_bytes)
+
+    @property
+    def alignment(self) -> int:
+        return self._blocks.block_bytes
+
+    @abstractmethod
+    def _scan(self, run: np.ndarray) -> None:
+        """Add the counts of a run of whole blocks."""
+
+    @abstractmethod
+    def _add_counts(self, other: Any) -> None:
+        """Add ``other``'s counts to this accumulator's."""
+
+    def _update(self, chunk: np.ndarray) -> None:
+        for run in self._blocks.split(chunk):
+            self._scan(run)
+
+    def _merge(self, other: Any) -> None:
+        self._add_counts(other)
+        self._blocks.take_over(other._blocks)
 
 
 class BitBlocks(WholeBlocks):
@@ -108,8 +141,7 @@ class BitBlockTest(Accumulator):
     def _add_counts(self, other: "BitBlockTest") -> None:
         """Add ``other``'s counts to this accumulator's."""
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
+    def _update(self, chunk: np.ndarray) -> None:
         for run in self._units.split(chunk):
             self._count(run, 8 * len(run))
 
@@ -117,9 +149,7 @@ class BitBlockTest(Accumulator):
         self.tail_bits = len(bits)
         self._units.set_tail(bits)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         self._add_counts(other)
-        self.bytes_seen += other.bytes_seen
         self.tail_bits = other.tail_bits
         self._units.take_over(other._units)

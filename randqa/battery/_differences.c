@@ -12,7 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include "../_buffers.h"
+#include "_buffers.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -52,7 +52,7 @@ differences(const uint8_t *base, int m, long long step, int order, const uint8_t
  *     first <= n + order D < first + len(lows)   (the window ends in lows)
  * z(n) adds 1 to counts[l, z(n)] (counts: len(lags) rows of 2^bits). */
 static PyObject *
-lagged_difference_scan(PyObject *self, PyObject *args)
+lagged_difference_scan(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer hist, data, lagv, countv;
     PyObject *lags_obj, *counts_obj;
@@ -157,7 +157,7 @@ lagged_difference_scan(PyObject *self, PyObject *args)
 /* low_bytes(data, word_bytes, out): out[i] = data[i * word_bytes], the
  * low byte of each little-endian word (out: len(data) / word_bytes bytes) */
 static PyObject *
-low_bytes(PyObject *self, PyObject *args)
+low_bytes(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, out;
     int word_bytes;
@@ -193,11 +193,16 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_differences", "Finite differences of words at a lag.", -1,
-                                    methods};
+static struct PyModuleDef module_def = {
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "randqa.battery._differences",
+    .m_doc = "Finite differences of words' low bits at a lag.",
+    .m_size = -1,
+    .m_methods = methods,
+};
 
 PyMODINIT_FUNC
 PyInit__differences(void)
 {
-    return PyModule_Create(&module);
+    return PyModule_Create(&module_def);
 }

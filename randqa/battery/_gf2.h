@@ -1,7 +1,7 @@
 /*
  * Berlekamp-Massey over GF(2) on bit-packed sequences, shared by the NIST
- * linear complexity test (battery/_nist.c) and the long single-bit-position
- * one (battery/_linear.c).  Include after _buffers.h.
+ * linear complexity test and the long single-bit-position one (both in
+ * battery/_linear.c).  Include after _buffers.h.
  */
 #ifndef RANDQA_GF2_H
 #define RANDQA_GF2_H

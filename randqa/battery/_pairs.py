@@ -37,17 +37,13 @@ class BytePairTest(Accumulator):
     def _add_counts(self, other: "BytePairTest") -> None:
         """Add the counts of ``other``, whose positions continue ours."""
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
+    def _update(self, chunk: np.ndarray) -> None:
         self._scan(chunk, self.bytes_seen, self.last_byte)
         if self.first_byte < 0:
             self.first_byte = int(chunk[0])
         self.last_byte = int(chunk[-1])
-        self.bytes_seen += len(chunk)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         if other.bytes_seen == 0:
             return
         self._add_counts(other)
@@ -56,4 +52,3 @@ class BytePairTest(Accumulator):
         else:
             self.first_byte = other.first_byte
         self.last_byte = other.last_byte
-        self.bytes_seen += other.bytes_seen

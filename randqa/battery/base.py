@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
+from functools import partial
 from typing import Any, Callable, ClassVar
 
 import numpy as np
@@ -26,7 +27,14 @@ from randqa.results import TestResult
 
 
 class Accumulator(ABC):
-    """Base class of all tests: subclass, set ``name``, implement the four methods."""
+    """Base class of all tests: subclass, set ``name``, implement ``_update``,
+    ``_merge`` and ``finalize``.
+
+    The base does the bookkeeping every test shares: ``update`` and ``merge``
+    count ``bytes_seen`` (while ``_update`` and ``_merge`` run it is still
+    the count *before* the new bytes: the stream position of the chunk's
+    first byte), skip empty chunks, and check that a merge is allowed.
+    """
 
     #: the name used in suite files; ``randqa/battery/<name>.py`` holds the code
     name: ClassVar[str]
@@ -39,22 +47,46 @@ class Accumulator(ABC):
         """Byte multiple at which this accumulator may be split and merged."""
         return 1
 
-    @abstractmethod
     def update(self, chunk: np.ndarray) -> None:
         """Consume the next bytes of the stream (a contiguous uint8 array)."""
+        if len(chunk):
+            self._update(chunk)
+            self.bytes_seen += len(chunk)
+
+    @abstractmethod
+    def _update(self, chunk: np.ndarray) -> None:
+        """Add a non-empty chunk, which starts at stream position ``bytes_seen``."""
 
     def update_tasks(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
         """Callables that together do ``update(chunk)`` and may run in
-        parallel threads (the engine's ``--jobs``).  A test whose blocks are
-        independent returns up to ``parts`` of them; by default, one."""
-        return [lambda: self.update(chunk)]
+        parallel threads (the engine's ``--jobs``): one by default; up to
+        ``parts`` for a test whose blocks are independent (``_parallel_parts``)."""
+        split = self._parallel_parts(chunk, parts) if len(chunk) else None
+        if split is None:
+            return [partial(self.update, chunk)]
+        self.bytes_seen += len(chunk)
+        return split
+
+    def _parallel_parts(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]] | None:
+        """None, or callables that add independent parts of the non-empty
+        ``chunk`` to the counts, in any order and side by side; whatever
+        must happen in stream order (carrying an unfinished block) is done
+        here, before they run."""
+        return None
 
     def update_tail_bits(self, bits: np.ndarray) -> None:
         """Consume the final 1-7 bits of a bit stream (values 0/1); ignored by default."""
 
-    @abstractmethod
     def merge(self, other: "Accumulator") -> None:
         """Absorb ``other``, which saw the bytes that follow this one's."""
+        self._check_mergeable(other)
+        self._merge(other)
+        self.bytes_seen += other.bytes_seen
+
+    @abstractmethod
+    def _merge(self, other: Any) -> None:
+        """Add the counts of ``other`` (same test and parameters; it saw the
+        bytes after this one's ``bytes_seen``)."""
 
     @abstractmethod
     def finalize(self) -> list[TestResult]:

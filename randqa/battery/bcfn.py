@@ -43,10 +43,10 @@ import math
 import numpy as np
 from scipy import stats
 
-from randqa.battery import _linear
+from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, chi_square_result, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 MIN_EXPECTED = 5
 MAX_BLOCK_BITS = 2**20
@@ -90,7 +90,7 @@ class _Level:
         if len(self.head) < self.tuple_length - 1:
             take = (self.tuple_length - 1 - len(self.head)) * self.block_bytes
             self.head += self.letters_of(np.frombuffer(bytes(data[:take]), dtype=np.uint8))
-        self.index, self.have = _linear.hamming_tuple_scan(
+        self.index, self.have = _counts.hamming_tuple_scan(
             data, self.block_bytes, self.table_bytes, self.letter_bits, self.tuple_length, self.counts, self.index, self.have
         )
         self.blocks += len(data) // self.block_bytes
@@ -163,14 +163,12 @@ class BCFN(Accumulator):
     def alignment(self) -> int:
         return math.lcm(*(level.block_bytes for level in self.levels))
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
+    def _update(self, chunk: np.ndarray) -> None:
         for level in self.levels:
             for run in level.splitter.split(chunk):
                 level.scan(run)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         for mine, theirs in zip(self.levels, other.levels):
             mine.counts += theirs.counts
             # the words that span the join: our last t-1 letters then their first
@@ -184,7 +182,6 @@ class BCFN(Accumulator):
             mine.blocks += theirs.blocks
             mine.have = min(mine.blocks, mine.tuple_length)
             mine.splitter.take_over(theirs.splitter)
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         return [self._level_result(level) for level in self.levels]
@@ -206,8 +203,8 @@ class BCFN(Accumulator):
         n = level.blocks
         shorter = counts.reshape(-1, level.letters).sum(axis=1)  # (t-1)-letter words
         shorter_probs = word_probs.reshape(-1, level.letters).sum(axis=1)
-        q_t = float(np.sum((counts - n * word_probs) ** 2 / (n * word_probs)))
-        q_t1 = float(np.sum((shorter - n * shorter_probs) ** 2 / (n * shorter_probs)))
+        q_t = pearson_statistic(counts, n * word_probs)
+        q_t1 = pearson_statistic(shorter, n * shorter_probs)
         statistic = q_t - q_t1
         dof = level.cells - level.cells // level.letters
         return chi_square_result(label, statistic, dof, {"blocks": n, "letters": level.letters, "tuple_length": t, "dof": dof, "letter_probabilities": level.probs.tolist()})

@@ -60,9 +60,8 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from randqa import _kernels
-from randqa.battery._blocks import WholeBlocks
-from randqa.battery.base import Accumulator
+from randqa.battery import _spacings
+from randqa.battery._blocks import WholeBlockTest
 from randqa.results import TestResult, insufficient
 
 MAX_LAMBDA = 16.0
@@ -88,11 +87,10 @@ def expected_collisions(points: int, cell_bits: int) -> float:
     return mean_collisions(points, cell_bits) * (1 - points / 2.0 ** (cell_bits + 1))
 
 
-class BirthdaySpacings(Accumulator):
+class BirthdaySpacings(WholeBlockTest):
     name = "birthday_spacings"
 
     def __init__(self, *, points: int = 4096, word_bytes: int = 4, bits_per_word: int | None = None, dims: int = 1) -> None:
-        super().__init__()
         if word_bytes not in (1, 2, 4, 8):
             raise ValueError(f"word_bytes must be 1, 2, 4 or 8, not {word_bytes!r}")
         if bits_per_word is None:
@@ -120,42 +118,31 @@ class BirthdaySpacings(Accumulator):
             )
         self.mean_per_block = expected_collisions(points, self.cell_bits)
         self.block_bytes = points * dims * word_bytes
+        super().__init__(self.block_bytes)
         self.blocks = 0
         self.collisions = 0
-        self._blocks = WholeBlocks(self.block_bytes)
         self._lock = threading.Lock()
 
-    @property
-    def alignment(self) -> int:
-        return self.block_bytes
-
-    def _count(self, data: np.ndarray) -> None:
-        counts = _kernels.birthday_collisions(data, self.points, self.word_bytes, self.bits_per_word, self.dims)
+    def _scan(self, run: np.ndarray) -> None:
+        counts = np.empty(len(run) // self.block_bytes, dtype=np.int64)
+        _spacings.spacing_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims, counts)
         with self._lock:  # the parts of one chunk may be counted in parallel
             self.blocks += len(counts)
-            self.collisions += sum(counts)
+            self.collisions += int(counts.sum())
 
-    def update_tasks(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
+    def _parallel_parts(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
         # the unfinished block is carried over now, in stream order; the
         # whole blocks are independent, so they split into parts freely
-        self.bytes_seen += len(chunk)
         tasks = []
         for run in self._blocks.split(chunk):
             blocks = len(run) // self.block_bytes
             bounds = [blocks * i // parts * self.block_bytes for i in range(parts + 1)]
-            tasks += [partial(self._count, run[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+            tasks += [partial(self._scan, run[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
         return tasks
 
-    def update(self, chunk: np.ndarray) -> None:
-        for task in self.update_tasks(chunk, 1):
-            task()
-
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: "BirthdaySpacings") -> None:
         self.blocks += other.blocks
         self.collisions += other.collisions
-        self._blocks.take_over(other._blocks)
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         if self.blocks == 0:

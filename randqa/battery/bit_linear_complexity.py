@@ -51,13 +51,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _linear
-from randqa.battery._blocks import WholeBlocks
-from randqa.battery.base import Accumulator
+from randqa.battery._blocks import WholeBlockTest
 from randqa.battery.linear_complexity import complexity_pmf
-from randqa.results import TestResult, insufficient, smallest_of
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic, smallest_of
 
 MIN_EXPECTED = 5
 MAX_HALF_WIDTH = 5
@@ -81,7 +79,7 @@ def complexity_sf(n: int, level: int) -> float:
     return math.ldexp(1.0, n - 2 * level) * (1 - 4.0 ** -(n - level + 1)) * 4 / 3
 
 
-class BitLinearComplexity(Accumulator):
+class BitLinearComplexity(WholeBlockTest):
     name = "bit_linear_complexity"
 
     def __init__(
@@ -92,9 +90,9 @@ class BitLinearComplexity(Accumulator):
         length: int = 4096,
         every: int = 1,
     ) -> None:
-        super().__init__()
         if word_bits not in (8, 16, 32, 64):
             raise ValueError(f"word_bits must be 8, 16, 32 or 64, not {word_bits!r}")
+        super().__init__(word_bits // 8)
         if bits is None:
             bits = [0, word_bits - 1]
         bits = list(bits)
@@ -115,31 +113,22 @@ class BitLinearComplexity(Accumulator):
         self.histograms = {b: np.zeros(length + 1, dtype=np.int64) for b in bits}
         self.sequences = {b: np.zeros(length // 64, dtype=np.uint64) for b in bits}
         self.positions = {b: np.zeros(1, dtype=np.int64) for b in bits}
-        self._words = WholeBlocks(self.word_bytes)
 
     @property
     def alignment(self) -> int:
         return self.period_words * self.word_bytes
 
-    def _scan(self, data) -> None:
+    def _scan(self, run: np.ndarray) -> None:
         for b in self.bits:
             _linear.linear_complexity_scan(
-                data, self.word_bytes, b, self.length, self.period_words, self.sequences[b], self.positions[b], self.histograms[b]
+                run, self.word_bytes, b, self.length, self.period_words, self.sequences[b], self.positions[b], self.histograms[b]
             )
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
-        for run in self._words.split(chunk):
-            self._scan(run)
-
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: "BitLinearComplexity") -> None:
         for b in self.bits:
             self.histograms[b] += other.histograms[b]
             self.sequences[b] = other.sequences[b].copy()
             self.positions[b] = other.positions[b].copy()
-        self._words.take_over(other._words)
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         results = []
@@ -184,18 +173,12 @@ class BitLinearComplexity(Accumulator):
             return insufficient(label, f"at least {6 * MIN_EXPECTED} sequences (5 expected in each class)", sequences=count)
         observed = np.add.reduceat(hist, [0] + edges).astype(np.float64)
         expected = count * probs
-        statistic = float(np.sum((observed - expected) ** 2 / expected))
         dof = len(probs) - 1
-        return TestResult(
-            name=label,
-            statistic=statistic,
-            pvalue=float(stats.chi2.sf(statistic, dof)),
-            details={
-                "sequences": count,
-                "length": n,
-                "dof": dof,
-                "classes": f"L - n/2 <= {-half}, ..., >= {half}",
-                "observed": observed.astype(np.int64).tolist(),
-                "expected": expected.tolist(),
-            },
-        )
+        return chi_square_result(label, pearson_statistic(observed, expected), dof, {
+            "sequences": count,
+            "length": n,
+            "dof": dof,
+            "classes": f"L - n/2 <= {-half}, ..., >= {half}",
+            "observed": observed.astype(np.int64).tolist(),
+            "expected": expected.tolist(),
+        }, lower_tail=False)

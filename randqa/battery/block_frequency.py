@@ -31,11 +31,10 @@ from __future__ import annotations
 
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _nist
 from randqa.battery._blocks import BitBlockTest
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_BITS = 100
 DEFAULT_M = 128
@@ -71,12 +70,8 @@ class BlockFrequency(BitBlockTest):
         if blocks == 0:
             return [insufficient(self.name, needs, bits=n, M=M)]
         statistic = square_sum / M
-        result = TestResult(
-            name=self.name,
-            statistic=statistic,
-            pvalue=float(stats.chi2.sf(statistic, blocks)),
-            details={"bits": n, "M": M, "N": blocks, "unused_bits": n - blocks * M},
-        )
+        result = chi_square_result(self.name, statistic, blocks, {"bits": n, "M": M, "N": blocks, "unused_bits": n - blocks * M},
+                                   lower_tail=False)
         if n < MIN_BITS:
             result.withhold_verdict(needs)
         return [result]

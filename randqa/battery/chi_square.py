@@ -22,42 +22,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from randqa import _kernels
-from randqa.battery._blocks import WholeBlocks
-from randqa.battery.base import Accumulator
+from randqa.battery import _counts
+from randqa.battery._blocks import WholeBlockTest
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
 
 
-class ChiSquare(Accumulator):
+class ChiSquare(WholeBlockTest):
     name = "chi_square"
 
     def __init__(self, *, bits: int = 8) -> None:
-        super().__init__()
         if bits not in (8, 16):
             raise ValueError(f"bits must be 8 or 16, not {bits!r}")
+        super().__init__(bits // 8)
         self.bits = bits
         self.counts = np.zeros(2**bits, dtype=np.int64)
-        self._words = WholeBlocks(bits // 8)
 
-    @property
-    def alignment(self) -> int:
-        return self.bits // 8
-
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
+    def _scan(self, run: np.ndarray) -> None:
         if self.bits == 8:
-            _kernels.byte_histogram(chunk, self.counts)
-            return
-        for run in self._words.split(chunk):
-            _kernels.word16_histogram(run, self.counts)
+            _counts.byte_histogram(run, self.counts)
+        else:
+            _counts.word16_histogram(run, self.counts)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: "ChiSquare") -> None:
         self.counts += other.counts
-        self._words.take_over(other._words)
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         bins = len(self.counts)

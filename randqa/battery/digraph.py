@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from randqa.battery import _linear
+from randqa.battery import _counts
 from randqa.battery._pairs import BytePairTest
 from randqa.results import TestResult, chi_square_result, insufficient
 
@@ -74,7 +74,7 @@ class Digraph(BytePairTest):
         return self.classes
 
     def _scan(self, data: np.ndarray, start: int, previous: int) -> None:
-        _linear.digraph_scan(data, previous, start, self.position_mod, self.counts)
+        _counts.digraph_scan(data, previous, start, self.position_mod, self.counts)
 
     def _add_counts(self, other: BytePairTest) -> None:
         self.counts += other.counts

@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from randqa import _kernels
+from randqa.battery import _counts
 from randqa.battery._pairs import BytePairTest
 from randqa.results import TestResult, insufficient, smallest_of
 
@@ -171,7 +171,7 @@ class FluhrerMcGrew(BytePairTest):
         return 256
 
     def _scan(self, data: np.ndarray, start: int, previous: int) -> None:
-        _kernels.rc4_digraph_counts(data, start, previous, self.low, self.high)
+        _counts.rc4_digraph_counts(data, start, previous, self.low, self.high)
 
     def _add_counts(self, other: BytePairTest) -> None:
         self.low += other.low

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from randqa import _kernels
+from randqa.battery import _counts
 from randqa.battery.base import Accumulator
 from randqa.results import TestResult, insufficient
 
@@ -34,21 +34,18 @@ class Frequency(Accumulator):
         self.bits = 0
         self.ones = 0
 
-    def update(self, chunk: np.ndarray) -> None:
-        ones, _ = _kernels.bit_counts(chunk)
+    def _update(self, chunk: np.ndarray) -> None:
+        ones, _ = _counts.bit_counts(chunk)
         self.ones += ones
         self.bits += 8 * len(chunk)
-        self.bytes_seen += len(chunk)
 
     def update_tail_bits(self, bits: np.ndarray) -> None:
         self.ones += int(np.count_nonzero(bits))
         self.bits += len(bits)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         self.ones += other.ones
         self.bits += other.bits
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         n = self.bits

@@ -34,21 +34,20 @@ import math
 
 import numpy as np
 
-from randqa.battery import _linear
-from randqa.battery._blocks import WholeBlocks
-from randqa.battery.base import Accumulator
-from randqa.results import TestResult, chi_square_result, insufficient
+from randqa.battery import _counts
+from randqa.battery._blocks import WholeBlockTest
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 MIN_EXPECTED = 5
 
 
-class Gap(Accumulator):
+class Gap(WholeBlockTest):
     name = "gap"
 
     def __init__(self, *, word_bytes: int = 1, alpha: float = 0.0, beta: float = 0.5, max_gap: int = 8) -> None:
-        super().__init__()
         if word_bytes not in (1, 2, 4, 8):
             raise ValueError(f"word_bytes must be 1, 2, 4 or 8, not {word_bytes!r}")
+        super().__init__(word_bytes)
         if not (isinstance(alpha, (int, float)) and isinstance(beta, (int, float)) and 0 <= alpha < beta <= 1):
             raise ValueError(f"need 0 <= alpha < beta <= 1, got alpha={alpha!r}, beta={beta!r}")
         if not (isinstance(max_gap, int) and not isinstance(max_gap, bool) and 1 <= max_gap <= 100_000):
@@ -68,14 +67,9 @@ class Gap(Accumulator):
         self.hist = np.zeros(max_gap + 1, dtype=np.int64)
         self.lead: int | None = None  # the gap before the first hit, once seen
         self.open = 0  # words since the last hit (or since the start)
-        self._words = WholeBlocks(self.word_bytes)
 
-    @property
-    def alignment(self) -> int:
-        return self.word_bytes
-
-    def _scan(self, data) -> None:
-        first, self.open = _linear.gap_scan(data, self.word_bytes, self.low, self.high, self.hist, self.open)
+    def _scan(self, run: np.ndarray) -> None:
+        first, self.open = _counts.gap_scan(run, self.word_bytes, self.low, self.high, self.hist, self.open)
         if first >= 0:
             if self.lead is None:
                 self.lead = first
@@ -85,13 +79,7 @@ class Gap(Accumulator):
     def _count(self, gap: int) -> None:
         self.hist[min(gap, self.max_gap)] += 1
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
-        for run in self._words.split(chunk):
-            self._scan(run)
-
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: "Gap") -> None:
         self.hist += other.hist
         if other.lead is None:
             self.open += other.open
@@ -102,8 +90,6 @@ class Gap(Accumulator):
             else:
                 self._count(joined)
             self.open = other.open
-        self._words.take_over(other._words)
-        self.bytes_seen += other.bytes_seen
 
     def class_probabilities(self) -> np.ndarray:
         p, t = self.hit_probability, self.max_gap
@@ -122,7 +108,7 @@ class Gap(Accumulator):
             about = math.ceil(needed / self.hit_probability) * self.word_bytes
             return [insufficient(label, f"at least {needed} gaps (5 expected in each class), about {about} bytes", gaps=gaps)]
         expected = gaps * probs
-        statistic = float(np.sum((counts - expected) ** 2 / expected))
+        statistic = pearson_statistic(counts, expected)
         dof = self.max_gap
         return [
             chi_square_result(label, statistic, dof, {"gaps": gaps, "dof": dof, "hit_probability": self.hit_probability, "counts": counts.tolist()})

@@ -73,8 +73,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.battery import _differences
-from randqa.battery._blocks import WholeBlocks
-from randqa.battery.base import Accumulator
+from randqa.battery._blocks import WholeBlockTest
 from randqa.results import TestResult, insufficient
 
 MIN_EXPECTED = 8
@@ -93,7 +92,7 @@ def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class LaggedDifference(Accumulator):
+class LaggedDifference(WholeBlockTest):
     name = "lagged_difference"
 
     def __init__(
@@ -106,7 +105,6 @@ class LaggedDifference(Accumulator):
         starts: int = 256,
         period: int = 16384,
     ) -> None:
-        super().__init__()
         if word_bits not in (8, 16, 32, 64):
             raise ValueError(f"word_bits must be 8, 16, 32 or 64, not {word_bits!r}")
         if not (_whole(order) and 1 <= order <= 8):
@@ -117,6 +115,7 @@ class LaggedDifference(Accumulator):
             raise ValueError(f"bits must be a whole number from 1 to 8, not {bits!r}")
         if not (_whole(period) and _whole(starts) and 1 <= starts <= period <= 1 << 30):
             raise ValueError(f"need whole numbers 1 <= starts <= period <= 2^30, not starts={starts!r}, period={period!r}")
+        super().__init__(word_bits // 8)
         self.word_bits = word_bits
         self.order = order
         self.max_lag = max_lag
@@ -131,7 +130,6 @@ class LaggedDifference(Accumulator):
         self.words = 0
         self.history = np.zeros(0, dtype=np.uint8)  # low bytes of the last <= span words
         self.head = np.zeros(0, dtype=np.uint8)  # low bytes of the first <= span words
-        self._words = WholeBlocks(self.word_bytes)
 
     @property
     def alignment(self) -> int:
@@ -139,18 +137,16 @@ class LaggedDifference(Accumulator):
         # are the stream's when the left part ends on a whole period
         return self.period * self.word_bytes
 
-    def _scan(self, history: np.ndarray, lows: np.ndarray, first: int, start_limit: int) -> None:
+    def _count(self, history: np.ndarray, lows: np.ndarray, first: int, start_limit: int) -> None:
         _differences.lagged_difference_scan(
             history, lows, first, self.order, self.bits, self.period, self.starts, start_limit, self.lags, self.counts
         )
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
-        for run in self._words.split(chunk):
-            lows = np.empty(len(run) // self.word_bytes, dtype=np.uint8)
-            _differences.low_bytes(run, self.word_bytes, lows)
-            self._scan(self.history, lows, self.words, 1 << 62)
-            self._append(lows)
+    def _scan(self, run: np.ndarray) -> None:
+        lows = np.empty(len(run) // self.word_bytes, dtype=np.uint8)
+        _differences.low_bytes(run, self.word_bytes, lows)
+        self._count(self.history, lows, self.words, 1 << 62)
+        self._append(lows)
 
     def _append(self, lows: np.ndarray) -> None:
         """Keep the low bytes of the first and of the last ``span`` words seen."""
@@ -162,12 +158,10 @@ class LaggedDifference(Accumulator):
             self.history = np.concatenate([self.history, lows])[-self.span:]
         self.words += len(lows)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _add_counts(self, other: "LaggedDifference") -> None:
         # windows that start in this part and end in the other's first words
-        self._scan(self.history, other.head, self.words, self.words)
+        self._count(self.history, other.head, self.words, self.words)
         self.counts += other.counts
-        self.bytes_seen += other.bytes_seen
         if len(self.head) < self.span:  # then every word seen so far is in head
             self.head = np.concatenate([self.head, other.head[: self.span - len(self.head)]])
         if other.words >= self.span:
@@ -175,7 +169,6 @@ class LaggedDifference(Accumulator):
         else:
             self.history = np.concatenate([self.history, other.history])[-self.span:]
         self.words += other.words
-        self._words.take_over(other._words)
 
     def _needed_words(self) -> int:
         """Words before the smallest lag has MIN_EXPECTED counts per class."""

@@ -41,11 +41,10 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import stats
 
-from randqa.battery import _nist
+from randqa.battery import _linear
 from randqa.battery._blocks import BitBlockTest
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 DEFAULT_M = 500
 MIN_BITS = 1_000_000
@@ -105,7 +104,7 @@ class LinearComplexity(BitBlockTest):
         super().__init__(M)
 
     def _count(self, data: np.ndarray, nbits: int) -> None:
-        _nist.linear_complexity_counts(data, nbits, self.M, self.complexity_counts)
+        _linear.linear_complexity_counts(data, nbits, self.M, self.complexity_counts)
 
     def _add_counts(self, other: BitBlockTest) -> None:
         self.complexity_counts += other.complexity_counts
@@ -114,7 +113,7 @@ class LinearComplexity(BitBlockTest):
         M = self.M
         complexity_counts = self.complexity_counts.copy()
         data, nbits = self._units.remainder()
-        _nist.linear_complexity_counts(data, nbits, M, complexity_counts)
+        _linear.linear_complexity_counts(data, nbits, M, complexity_counts)
         blocks = int(complexity_counts.sum())
         n = self.bits_seen
         needs = f"at least {max(MIN_BITS, MIN_BLOCKS * M)} bits (NIST SP 800-22 2.10.7: n >= 10^6, N >= {MIN_BLOCKS} blocks)"
@@ -123,20 +122,14 @@ class LinearComplexity(BitBlockTest):
         observed = np.bincount(class_of_complexities(M), weights=complexity_counts, minlength=7)
         pi = np.array(exact_class_probabilities(M) if self.probabilities == "exact" else STS_PROBABILITIES)
         expected = blocks * pi
-        statistic = float(np.sum((observed - expected) ** 2 / expected))
-        result = TestResult(
-            name=self.name,
-            statistic=statistic,
-            pvalue=float(stats.chi2.sf(statistic, 6)),
-            details={
-                "bits": n,
-                "M": M,
-                "N": blocks,
-                "counts": observed.astype(np.int64).tolist(),
-                "probabilities": pi.tolist(),
-                "complexities": {str(L): int(c) for L, c in enumerate(complexity_counts) if c},
-            },
-        )
+        result = chi_square_result(self.name, pearson_statistic(observed, expected), 6, {
+            "bits": n,
+            "M": M,
+            "N": blocks,
+            "counts": observed.astype(np.int64).tolist(),
+            "probabilities": pi.tolist(),
+            "complexities": {str(L): int(c) for L, c in enumerate(complexity_counts) if c},
+        }, lower_tail=False)
         if n < MIN_BITS or blocks < MIN_BLOCKS:
             result.withhold_verdict(needs)
         return [result]

@@ -40,11 +40,10 @@ import functools
 import math
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _nist
 from randqa.battery._blocks import BitBlockTest
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 #: (minimum n, M, lowest class, highest class): runs <= lowest and >= highest are pooled
 PARAMETER_TABLE = (
@@ -125,21 +124,13 @@ class LongestRun(BitBlockTest):
         else:
             pi = np.array(STS_PROBABILITIES[block_bits])
         expected = blocks * pi
-        statistic = float(np.sum((classes - expected) ** 2 / expected))
         dof = len(classes) - 1
-        return [
-            TestResult(
-                name=self.name,
-                statistic=statistic,
-                pvalue=float(stats.chi2.sf(statistic, dof)),
-                details={
-                    "bits": n,
-                    "M": block_bits,
-                    "N": blocks,
-                    "classes": [f"<={lowest}", *map(str, range(lowest + 1, highest)), f">={highest}"],
-                    "counts": classes.tolist(),
-                    "probabilities": pi.tolist(),
-                    "dof": dof,
-                },
-            )
-        ]
+        return [chi_square_result(self.name, pearson_statistic(classes, expected), dof, {
+            "bits": n,
+            "M": block_bits,
+            "N": blocks,
+            "classes": [f"<={lowest}", *map(str, range(lowest + 1, highest)), f">={highest}"],
+            "counts": classes.tolist(),
+            "probabilities": pi.tolist(),
+            "dof": dof,
+        }, lower_tail=False)]

@@ -41,11 +41,10 @@ import functools
 import math
 
 import numpy as np
-from scipy import stats
 
-from randqa.battery import _nist
+from randqa.battery import _linear
 from randqa.battery._blocks import BitBlockTest
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 DEFAULT_SHAPE = 32
 MIN_MATRICES = 38
@@ -91,7 +90,7 @@ class MatrixRank(BitBlockTest):
         super().__init__(self.shape[0] * self.shape[1])
 
     def _count(self, data: np.ndarray, nbits: int) -> None:
-        _nist.matrix_rank_counts(data, nbits, *self.shape, self.rank_counts)
+        _linear.matrix_rank_counts(data, nbits, *self.shape, self.rank_counts)
 
     def _add_counts(self, other: BitBlockTest) -> None:
         self.rank_counts += other.rank_counts
@@ -102,7 +101,7 @@ class MatrixRank(BitBlockTest):
         label = self.name if self.shape == (DEFAULT_SHAPE, DEFAULT_SHAPE) and self.size is None else f"{self.name}[{rows}x{cols}]"
         rank_counts = self.rank_counts.copy()
         data, nbits = self._units.remainder()
-        _nist.matrix_rank_counts(data, nbits, rows, cols, rank_counts)
+        _linear.matrix_rank_counts(data, nbits, rows, cols, rank_counts)
         matrices = int(rank_counts.sum())
         n = self.bits_seen
         needs = f"at least {MIN_MATRICES * rows * cols} bits ({MIN_MATRICES} matrices of {rows} x {cols}, NIST SP 800-22 2.5.7)"
@@ -121,24 +120,18 @@ class MatrixRank(BitBlockTest):
                 names.pop()
                 names[-1] = f"<={top - len(names) + 1}"
         expected = np.array(probabilities) * matrices
-        statistic = float(np.sum((np.array(observed) - expected) ** 2 / expected))
         dof = len(observed) - 1
-        result = TestResult(
-            name=label,
-            statistic=statistic,
-            pvalue=float(stats.chi2.sf(statistic, dof)),
-            details={
-                "bits": n,
-                "rows": rows,
-                "cols": cols,
-                "matrices": matrices,
-                "rank_classes": names,
-                "counts": observed,
-                "probabilities": probabilities,
-                "dof": dof,
-                "min_rank": int(np.flatnonzero(rank_counts)[0]),
-            },
-        )
+        result = chi_square_result(label, pearson_statistic(np.array(observed), expected), dof, {
+            "bits": n,
+            "rows": rows,
+            "cols": cols,
+            "matrices": matrices,
+            "rank_classes": names,
+            "counts": observed,
+            "probabilities": probabilities,
+            "dof": dof,
+            "min_rank": int(np.flatnonzero(rank_counts)[0]),
+        }, lower_tail=False)
         if matrices < MIN_MATRICES:
             result.withhold_verdict(needs)
         return [result]

@@ -30,12 +30,11 @@ asks for m < log2(n) - 2); shorter input is computed but ``insufficient``.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
-from randqa.battery import _linear
+from randqa.battery import _counts
 from randqa.battery.base import Accumulator
 from randqa.battery.serial import fold
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
 #: up to this m every pattern that starts in a byte ends in the next one,
@@ -84,23 +83,19 @@ class OverlappingSerial(Accumulator):
         k = min(k, 8 * self.bytes_seen)
         return [(self.recent >> (k - 1 - j)) & 1 for j in range(k)]
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
+    def _update(self, chunk: np.ndarray) -> None:
         if self.by_pairs:
-            _linear.digraph_scan(chunk, self.recent & 0xFF if self.bytes_seen else -1, 0, 0, self.counts)
+            _counts.digraph_scan(chunk, self.recent & 0xFF if self.bytes_seen else -1, 0, 0, self.counts)
             self.recent = ((self.recent << 8) | int(chunk[-1])) & 0xFFFF
         else:
-            self.recent = _linear.bit_pattern_scan(chunk, self.m, self.counts, self.recent, min(8 * self.bytes_seen, 63))
+            self.recent = _counts.bit_pattern_scan(chunk, self.m, self.counts, self.recent, min(8 * self.bytes_seen, 63))
         if len(self.head) < HEAD_BYTES:
             self.head = (self.head + chunk[:HEAD_BYTES].tobytes())[:HEAD_BYTES]
-        self.bytes_seen += len(chunk)
 
     def update_tail_bits(self, bits: np.ndarray) -> None:
         self.tail_bits.extend(int(b) for b in bits)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         if other.bytes_seen == 0:
             self.tail_bits.extend(other.tail_bits)
             return
@@ -122,7 +117,6 @@ class OverlappingSerial(Accumulator):
         shift = min(8 * other.bytes_seen, width)
         self.recent = ((self.recent << shift) | other.recent) & ((1 << width) - 1)
         self.tail_bits = list(other.tail_bits)
-        self.bytes_seen += other.bytes_seen
 
     def pattern_counts(self) -> tuple[np.ndarray, int]:
         """The circular counts of the m-bit patterns, and the number of bits n."""
@@ -160,12 +154,7 @@ class OverlappingSerial(Accumulator):
         nabla, nabla2 = serial_statistics(counts, n)
         results = []
         for label, statistic, dof in ((labels[0], nabla, 2 ** (m - 1)), (labels[1], nabla2, 2 ** (m - 2))):
-            result = TestResult(
-                name=label,
-                statistic=statistic,
-                pvalue=float(stats.chi2.sf(statistic, dof)),
-                details={"bits": n, "m": m, "dof": dof},
-            )
+            result = chi_square_result(label, statistic, dof, {"bits": n, "m": m, "dof": dof}, lower_tail=False)
             if n < MIN_EXPECTED * 2**m:
                 result.withhold_verdict(f"at least {MIN_EXPECTED * 2**m} bits (5 expected per pattern)")
             results.append(result)

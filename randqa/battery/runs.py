@@ -23,9 +23,9 @@ import math
 
 import numpy as np
 
-from randqa import _kernels
+from randqa.battery import _counts
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BITS = 100
 
@@ -53,12 +53,9 @@ class Runs(Accumulator):
         self.transitions += transitions
         self.last_bit = last
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
-        ones, transitions = _kernels.bit_counts(chunk)
+    def _update(self, chunk: np.ndarray) -> None:
+        ones, transitions = _counts.bit_counts(chunk)
         self._absorb(8 * len(chunk), ones, transitions, int(chunk[0]) >> 7, int(chunk[-1]) & 1)
-        self.bytes_seen += len(chunk)
 
     def update_tail_bits(self, bits: np.ndarray) -> None:
         if len(bits) == 0:
@@ -67,10 +64,8 @@ class Runs(Accumulator):
         transitions = int(np.count_nonzero(np.diff(bits)))
         self._absorb(len(bits), int(bits.sum()), transitions, int(bits[0]), int(bits[-1]))
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         self._absorb(other.bits, other.ones, other.transitions, other.first_bit, other.last_bit)
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         n = self.bits
@@ -83,6 +78,6 @@ class Runs(Accumulator):
         details = {"bits": n, "pi": pi, "tau": tau, "V_n": v_obs, "precondition_passed": abs(pi - 0.5) < tau}
         if not details["precondition_passed"]:
             details["note"] = "frequency pre-condition |pi - 1/2| < tau failed; test not applicable, p-value 0 as in SP 800-22"
-            return [TestResult(self.name, float(v_obs), 0.0, verdict="suspicious", details=details)]
+            return [TestResult(self.name, float(v_obs), 0.0, verdict=Verdict.SUSPICIOUS, details=details)]
         p = math.erfc(abs(v_obs - 2 * n * pi * (1 - pi)) / (2 * math.sqrt(2 * n) * pi * (1 - pi)))
         return [TestResult(self.name, float(v_obs), p, details=details)]

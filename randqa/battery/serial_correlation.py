@@ -29,9 +29,9 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from randqa import _kernels
+from randqa.battery import _counts
 from randqa.battery.base import Accumulator
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BYTES = 100
 _VALUES = np.arange(256, dtype=object)
@@ -52,21 +52,17 @@ class SerialCorrelation(Accumulator):
         self.head = b""  # the first `span` bytes of the stream
         self.tail = b""  # the last `span` bytes of the stream
 
-    def update(self, chunk: np.ndarray) -> None:
-        if len(chunk) == 0:
-            return
-        _kernels.byte_histogram(chunk, self.counts)
+    def _update(self, chunk: np.ndarray) -> None:
+        _counts.byte_histogram(chunk, self.counts)
         for k in self.lags:
             # pairs that straddle the previous chunk and this one, then pairs inside it
             self.products[k] += _straddling_products(self.tail, chunk[:k].tobytes(), k)
-            self.products[k] += _kernels.lag_product_sum(chunk, k)
+            self.products[k] += _counts.lag_product_sum(chunk, k)
         if len(self.head) < self.span:
             self.head = (self.head + chunk[: self.span].tobytes())[: self.span]
         self.tail = (self.tail + chunk[-self.span :].tobytes())[-self.span :]
-        self.bytes_seen += len(chunk)
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         if other.bytes_seen == 0:
             return
         for k in self.lags:
@@ -74,7 +70,6 @@ class SerialCorrelation(Accumulator):
         self.counts += other.counts
         self.head = (self.head + other.head)[: self.span]
         self.tail = (self.tail + other.tail)[-self.span :]
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         n = self.bytes_seen
@@ -90,7 +85,7 @@ class SerialCorrelation(Accumulator):
             t1 = self.products[k] + _straddling_products(self.tail, self.head, k)
             denominator = n * s2 - s1 * s1
             if denominator == 0:
-                results.append(TestResult(label, None, 0.0, verdict="fail", details={"note": "every byte has the same value"}))
+                results.append(TestResult(label, None, 0.0, verdict=Verdict.FAIL, details={"note": "every byte has the same value"}))
                 continue
             r = Fraction(n * t1 - s1 * s1, denominator)
             # exact rationals: the terms are ~n^2 larger than their difference
@@ -113,4 +108,4 @@ def _straddling_products(before: bytes, after: bytes, k: int) -> int:
     bytes so far) and x_{i+k} in ``after`` (at most the next k bytes)."""
     if not before or not after:
         return 0
-    return _kernels.lag_product_sum(before[-k:] + after[:k], k)
+    return _counts.lag_product_sum(before[-k:] + after[:k], k)

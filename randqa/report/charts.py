@@ -19,12 +19,15 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from randqa.results import Verdict
+from randqa.sizes import format_size
+
 #: verdict -> (colour, marker); the marker tells verdicts apart in grey print
 VERDICT_STYLE = {
-    "pass": ("#2e7d32", "o"),
-    "suspicious": ("#e08a00", "D"),
-    "fail": ("#c62828", "X"),
-    "insufficient": ("#757575", "s"),
+    Verdict.PASS: ("#2e7d32", "o"),
+    Verdict.SUSPICIOUS: ("#e08a00", "D"),
+    Verdict.FAIL: ("#c62828", "X"),
+    Verdict.INSUFFICIENT: ("#757575", "s"),
 }
 #: -log10 p is drawn up to here; smaller p-values (down to 0, whose -log10 is
 #: infinite) sit on this line, far past any threshold
@@ -38,15 +41,6 @@ _RC = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
-
-
-def short_size(n: float) -> str:
-    """Axis label of a byte count: 1K, 256M, 4G (binary), or the plain number."""
-    for suffix, unit in (("T", 2**40), ("G", 2**30), ("M", 2**20), ("K", 2**10)):
-        if n >= unit:
-            value = n / unit
-            return f"{value:.0f}{suffix}" if value == int(value) else f"{value:.3g}{suffix}"
-    return f"{n:.0f}"
 
 
 def figure_svg(fig: Figure, id_prefix: str) -> str:
@@ -91,7 +85,7 @@ def speed_quality_svg(runs: list[dict[str, Any]], id_prefix: str = "sq") -> str 
         fig = _new_figure(7.2, 4.2)
         ax = fig.add_subplot()
         ax.set_xscale("log")
-        ax.set_xlabel("generation speed, MB/s (log scale, median of repeats, measured apart from testing)")
+        ax.set_xlabel("speed as applications call it, MB/s (log scale, median of repeats, apart from testing)")
         if progressive:
             _length_axis(ax, points)
         else:
@@ -116,11 +110,11 @@ def _label(ax: Any, x: float, y: float, text: str, dy: float = 0.0) -> None:
 
 
 def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
-    levels = ["fail", "suspicious", "pass"]
-    if any(r["verdict"] == "insufficient" for r in points):
-        levels.insert(0, "insufficient")
+    levels = [Verdict.FAIL, Verdict.SUSPICIOUS, Verdict.PASS]
+    if any(r["verdict"] == Verdict.INSUFFICIENT for r in points):
+        levels.insert(0, Verdict.INSUFFICIENT)
     level = {v: i for i, v in enumerate(levels)}
-    ax.axhspan(level["pass"] - 0.45, level["pass"] + 0.45, color="#2e7d32", alpha=0.07, linewidth=0)
+    ax.axhspan(level[Verdict.PASS] - 0.45, level[Verdict.PASS] + 0.45, color="#2e7d32", alpha=0.07, linewidth=0)
     # points of one verdict, in speed order, step through five heights so
     # that neighbours on the speed axis never share a line (nor a label line)
     steps = (-0.32, -0.16, 0.0, 0.16, 0.32)
@@ -132,7 +126,7 @@ def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
             ax.scatter([run["speed_mb_s"]], [y], s=55, color=colour, marker=marker, zorder=3,
                        edgecolors="white", linewidths=0.6)
             _label(ax, run["speed_mb_s"], y, run["source"]["name"])
-    ax.set_yticks(range(len(levels)), [v if v != "insufficient" else "no verdict" for v in levels])
+    ax.set_yticks(range(len(levels)), [str(v) if v != Verdict.INSUFFICIENT else "no verdict" for v in levels])
     ax.set_ylim(-0.55, len(levels) - 0.45)
     ax.set_ylabel("suite verdict")
 
@@ -147,7 +141,7 @@ def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
         failed_at = run.get("first_failure_bytes")
         y = failed_at if failed_at is not None else max(run["bytes_tested"], 1)
         lengths.append(y)
-        verdict = "fail" if failed_at is not None else run["verdict"]
+        verdict = Verdict.FAIL if failed_at is not None else run["verdict"]
         colour, marker = VERDICT_STYLE[verdict]
         if failed_at is None:
             marker = "^"
@@ -157,7 +151,7 @@ def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
         rank_at[y] = rank + 1
         _label(ax, run["speed_mb_s"], y, run["source"]["name"], offsets[rank % len(offsets)])
     ax.set_yscale("log", base=2)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: short_size(v)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(v, compact=True)))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(min(lengths) / 2, max(lengths) * 2.5)
     ax.set_ylabel("bytes at first failure (▲ survived all)")
@@ -186,7 +180,7 @@ def pvalue_history_svg(run: dict[str, Any], id_prefix: str) -> str | None:
         ax = fig.add_subplot()
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(LogLocator(base=2))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: short_size(v)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(v, compact=True)))
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.axhspan(fail_y, 10**6, color="#c62828", alpha=0.06, linewidth=0)
         ax.axhline(suspicious_y, color="#e08a00", linestyle="--", linewidth=0.9)

@@ -20,11 +20,10 @@ from markupsafe import Markup
 from randqa.errors import InputError
 from randqa.report import charts
 from randqa.report.terminal import format_number
-from randqa.results import VERDICT_ORDER
+from randqa.results import Verdict
 from randqa.sizes import format_size
+from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer
 
-#: order of tests in a source's table: failures first, passes last
-_TABLE_ORDER = {"fail": 0, "suspicious": 1, "insufficient": 2, "pass": 3}
 
 
 # ---------------------------------------------------------------- validation
@@ -70,8 +69,8 @@ def _optional(obj: dict[str, Any], key: str, where: str, *kinds: str) -> Any:
 
 def _check_verdict(value: Any, where: str) -> None:
     _expect(value, where, ("string",))
-    if value not in VERDICT_ORDER:
-        raise _Invalid(f"{where}: unknown verdict {value!r} (expected one of {', '.join(VERDICT_ORDER)})")
+    if value not in list(Verdict):
+        raise _Invalid(f"{where}: unknown verdict {value!r} (expected one of {', '.join(Verdict)})")
 
 
 def _check_pvalue(obj: dict[str, Any], key: str, where: str, required: bool) -> None:
@@ -111,6 +110,8 @@ def _check_run(run: Any, where: str) -> None:
     _optional(run, "randqa_version", where, "string")
     _optional(run, "elapsed_s", where, "number")
     _optional(run, "speed_mb_s", where, "number", "null")
+    _optional(run, "speed_method", where, "string", "null")
+    _optional(run, "generation_mb_s", where, "number", "null")
     _optional(run, "command", where, "string")
     notes = _optional(run, "notes", where, "array") or []
     for i, note in enumerate(notes):
@@ -206,7 +207,7 @@ def _first_failure(run: dict[str, Any]) -> str:
 def _test_rows(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     def order(test: dict[str, Any]) -> tuple[int, float]:
         p = charts.tail_probability(test)
-        return _TABLE_ORDER.get(test["verdict"], 9), (math.inf if p is None else p)
+        return list(Verdict).index(test["verdict"]), (math.inf if p is None else p)
 
     rows = []
     for test in sorted(tests, key=order):  # stable: suite order within a verdict
@@ -236,10 +237,18 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
+def _with_code(text: str) -> Markup:
+    """Text with its `backticked` parts as <code>, the rest escaped."""
+    parts = text.split("`")
+    return Markup("").join(Markup("<code>{}</code>").format(p) if i % 2 else Markup.escape(p) for i, p in enumerate(parts))
+
+
 def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
     """Everything the template shows, computed from the documents alone."""
     runs = []
     metadata = []
+    all_runs = [r for doc in documents for r in runs_of(doc)]
+    markers = method_markers(all_runs)
     for d, doc in enumerate(documents):
         doc_runs = runs_of(doc)
         metadata.append({
@@ -259,7 +268,7 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         for run in doc_runs:
             i = len(runs)
             speed = run.get("speed_mb_s")
-            counts = {v: sum(1 for t in run["tests"] if t["verdict"] == v) for v in _TABLE_ORDER}
+            counts = {v: sum(1 for t in run["tests"] if t["verdict"] == v) for v in Verdict}
             history = charts.pvalue_history_svg(run, f"h{i}")
             runs.append({
                 "anchor": f"source-{i}",
@@ -267,8 +276,11 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "seed": "—" if run["source"].get("seed") is None else str(run["source"]["seed"]),
                 "verdict": run["verdict"],
                 "speed": "—" if speed is None else f"{speed:,.1f}",
-                "speed_title": "median MB/s, measured apart from testing" if speed is not None
-                else "no generation speed: not a generator, or not measured",
+                "speed_marker": markers.get(run.get("speed_method") or "", ""),
+                "speed_title": f"median MB/s as applications call it ({run['speed_method']}), measured apart from testing"
+                if speed is not None and run.get("speed_method") else "median MB/s, measured apart from testing"
+                if speed is not None else "no generation speed: not a generator, or not measured",
+                "generation": "—" if run.get("generation_mb_s") is None else f"{run['generation_mb_s']:,.1f}",
                 "tested": _amount(run),
                 "first_failure": _first_failure(run),
                 "suite": run["suite"],
@@ -279,7 +291,6 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "history_svg": None if history is None else Markup(history),
                 "document": d + 1,
             })
-    all_runs = [r for doc in documents for r in runs_of(doc)]
     chart = charts.speed_quality_svg(all_runs)
     unplotted = [r["source"]["name"] for r in all_runs if not r.get("speed_mb_s")]
     verdicts = [r["verdict"] for r in all_runs]
@@ -288,8 +299,12 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         "runs": runs,
         "metadata": metadata,
         "speed_chart": None if chart is None else Markup(chart),
+        "speed_methods": [(marker, method) for method, marker in markers.items()],
+        "feed_differs": feed_differs(all_runs),
+        "feed_note": FEED_NOTE,
+        "answer": [_with_code(line.strip()) for line in nmap_answer(all_runs)],
         "unplotted": unplotted,
-        "totals": {v: verdicts.count(v) for v in ("fail", "suspicious", "pass", "insufficient") if v in verdicts},
+        "totals": {v: verdicts.count(v) for v in Verdict if v in verdicts},
         "any_progressive": any("first_failure_bytes" in r for r in all_runs),
     }
 

@@ -1,6 +1,5 @@
 /*
- * Compiled generator backends (randqa.sources.backends) and the urandom
- * device reader.
+ * Compiled generator backends (randqa.sources.backends).
  *
  * Every generator is a `Generator` object whose `fill(buffer)` writes
  * exactly len(buffer) bytes of its stream.  Generators produce whole words
@@ -15,18 +14,16 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #if defined(__GNUC__)
 #define RESTRICT __restrict__
 #else
 #define RESTRICT
 #endif
+
+#include "_rc4.h"
 
 /* Explicit byte order, so streams are the same on every machine. */
 static inline void store_le16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -55,7 +52,6 @@ typedef struct { uint32_t x, a, c; } lcg15_state;                 /* x = a*x + c
 typedef struct { uint32_t x; } u32_state;
 typedef struct { uint64_t x; } u64_state;
 typedef struct { uint32_t mt[MT_N]; int idx; } mt_state;
-typedef struct { uint8_t s[256]; uint8_t i, j; } rc4_state;
 typedef struct { uint32_t s1, s2, s3, s4; } taus_state;
 typedef struct { uint64_t v0, v1, v2, v3; } sip_state;
 typedef struct { uint64_t x, a, c, mask; unsigned shift; } lcg64_state; /* x = a*x + c mod mask+1, output x >> shift */
@@ -324,69 +320,13 @@ mt_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
-/* RC4 / ARC4 keystream; keyed either as RC4 (KSA) or as libdnet's rand.c */
+/* RC4 / ARC4 keystream; keyed either as RC4 (KSA) or as libdnet's rand.c,
+ * both in _rc4.h */
 
 static void
 rc4_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
 {
-    uint8_t s[256];
-    memcpy(s, g->st.rc4.s, 256);
-    uint8_t i = g->st.rc4.i, j = g->st.rc4.j;
-    for (size_t k = 0; k < n; k++) {
-        i = (uint8_t)(i + 1);
-        uint8_t si = s[i];
-        j = (uint8_t)(j + si);
-        uint8_t sj = s[j];
-        s[i] = sj;
-        s[j] = si;
-        out[k] = s[(uint8_t)(si + sj)];
-    }
-    memcpy(g->st.rc4.s, s, 256);
-    g->st.rc4.i = i;
-    g->st.rc4.j = j;
-}
-
-static void
-rc4_key(rc4_state *r, const uint8_t *key, size_t len)
-{
-    for (int k = 0; k < 256; k++)
-        r->s[k] = (uint8_t)k;
-    uint8_t j = 0;
-    for (int k = 0; k < 256; k++) {
-        uint8_t t = r->s[k];
-        j = (uint8_t)(j + t + key[k % len]);
-        r->s[k] = r->s[j];
-        r->s[j] = t;
-    }
-    r->i = r->j = 0;
-}
-
-/* libdnet's key mixing step: continue from the current (i, j) rather than
- * from 0, over all 256 positions, and leave j equal to i afterwards. */
-static void
-dnet_addrandom(rc4_state *r, const uint8_t *key, size_t len)
-{
-    uint8_t i = (uint8_t)(r->i - 1), j = r->j;
-    for (int k = 0; k < 256; k++) {
-        i = (uint8_t)(i + 1);
-        uint8_t si = r->s[i];
-        j = (uint8_t)(j + si + key[k % len]);
-        r->s[i] = r->s[j];
-        r->s[j] = si;
-    }
-    r->i = i;
-    r->j = i;
-}
-
-/* rand_set(): identity permutation, then the key mixed in twice */
-static void
-dnet_rand_set(rc4_state *r, const uint8_t *key, size_t len)
-{
-    for (int k = 0; k < 256; k++)
-        r->s[k] = (uint8_t)k;
-    r->i = r->j = 0;
-    dnet_addrandom(r, key, len);
-    dnet_addrandom(r, key, len);
+    rc4_keystream(&g->st.rc4, out, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -561,19 +501,31 @@ gen_fill(GenObject *g, PyObject *arg)
 }
 
 static PyObject *
-gen_get_word_bytes(GenObject *g, void *closure)
+gen_get_word_bytes(GenObject *g, void *Py_UNUSED(closure))
 {
     return PyLong_FromUnsignedLong(g->word_bytes);
 }
 
 static PyObject *
-gen_get_algorithm(GenObject *g, void *closure)
+gen_get_algorithm(GenObject *g, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(g->algorithm);
 }
 
+/* state(): the generator's state as raw bytes (the union member at offset
+ * 0, in native layout), so jumps computed elsewhere can start from it.
+ * Only defined between words: a split word's remainder is not part of it. */
+static PyObject *
+gen_state(GenObject *g, PyObject *Py_UNUSED(unused))
+{
+    if (g->pending_pos < g->pending_len)
+        return PyErr_Format(PyExc_ValueError, "generator is inside a word; its state is defined only between words");
+    return PyBytes_FromStringAndSize((const char *)&g->st, sizeof g->st);
+}
+
 static PyMethodDef gen_methods[] = {
     {"fill", (PyCFunction)gen_fill, METH_O, "fill(buffer): write the next len(buffer) bytes of the stream into it."},
+    {"state", (PyCFunction)gen_state, METH_NOARGS, "state(): the raw state bytes (native layout), between words only."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -635,7 +587,7 @@ get_key(PyObject *obj, Py_buffer *view)
 /* Constructors                                                         */
 
 static PyObject *
-make_glibc_rand(PyObject *self, PyObject *args)
+make_glibc_rand(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *seed_obj;
     int mode;
@@ -672,13 +624,13 @@ make_lcg15(PyObject *args, uint32_t a, uint32_t c, const char *algorithm)
 }
 
 static PyObject *
-make_msvc_rand(PyObject *self, PyObject *args)
+make_msvc_rand(PyObject *Py_UNUSED(self), PyObject *args)
 {
     return make_lcg15(args, 214013u, 2531011u, "MSVC rand LCG");
 }
 
 static PyObject *
-make_ansi_c_rand(PyObject *self, PyObject *args)
+make_ansi_c_rand(PyObject *Py_UNUSED(self), PyObject *args)
 {
     return make_lcg15(args, 1103515245u, 12345u, "ANSI C example rand LCG");
 }
@@ -707,12 +659,12 @@ static uint32_t minstd_seed(uint64_t s)
 /* xorshift32: 0 is its fixed point; use Marsaglia's example seed instead */
 static uint32_t xorshift32_seed(uint64_t s) { return s ? (uint32_t)s : 2463534242u; }
 
-static PyObject *make_randu(PyObject *self, PyObject *args) { return make_u32_gen(args, randu_fill, "RANDU", randu_seed); }
-static PyObject *make_minstd(PyObject *self, PyObject *args) { return make_u32_gen(args, minstd_fill, "MINSTD (Park-Miller 16807)", minstd_seed); }
-static PyObject *make_xorshift32(PyObject *self, PyObject *args) { return make_u32_gen(args, xorshift32_fill, "xorshift32 (13,17,5)", xorshift32_seed); }
+static PyObject *make_randu(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, randu_fill, "RANDU", randu_seed); }
+static PyObject *make_minstd(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, minstd_fill, "MINSTD (Park-Miller 16807)", minstd_seed); }
+static PyObject *make_xorshift32(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, xorshift32_fill, "xorshift32 (13,17,5)", xorshift32_seed); }
 
 static PyObject *
-make_splitmix64(PyObject *self, PyObject *args)
+make_splitmix64(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *seed_obj;
     uint64_t seed;
@@ -745,20 +697,20 @@ make_lcg64_top32(PyObject *args, uint64_t a, uint64_t c, int state_bits, uint64_
 
 /* new Random(seed): state = (seed ^ 0x5DEECE66D) mod 2^48; nextInt() = next(32) */
 static PyObject *
-make_java_random(PyObject *self, PyObject *args)
+make_java_random(PyObject *Py_UNUSED(self), PyObject *args)
 {
     return make_lcg64_top32(args, 0x5DEECE66DULL, 0xBULL, 48, 0x5DEECE66DULL, "java.util.Random nextInt");
 }
 
 /* Knuth's MMIX LCG (TAOCP vol. 2, 3.3.4): state = seed, output the top 32 bits */
 static PyObject *
-make_mmix_lcg(PyObject *self, PyObject *args)
+make_mmix_lcg(PyObject *Py_UNUSED(self), PyObject *args)
 {
     return make_lcg64_top32(args, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0, "MMIX LCG top 32 bits");
 }
 
 static PyObject *
-make_mt19937(PyObject *self, PyObject *args)
+make_mt19937(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *seed_obj;
     uint64_t seed;
@@ -771,7 +723,7 @@ make_mt19937(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_mt19937_by_array(PyObject *self, PyObject *args)
+make_mt19937_by_array(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *seq_obj;
     if (!PyArg_ParseTuple(args, "O", &seq_obj))
@@ -807,7 +759,7 @@ make_mt19937_by_array(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_rc4(PyObject *self, PyObject *args)
+make_rc4(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *key_obj, *drop_obj;
     uint64_t drop;
@@ -831,7 +783,7 @@ make_rc4(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_dnet_arc4(PyObject *self, PyObject *args)
+make_dnet_arc4(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *key_obj;
     Py_buffer key;
@@ -845,7 +797,7 @@ make_dnet_arc4(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_lfsr113(PyObject *self, PyObject *args)
+make_lfsr113(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *seed_obj;
     uint64_t seed;
@@ -858,7 +810,7 @@ make_lfsr113(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_lfsr113_selftest(PyObject *self, PyObject *args)
+make_lfsr113_selftest(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *seed_obj;
     uint64_t seed;
@@ -871,7 +823,7 @@ make_lfsr113_selftest(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_lfsr113_raw(PyObject *self, PyObject *args)
+make_lfsr113_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *o[4];
     uint64_t v[4];
@@ -891,7 +843,7 @@ make_lfsr113_raw(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_siprand(PyObject *self, PyObject *args)
+make_siprand(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *lo_obj, *hi_obj;
     uint64_t lo, hi;
@@ -905,7 +857,7 @@ make_siprand(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_siprand_raw(PyObject *self, PyObject *args)
+make_siprand_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *o[4];
     uint64_t v[4];
@@ -921,285 +873,70 @@ make_siprand_raw(PyObject *self, PyObject *args)
     return (PyObject *)g;
 }
 
-/* ------------------------------------------------------------------ */
-/* The urandom device reader (s2n-tls's fd identity check)
- *
- * strategy "check": the device's identity (st_dev, st_ino, st_rdev, file
- * type) is cached at open and compared by fstat() before every read();
- * a closed fd or another file on that fd number means reopening the
- * device.  The old number is not closed: it is no longer ours.
- * strategy "cached": read the cached fd blindly (the fault s2n had; here
- * it raises instead of looping).  strategy "reopen": open, read, close on
- * every call.  Each read() call asks for at most `call_bytes` bytes
- * (0: the whole request), which is the API shape nmap's mail measured.  */
-
-enum { URANDOM_CACHED = 0, URANDOM_CHECK = 1, URANDOM_REOPEN = 2 };
-
-typedef struct {
-    PyObject_HEAD
-    int fd;
-    int strategy;
-    Py_ssize_t call_bytes;
-    dev_t dev, rdev;
-    ino_t ino;
-    mode_t type;
-    long long reopens;
-    int busy;
-    int closed;
-    char path[256];
-} UrandomObject;
-
-static PyTypeObject UrandomType;
+/* Generators started from a raw state, for jumps computed elsewhere. */
 
 static int
-urandom_open_fd(UrandomObject *u)
+get_u32_words(PyObject *obj, uint32_t *out, Py_ssize_t count, const char *what)
 {
-    int fd;
-    do {
-        fd = open(u->path, O_RDONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    return fd;
-}
-
-static int
-urandom_remember(UrandomObject *u, int fd)
-{
-    struct stat st;
-    if (fstat(fd, &st) < 0)
+    PyObject *seq = PySequence_Fast(obj, "state must be a sequence of 32-bit ints");
+    if (seq == NULL)
         return -1;
-    u->fd = fd;
-    u->dev = st.st_dev;
-    u->ino = st.st_ino;
-    u->rdev = st.st_rdev;
-    u->type = st.st_mode & S_IFMT;
-    return 0;
-}
-
-static int
-urandom_same_file(UrandomObject *u)
-{
-    struct stat st;
-    if (u->fd < 0 || fstat(u->fd, &st) < 0)
-        return 0;
-    return st.st_dev == u->dev && st.st_ino == u->ino && st.st_rdev == u->rdev && (st.st_mode & S_IFMT) == u->type;
-}
-
-/* Outcome of a run of reads without the GIL */
-enum { RUN_DONE, RUN_EINTR, RUN_ERROR };
-
-/* Read until `*left` is 0; returns RUN_DONE, RUN_EINTR (signals to check)
- * or RUN_ERROR with *err set.  Never loops without progress: a read that
- * returns 0 or fails is retried once on a freshly opened device (strategy
- * check), and a second failure in a row is an error. */
-static int
-urandom_run(UrandomObject *u, uint8_t **pp, size_t *left, int *err, long long *reopens)
-{
-    int failures = 0;
-    while (*left > 0) {
-        size_t want = (u->call_bytes > 0 && (size_t)u->call_bytes < *left) ? (size_t)u->call_bytes : *left;
-        ssize_t r;
-        if (u->strategy == URANDOM_REOPEN) {
-            int fd = urandom_open_fd(u);
-            if (fd < 0) {
-                *err = errno;
-                return RUN_ERROR;
-            }
-            r = read(fd, *pp, want);
-            int saved = errno;
-            close(fd);
-            errno = saved;
-        } else {
-            if (u->strategy == URANDOM_CHECK && !urandom_same_file(u)) {
-                int fd = urandom_open_fd(u);
-                if (fd < 0 || urandom_remember(u, fd) < 0) {
-                    *err = errno;
-                    if (fd >= 0)
-                        close(fd);
-                    return RUN_ERROR;
-                }
-                (*reopens)++;
-            }
-            r = read(u->fd, *pp, want);
+    if (PySequence_Fast_GET_SIZE(seq) != count) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s needs exactly %zd words", what, count);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        uint64_t v;
+        if (get_uint(PySequence_Fast_GET_ITEM(seq, k), 32, "state word", &v) < 0) {
+            Py_DECREF(seq);
+            return -1;
         }
-        if (r > 0) {
-            *pp += r;
-            *left -= (size_t)r;
-            failures = 0;
-            continue;
-        }
-        if (r < 0 && errno == EINTR)
-            return RUN_EINTR;
-        *err = r == 0 ? 0 : errno;
-        if (u->strategy != URANDOM_CHECK || ++failures > 1)
-            return RUN_ERROR;
-        u->fd = -1; /* force a reopen; the number may belong to someone else now */
+        out[k] = (uint32_t)v;
     }
-    return RUN_DONE;
-}
-
-static PyObject *
-urandom_fill(UrandomObject *u, PyObject *arg)
-{
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    if (u->busy) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_RuntimeError, "urandom reader is already reading in another thread");
-        return NULL;
-    }
-    if (u->closed) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "urandom reader is closed");
-        return NULL;
-    }
-    u->busy = 1;
-    uint8_t *p = (uint8_t *)view.buf;
-    size_t left = (size_t)view.len;
-    int err = 0, outcome;
-    for (;;) {
-        long long reopens = 0;
-        Py_BEGIN_ALLOW_THREADS
-        outcome = urandom_run(u, &p, &left, &err, &reopens);
-        Py_END_ALLOW_THREADS
-        u->reopens += reopens;
-        if (outcome != RUN_EINTR)
-            break;
-        if (PyErr_CheckSignals() < 0) { /* a handler raised (Ctrl-C): stop */
-            u->busy = 0;
-            PyBuffer_Release(&view);
-            return NULL;
-        }
-    }
-    u->busy = 0;
-    PyBuffer_Release(&view);
-    if (outcome == RUN_ERROR) {
-        if (err == 0)
-            return PyErr_Format(PyExc_OSError, "%s: read returned end of file", u->path);
-        errno = err;
-        return PyErr_SetFromErrnoWithFilename(PyExc_OSError, u->path);
-    }
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-urandom_close(UrandomObject *u, PyObject *unused)
-{
-    /* Close only a descriptor that still is the device we opened. */
-    if (u->fd >= 0 && urandom_same_file(u))
-        close(u->fd);
-    u->fd = -1;
-    u->closed = 1;
-    Py_RETURN_NONE;
-}
-
-static int
-urandom_init(UrandomObject *u, PyObject *args, PyObject *kwds)
-{
-    static char *kwlist[] = {"path", "strategy", "call_bytes", NULL};
-    const char *path = "/dev/urandom", *strategy = "check";
-    Py_ssize_t call_bytes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|ssn", kwlist, &path, &strategy, &call_bytes))
-        return -1;
-    if (strlen(path) >= sizeof u->path) {
-        PyErr_SetString(PyExc_ValueError, "path too long");
-        return -1;
-    }
-    if (call_bytes < 0) {
-        PyErr_SetString(PyExc_ValueError, "call_bytes must be >= 0");
-        return -1;
-    }
-    if (strcmp(strategy, "cached") == 0)
-        u->strategy = URANDOM_CACHED;
-    else if (strcmp(strategy, "check") == 0)
-        u->strategy = URANDOM_CHECK;
-    else if (strcmp(strategy, "reopen") == 0)
-        u->strategy = URANDOM_REOPEN;
-    else {
-        PyErr_Format(PyExc_ValueError, "strategy must be cached, check or reopen, not '%s'", strategy);
-        return -1;
-    }
-    strcpy(u->path, path);
-    u->call_bytes = call_bytes;
-    u->reopens = 0;
-    u->busy = 0;
-    u->closed = 0;
-    u->fd = -1;
-    int fd = urandom_open_fd(u);
-    if (fd < 0 || urandom_remember(u, fd) < 0) {
-        if (fd >= 0)
-            close(fd);
-        PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
-        return -1;
-    }
-    if (u->strategy == URANDOM_REOPEN) { /* identity only; every call opens afresh */
-        close(fd);
-        u->fd = -1;
-    }
+    Py_DECREF(seq);
     return 0;
 }
 
 static PyObject *
-urandom_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+make_mt19937_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    UrandomObject *u = (UrandomObject *)type->tp_alloc(type, 0);
-    if (u)
-        u->fd = -1;
-    return (PyObject *)u;
-}
-
-static void
-urandom_dealloc(UrandomObject *u)
-{
-    if (u->fd >= 0 && urandom_same_file(u))
-        close(u->fd);
-    Py_TYPE(u)->tp_free((PyObject *)u);
-}
-
-static PyObject *
-urandom_get_fd(UrandomObject *u, void *closure)
-{
-    return PyLong_FromLong(u->fd);
+    PyObject *words_obj, *idx_obj;
+    uint64_t idx;
+    uint32_t words[MT_N];
+    if (!PyArg_ParseTuple(args, "OO", &words_obj, &idx_obj) || get_uint(idx_obj, 32, "idx", &idx) < 0)
+        return NULL;
+    if (idx > MT_N)
+        return PyErr_Format(PyExc_ValueError, "idx must be in [0, %d]", MT_N);
+    if (get_u32_words(words_obj, words, MT_N, "mt19937_raw") < 0)
+        return NULL;
+    GenObject *g = gen_new(mt_fill, 4, "MT19937 from a raw state");
+    if (g) {
+        memcpy(g->st.mt.mt, words, sizeof words);
+        g->st.mt.idx = (int)idx;
+    }
+    return (PyObject *)g;
 }
 
 static PyObject *
-urandom_get_reopens(UrandomObject *u, void *closure)
+make_glibc_rand_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    return PyLong_FromLongLong(u->reopens);
+    PyObject *hist_obj;
+    int mode;
+    uint32_t hist[GLIBC_DEG];
+    if (!PyArg_ParseTuple(args, "Oi", &hist_obj, &mode))
+        return NULL;
+    static const fill_words_fn fills[3] = {glibc_fill31, glibc_fill8, glibc_fill16};
+    static const unsigned widths[3] = {4, 1, 2};
+    if (mode < 0 || mode > 2)
+        return PyErr_Format(PyExc_ValueError, "mode must be 0 (31-bit words), 1 (bytes) or 2 (shorts)");
+    if (get_u32_words(hist_obj, hist, GLIBC_DEG, "glibc_rand_raw") < 0)
+        return NULL;
+    GenObject *g = gen_new(fills[mode], widths[mode], "glibc random_r TYPE_3 from a raw state");
+    if (g)
+        memcpy(g->st.glibc.hist, hist, sizeof hist);
+    return (PyObject *)g;
 }
-
-static PyObject *
-urandom_get_strategy(UrandomObject *u, void *closure)
-{
-    static const char *names[] = {"cached", "check", "reopen"};
-    return PyUnicode_FromString(names[u->strategy]);
-}
-
-static PyMethodDef urandom_methods[] = {
-    {"fill", (PyCFunction)urandom_fill, METH_O, "fill(buffer): fill it completely from the device."},
-    {"close", (PyCFunction)urandom_close, METH_NOARGS, "Close the device (if the fd still is the device)."},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyGetSetDef urandom_getset[] = {
-    {"fd", (getter)urandom_get_fd, NULL, "the cached file descriptor (-1 if none)", NULL},
-    {"reopens", (getter)urandom_get_reopens, NULL, "how often the device was reopened after a fault", NULL},
-    {"strategy", (getter)urandom_get_strategy, NULL, "cached, check or reopen", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyTypeObject UrandomType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "randqa.sources._generators.UrandomReader",
-    .tp_basicsize = sizeof(UrandomObject),
-    .tp_dealloc = (destructor)urandom_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "UrandomReader(path='/dev/urandom', strategy='check', call_bytes=0)",
-    .tp_methods = urandom_methods,
-    .tp_getset = urandom_getset,
-    .tp_init = (initproc)urandom_init,
-    .tp_new = urandom_new,
-};
 
 /* ------------------------------------------------------------------ */
 
@@ -1222,26 +959,30 @@ static PyMethodDef module_methods[] = {
     {"lfsr113_raw", make_lfsr113_raw, METH_VARARGS, "lfsr113_raw(s1, s2, s3, s4): no fix-ups, no warm-up."},
     {"siprand", make_siprand, METH_VARARGS, "siprand(seed_lo, seed_hi): prandom_reseed-style state from two 64-bit words."},
     {"siprand_raw", make_siprand_raw, METH_VARARGS, "siprand_raw(v0, v1, v2, v3): no zero-word fix-up."},
+    {"mt19937_raw", make_mt19937_raw, METH_VARARGS, "mt19937_raw(words, idx): MT19937 with mt[] = words (624) and index idx in [0, 624]."},
+    {"glibc_rand_raw", make_glibc_rand_raw, METH_VARARGS, "glibc_rand_raw(hist, mode): TYPE_3 with the last 31 values r[i-31..i-1], oldest first."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "randqa.sources._generators",
-    "Compiled generator backends and the urandom device reader.", -1, module_methods,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "randqa.sources._generators",
+    .m_doc = "Compiled generator backends.",
+    .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC
 PyInit__generators(void)
 {
-    if (PyType_Ready(&GenType) < 0 || PyType_Ready(&UrandomType) < 0)
+    if (PyType_Ready(&GenType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
     Py_INCREF(&GenType);
-    Py_INCREF(&UrandomType);
-    if (PyModule_AddObject(m, "Generator", (PyObject *)&GenType) < 0 ||
-        PyModule_AddObject(m, "UrandomReader", (PyObject *)&UrandomType) < 0) {
+    if (PyModule_AddObject(m, "Generator", (PyObject *)&GenType) < 0) {
+        Py_DECREF(&GenType);
         Py_DECREF(m);
         return NULL;
     }

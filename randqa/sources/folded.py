@@ -1,6 +1,6 @@
 """A source seen through low-bits folding (``--word-bits W --low-bits L``):
 every test then reads only the low L bits of each W-bit word, as PractRand's
-[Low1/8] and [Low4/32] sub-streams do (see randqa/battery/_folding.py)."""
+[Low1/8] and [Low4/32] sub-streams do (see randqa/folding.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from randqa.battery._folding import FoldCarry, fold_low_bits
+from randqa.folding import FoldCarry, check_folding, fold_low_bits
 from randqa.sources.base import Source
 
 
@@ -16,10 +16,7 @@ class FoldedSource(Source):
     """The folded stream of ``inner``; ``--bytes`` then counts folded bytes."""
 
     def __init__(self, inner: Source, word_bits: int, low_bits: int, read_bytes: int = 1 << 20) -> None:
-        if word_bits not in (8, 16, 32, 64):
-            raise ValueError(f"word bits must be 8, 16, 32 or 64, not {word_bits}")
-        if not 1 <= low_bits < word_bits:
-            raise ValueError(f"low bits must be from 1 to {word_bits - 1} for {word_bits}-bit words, not {low_bits}")
+        check_folding(word_bits, low_bits)
         self.inner = inner
         self.word_bytes = word_bits // 8
         self.low_bits = low_bits

@@ -1,6 +1,6 @@
 """The operating system's generators: the /dev/urandom device and getrandom(2).
 
-``urandom`` reads the real device through ``_generators.UrandomReader``,
+``urandom`` reads the real device through ``_urandom.UrandomReader``,
 which does what s2n-tls's fix does: it caches the device's identity
 (``st_dev``, ``st_ino``, ``st_rdev``, file type) when it opens it and checks
 it with ``fstat`` before every ``read``; if the descriptor was closed, or
@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from randqa.errors import InputError
-from randqa.sources import _generators
+from randqa.sources import _urandom
 from randqa.sources.base import UnseededSource
 
 URANDOM_PATH = "/dev/urandom"
@@ -33,7 +33,7 @@ class UrandomSource(UnseededSource):
     def __init__(self, *, strategy: str = "check", call_bytes: int = 0, path: str = URANDOM_PATH,
                  name: str = "urandom", ignored_seed: int | None = None) -> None:
         try:
-            self.reader = _generators.UrandomReader(path, strategy, call_bytes)
+            self.reader = _urandom.UrandomReader(path, strategy, call_bytes)
         except OSError as exc:
             raise InputError(f"{name}: cannot open {path} ({exc.strerror})") from None
         self.name = name

@@ -1,7 +1,7 @@
 /*
- * Helpers shared by randqa's compiled modules (_kernels.c, battery/_nist.c,
- * battery/_linear.c): reading caller-owned numpy arrays through the buffer
- * protocol, and bit-stream loads in NIST SP 800-22 order.
+ * Helpers shared by the battery's compiled modules (_counts.c, _linear.c,
+ * _nist.c, _spacings.c): reading caller-owned numpy arrays through the
+ * buffer protocol, and bit-stream loads in NIST SP 800-22 order.
  */
 #ifndef RANDQA_BUFFERS_H
 #define RANDQA_BUFFERS_H
@@ -11,8 +11,11 @@
 #include <stdint.h>
 #include <string.h>
 
-/* popcount instructions where the CPU has them, a portable fallback elsewhere */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* Popcount instructions where the CPU has them, a portable fallback
+ * elsewhere.  target_clones needs the loader's ifunc support (glibc on
+ * x86); elsewhere (macOS, musl, arm64) one portable version is built. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) && \
+    defined(__linux__) && defined(__GLIBC__) && !defined(RANDQA_NO_CLONES)
 #define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else
 #define POPCNT_CLONES
@@ -20,7 +23,7 @@
 
 /* A writable C-contiguous array of 8-byte integers with exactly `want` items
  * (want < 0: any length of at least one item, returned through view->len). */
-static int
+static inline int
 get_int64_out(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
@@ -46,8 +49,12 @@ load_be64(const uint8_t *p)
 {
     uint64_t w;
     memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__) || !defined(__ORDER_BIG_ENDIAN__)
+#error "randqa needs the compiler's __BYTE_ORDER__ (GCC or Clang)"
+#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     w = __builtin_bswap64(w);
+#elif __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+#error "randqa supports little- and big-endian byte orders only"
 #endif
     return w;
 }
@@ -83,6 +90,42 @@ load_le(const uint8_t *p, int nbytes)
     for (int k = nbytes - 1; k >= 0; k--)
         w = (w << 8) | p[k];
     return w;
+}
+
+/* The `count` bits (1..64) that start at bit `pos`, left-aligned: the first
+ * bit of the stream lands in bit 63 and the unused low bits are zero.
+ * Bytes past `len` read as zero, so a block at the very end is safe. */
+static inline uint64_t
+get_bits(const uint8_t *p, Py_ssize_t len, uint64_t pos, int count)
+{
+    Py_ssize_t byte = (Py_ssize_t)(pos >> 3);
+    unsigned shift = (unsigned)(pos & 7);
+    uint64_t w;
+    unsigned extra;
+    if (byte + 9 <= len) {
+        w = load_be64(p + byte);
+        extra = p[byte + 8];
+    } else {
+        w = 0;
+        for (int i = 0; i < 8; i++)
+            w = (w << 8) | (byte + i < len ? p[byte + i] : 0u);
+        extra = byte + 8 < len ? p[byte + 8] : 0u;
+    }
+    if (shift)
+        w = (w << shift) | (uint64_t)(extra >> (8 - shift));
+    return count >= 64 ? w : w & ~(~0ULL >> count);
+}
+
+/* Parse (data, nbits, ...) and check nbits against the buffer. */
+static inline int
+check_nbits(Py_buffer *in, long long nbits)
+{
+    if (nbits < 0 || nbits > 8 * (long long)in->len) {
+        PyErr_Format(PyExc_ValueError, "nbits must be between 0 and 8 * len(data) = %lld, not %lld",
+                     8 * (long long)in->len, nbits);
+        return -1;
+    }
+    return 0;
 }
 
 #endif

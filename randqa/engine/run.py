@@ -9,17 +9,15 @@ from __future__ import annotations
 import signal
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-import randqa
 from randqa.battery import Accumulator
+from randqa.battery.suites import Suite
 from randqa.errors import InputError, UsageError
-from randqa.results import TestResult, Thresholds, classify, worst_verdict
+from randqa.results import RunResult, TestResult, Thresholds, Verdict, classify, worst_verdict
 from randqa.sources import Source, read_full
-from randqa.suites import Suite
 
 #: bytes per chunk: large enough that per-chunk Python and thread hand-off
 #: costs vanish (4 MiB ran --jobs 2 about 15% faster than 1 MiB), small
@@ -27,57 +25,6 @@ from randqa.suites import Suite
 CHUNK_BYTES = 4 << 20
 #: a --max this large means "until the input ends"
 UNTIL_END = 1 << 62
-
-
-@dataclass
-class RunResult:
-    """Everything one run found out; ``to_json`` is the interchange format."""
-
-    source: dict[str, Any]
-    suite: str
-    results: list[TestResult]
-    bytes_tested: int
-    bits_tested: int
-    elapsed_s: float
-    requested: int | None = None  # the --bytes limit, in `unit`s
-    unit: str = "bytes"  # "bits" for --format bits
-    input_ended_early: bool = False
-    interrupted: bool = False
-    thresholds: Thresholds = field(default_factory=Thresholds)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def verdict(self) -> str:
-        return worst_verdict([r.verdict for r in self.results])
-
-    @property
-    def notes(self) -> list[str]:
-        notes = []
-        if self.input_ended_early:
-            got = self.bits_tested if self.unit == "bits" else self.bytes_tested
-            notes.append(f"input ended after {got} {self.unit}, before the {self.requested} requested; tested what arrived")
-        if self.interrupted:
-            notes.append(f"interrupted: results cover the first {self.bytes_tested} bytes only")
-        return notes
-
-    def to_json(self) -> dict[str, Any]:
-        data = {
-            "randqa_version": randqa.__version__,
-            "source": self.source,
-            "suite": self.suite,
-            "bytes_tested": self.bytes_tested,
-            "bits_tested": self.bits_tested,
-            f"{self.unit}_requested": self.requested,
-            "input_ended_early": self.input_ended_early,
-            "interrupted": self.interrupted,
-            "verdict": self.verdict,
-            "elapsed_s": round(self.elapsed_s, 6),
-            "thresholds": {"suspicious": self.thresholds.suspicious, "fail": self.thresholds.fail},
-            "notes": self.notes,
-            "tests": [r.to_json() for r in self.results],
-        }
-        data.update(self.extra)
-        return data
 
 
 class InterruptGuard:
@@ -298,7 +245,7 @@ def run_progressive(
             lengths.append({"bytes": fed_total, "verdict": verdict, "elapsed_s": round(time.perf_counter() - start, 6),
                             "tests": [r.to_json() for r in results]})
             interrupted = interrupted or guard.pending
-            if verdict == "fail" and first_failure is None:
+            if verdict == Verdict.FAIL and first_failure is None:
                 first_failure = fed_total
                 if not keep_going:
                     break

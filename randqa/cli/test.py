@@ -1,28 +1,19 @@
-"""Command line interface: ``randqa test``, ``randqa suites``.
-
-Exit codes: 0 nothing failed, 1 a test failed, 2 usage or input error (one
-line on stderr), 130 interrupted by Ctrl-C (after printing what was tested),
-141 stdout closed before the results were written (`generate` alone ends
-quietly with 0 then: its reader had all it wanted).
-"""
+"""``randqa test`` and ``randqa suites``: test one source with a suite."""
 
 from __future__ import annotations
 
-import os
-import sys
 import click
 
-import randqa
 from randqa import engine
-from randqa.errors import OutputClosed, RandqaError, UsageError
+from randqa.cli.common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line,
+                               size_option, table_stream)
+from randqa.errors import UsageError
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
-from randqa import cli_backends, cli_report
-from randqa.cli_common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ProgressBar, check_output_path,
-                               command_line, size_option, table_stream)
+from randqa.results import RunResult, Verdict
 from randqa.sources import FORMATS, Source, open_source
 from randqa.sources.folded import FoldedSource
-from randqa.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
+from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
 
 #: how much of an endless generator `randqa test NAME` reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
@@ -30,24 +21,7 @@ DEFAULT_GENERATOR_BYTES = 64 << 20
 PROGRESSIVE_GENERATOR_MAX = 1 << 30
 
 
-class _Group(click.Group):
-    """click turns a broken stdout pipe into a silent exit 1; randqa says so
-    and exits 141 instead (a verdict nobody received is not a success)."""
-
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except BrokenPipeError:
-            raise OutputClosed() from None
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(randqa.__version__, prog_name="randqa")
-def cli() -> None:
-    """Statistical randomness quality tester: quality next to speed."""
-
-
-@cli.command("test")
+@click.command("test")
 @click.argument("source", metavar="SOURCE")
 @click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
               help="Test this much (1000, 64K, 16MiB, 2G; binary suffixes). Counts bits with --format bits. "
@@ -130,8 +104,8 @@ def _open_folded(source: str, fmt: str, seed: int | None, word_bits: str | None,
 
 
 def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: Suite,
-                on_progress: ProgressBar) -> engine.RunResult:
-    from randqa.seed_sweep import run_seed_sweep
+                on_progress: ProgressBar) -> RunResult:
+    from randqa.engine.seed_sweep import run_seed_sweep
     from randqa.sources import backend_names, open_backend
 
     if source not in backend_names():
@@ -142,9 +116,9 @@ def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: 
                           base_seed=base_seed, thresholds=suite.thresholds, on_progress=on_progress)
 
 
-def _report_run(result: engine.RunResult, json_path: str | None, html_path: str | None) -> int:
+def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:
     """Print the table, write JSON/HTML, and return the exit code of a run."""
-    from randqa.compare import environment
+    from randqa.report.environment import environment
 
     result.extra["command"] = command_line()
     result.extra.update(environment())
@@ -158,10 +132,10 @@ def _report_run(result: engine.RunResult, json_path: str | None, html_path: str 
         write_html_report([doc], html_path)
     if result.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if result.verdict == "fail" else EXIT_OK
+    return EXIT_FAILED if result.verdict == Verdict.FAIL else EXIT_OK
 
 
-@cli.command("suites")
+@click.command("suites")
 def suites_command() -> int:
     """List the suites shipped with randqa."""
     for name in suite_names():
@@ -170,33 +144,4 @@ def suites_command() -> int:
     return EXIT_OK
 
 
-for _command in cli_backends.COMMANDS + cli_report.COMMANDS:
-    cli.add_command(_command)
-
-
-def _fail(message: str, code: int) -> int:
-    print(f"randqa: error: {message}", file=sys.stderr, flush=True)
-    return code
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI, turning every expected error into one stderr line."""
-    try:
-        code = cli.main(args=argv, prog_name="randqa", standalone_mode=False)
-    except RandqaError as exc:
-        if isinstance(exc, OutputClosed):
-            # keep Python from complaining again when it flushes stdout at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = _fail(str(exc), exc.exit_code)
-    except click.exceptions.NoArgsIsHelpError as exc:
-        click.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
-        code = EXIT_USAGE
-    except click.UsageError as exc:
-        code = _fail(exc.format_message().replace("\n", " "), EXIT_USAGE)
-    except click.ClickException as exc:
-        code = _fail(exc.format_message().replace("\n", " "), exc.exit_code or EXIT_USAGE)
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except (click.Abort, KeyboardInterrupt):
-        code = _fail("interrupted", EXIT_INTERRUPTED)
-    sys.exit(code or 0)
+COMMANDS: list[click.Command] = [test_command, suites_command]

@@ -7,11 +7,13 @@ import sys
 
 import click
 
-from randqa import compare as comparing
-from randqa.cli_common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line, size_option, table_stream
+from randqa.engine import compare as comparing
+from randqa.cli.common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line, size_option, table_stream
 from randqa.errors import UsageError
+from randqa.report.environment import environment
 from randqa.report.json_report import write_json
-from randqa.suites import DEFAULT_SUITE, load_suite
+from randqa.report.terminal import render_compare
+from randqa.battery.suites import DEFAULT_SUITE, load_suite
 
 
 #: where `randqa compare` writes its report unless --html or --no-html says otherwise
@@ -34,25 +36,29 @@ DEFAULT_HTML = "randqa-report.html"
 @click.option("--max", "max_bytes", callback=size_option, metavar="SIZE", help="Last length of --progressive (default: --bytes).")
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after the first failure.")
 @click.option("--speed-repeats", type=click.IntRange(min=1), default=comparing.SPEED_REPEATS, show_default=True,
-              help="Timed generation runs per generator; the median is reported.")
+              help="Timed speed runs per generator; the median is reported.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", default=DEFAULT_HTML, show_default=True,
               help="Write a self-contained HTML report to PATH.")
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=min(2, os.cpu_count() or 1), show_default=True,
               help="Threads that run the suite's tests side by side on each chunk.")
+@click.option("--predict/--no-predict", "run_predictors", default=True, show_default=True,
+              help="Run randqa predict's predictors on each source: the table's 'predictable from' column.")
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
                     speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
-                    progress: bool | None) -> int:
-    """Compare generators: generation speed next to test quality.
+                    progress: bool | None, run_predictors: bool) -> int:
+    """Compare generators: speed as applications call them next to test quality.
 
     Each SOURCE is a generator name (`randqa list`), a file, or '-' for
     stdin.  With none, compares the default set: urandom, openssl,
     glibc-rand-byte, glibc-rand-short, dnet-arc4, lfsr113, siprand, pcg64,
-    chacha.  Speed (MB/s) is the median of several timed generation runs,
-    apart from testing; files and stdin have none.  Exits 0 when the
+    chacha, and states nmap's answer.  Speed (MB/s) is the median of several
+    timed runs, apart from testing, calling each generator as applications
+    do: the real libc rand(), OpenSSL, the kernel; randqa's compiled loop for
+    the rest (a footnote per row says which).  Files and stdin have none.  Exits 0 when the
     comparison completed, whatever the verdicts (the table says which
     sources failed), 2 on a usage or input error, 130 when interrupted.
     """
@@ -66,7 +72,7 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     options = comparing.CompareOptions(
         suite=chosen, size=size, seed=seed, progressive=progressive,
         min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,
-        keep_going=keep_going, speed_repeats=speed_repeats, jobs=jobs)
+        keep_going=keep_going, speed_repeats=speed_repeats, jobs=jobs, predict=run_predictors)
     last = max_bytes or size
     if progressive and last and options.min_bytes > last:
         raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
@@ -75,11 +81,11 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
         return ProgressBar(progress, total, desc=name)
 
     doc = comparing.run_comparison(list(sources) or list(comparing.DEFAULT_SOURCES), options,
-                                   command_line(), progress=bar)
+                                   command_line(), environment(), progress=bar)
     if not doc["runs"]:
         print("randqa: interrupted before any source was tested", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
-    print(comparing.render_table(doc), file=table_stream(json_path), flush=True)
+    print(render_compare(doc), file=table_stream(json_path), flush=True)
     if json_path:
         write_json(doc, json_path)
     if html_path:

@@ -13,7 +13,7 @@ A suite file looks like::
 
 Two more keys change how an entry sees the stream: ``sequence_bits = n``
 runs the test on each n-bit sequence with NIST STS's second-level analysis
-(randqa.sequences), and ``fold_word_bits = W`` with ``fold_low_bits = L``
+(randqa.battery._sequences), and ``fold_word_bits = W`` with ``fold_low_bits = L``
 runs it on the low L bits of every W-bit word only (PractRand's folding,
 randqa/battery/_folding.py).
 
@@ -32,8 +32,9 @@ from typing import Any
 from randqa.battery import Accumulator, accumulator_class, available_tests, parameter_defaults
 from randqa.battery._folding import FoldedTest
 from randqa.errors import SuiteError, UsageError
+from randqa.folding import check_folding
 from randqa.results import Thresholds
-from randqa.sequences import PerSequence
+from randqa.battery._sequences import PerSequence
 
 DEFAULT_SUITE = "standard"
 
@@ -163,9 +164,10 @@ def parse_suite(data: bytes, origin: str) -> Suite:
         fold = None
         if "fold_low_bits" in params or "fold_word_bits" in params:
             fold = (params.pop("fold_word_bits", None), params.pop("fold_low_bits", None))
-            if not all(_is_int(x) for x in fold) or fold[0] not in (8, 16, 32, 64) or not 1 <= fold[1] < fold[0]:
-                raise fail(f"[[tests]] entry {i} ({test}): folding needs fold_word_bits of 8, 16, 32 or 64 "
-                           "and 1 <= fold_low_bits < fold_word_bits")
+            try:
+                check_folding(*fold)
+            except ValueError as exc:
+                raise fail(f"[[tests]] entry {i} ({test}): fold_word_bits/fold_low_bits: {exc}") from None
         if test not in available_tests():
             close = difflib.get_close_matches(str(test), available_tests(), n=1)
             raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from randqa.battery import Accumulator
-from randqa.results import TestResult, insufficient, smallest_of
+from randqa.results import TestResult, Verdict, insufficient, smallest_of
 
 ALPHA = 0.01
 MIN_SEQUENCES_FOR_UNIFORMITY = 55
@@ -114,15 +114,14 @@ class PerSequence(Accumulator):
             summary = self.summaries.setdefault(r.name, PValueSummary())
             # results the test itself says do not apply (too little data, the
             # runs test's failed frequency pre-condition) are not counted
-            applicable = r.verdict != "insufficient" and r.details.get("precondition_passed", True)
+            applicable = r.verdict != Verdict.INSUFFICIENT and r.details.get("precondition_passed", True)
             if applicable and r.pvalue is not None:
                 summary.add(r.pvalue)
         self.sequences += 1
         self.current = self.factory()
         self.filled = 0
 
-    def update(self, chunk: np.ndarray) -> None:
-        self.bytes_seen += len(chunk)
+    def _update(self, chunk: np.ndarray) -> None:
         while len(chunk):
             take = min(len(chunk), self.sequence_bytes - self.filled)
             self.current.update(chunk[:take])
@@ -131,15 +130,13 @@ class PerSequence(Accumulator):
             if self.filled == self.sequence_bytes:
                 self._close_sequence()
 
-    def merge(self, other: Accumulator) -> None:
-        self._check_mergeable(other)
+    def _merge(self, other: Accumulator) -> None:
         if self.sequences == 0:
             self.first_results = other.first_results
         for name, summary in other.summaries.items():
             self.summaries.setdefault(name, PValueSummary()).absorb(summary)
         self.sequences += other.sequences
         self.current, self.filled = other.current, other.filled
-        self.bytes_seen += other.bytes_seen
 
     def finalize(self) -> list[TestResult]:
         if self.sequences == 0:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import numpy as np
 
-from randqa.cli_common import EXIT_OK, size_option, table_stream
+from randqa.cli.common import EXIT_OK, size_option, table_stream
 from randqa.errors import UsageError
 from randqa.sizes import format_size
 from randqa.sources import open_named_backend
@@ -100,57 +100,82 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
 
 
 def _speed_row(name: str, nbytes: int, repeats: int, seed: int | None) -> dict[str, Any]:
-    from randqa.bench import backend_speed
+    from randqa.speed.as_called import as_called_speed
 
-    speed = backend_speed(name, nbytes, repeats, seed)
+    timed = as_called_speed(name, nbytes, repeats, seed)
+    speed = timed.speed
     return {"backend": name, "mb_per_s": round(speed.median, 1), "min_mb_per_s": round(min(speed.rates), 1),
-            "max_mb_per_s": round(max(speed.rates), 1), "runs": repeats, "bytes_per_run": nbytes}
+            "max_mb_per_s": round(max(speed.rates), 1), "speed_method": timed.method,
+            "generation_mb_per_s": round(timed.generation.median, 1), "runs": repeats, "bytes_per_run": nbytes}
 
 
 def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | None) -> list[dict[str, Any]]:
+    from randqa.report.speed_notes import FEED_NOTE
+    from randqa.speed.as_called import speed_method
+
     for name in names:  # every name checked before anything is timed
         open_named_backend(name, seed).close()
     width = max(len(n) for n in names + ["backend"])
-    print(f"generation speed: {repeats} runs x {format_size(nbytes)} per backend, 1 MiB reads, seed {seed}; MB = 10^6 bytes")
-    print(f"{'backend':<{width}}  {'MB/s':>9}  {'min':>9}  {'max':>9}")
+    print(f"speed as applications call each backend: {repeats} runs x {format_size(nbytes)}, seed {seed}; MB = 10^6 bytes")
+    print(f"{'backend':<{width}}  {'MB/s':>9}  {'min':>9}  {'max':>9}  {'feed MB/s':>9}  how it is called")
     rows = []
     for name in names:
         row = _speed_row(name, nbytes, repeats, seed)
         rows.append(row)
-        print(f"{name:<{width}}  {row['mb_per_s']:>9.1f}  {row['min_mb_per_s']:>9.1f}  {row['max_mb_per_s']:>9.1f}", flush=True)
+        print(f"{name:<{width}}  {row['mb_per_s']:>9.1f}  {row['min_mb_per_s']:>9.1f}  {row['max_mb_per_s']:>9.1f}  "
+              f"{row['generation_mb_per_s']:>9.1f}  {speed_method(name)}", flush=True)
+    print(f"feed MB/s: {FEED_NOTE}")
     return rows
 
 
-def _bench_nmap(nbytes: int, repeats: int) -> list[dict[str, Any]]:
-    from randqa.bench import NmapRow, nmap_table
+def _bench_nmap(nbytes: int, repeats: int) -> dict[str, Any]:
+    from randqa.report.speed_notes import ranking, what_changed
+    from randqa.speed.nmap import NMAP_BYTES, NmapRow, harness_times, nmap_table
 
-    print(f"nmap-dev PRNG benchmark on this machine: {format_size(nbytes)} per run, median of {repeats} runs")
-    print("(mail: median 'real' seconds of its 3 runs for 256 MiB via nmap's get_random_bytes; vs Xeon: times faster here)")
-    print(f"{'backend':<16}  {'mail name':<30}  {'seconds':>8}  {'MB/s':>8}  {'mail Xeon s':>11}  {'mail P4 s':>9}  {'vs Xeon':>8}")
+    print(f"nmap-dev PRNG benchmark, its harness on this machine: get_random_u32() over nmap's 2 KiB cache, "
+          f"refilled by each option (C); {format_size(nbytes)} per run, median of {repeats} run{'' if repeats == 1 else 's'}")
+    print("(mail: median 'real' seconds of its 3 runs for 256 MiB; MB = 10^6 bytes)")
+    header = (f"{'option':<16}  {'mail name':<13}  {'how the bytes come':<42}  {'seconds':>8}  {'MB/s':>8}  "
+              f"{'s/256MiB':>8}  {'mail Xeon s':>11}  {'mail P4 s':>9}")
+    print(header)
     rows: list[dict[str, Any]] = []
     shape_header = [False]
 
     def show(row: NmapRow) -> None:
-        if row.mail_xeon_s is None and not shape_header[0]:
+        if row.option is None and not shape_header[0]:
             shape_header[0] = True
-            print("API shape (the mail's 2 KiB cache vs. small and large reads):")
-        xeon = "" if row.mail_xeon_s is None else f"{row.mail_xeon_s:.3f}"
-        p4 = "" if row.mail_p4_s is None else f"{row.mail_p4_s:.3f}"
-        # the mail's times are for 256 MiB; scale ours to that before comparing
-        ours_256 = row.speed.seconds * (256 << 20) / nbytes
-        faster = "" if row.mail_xeon_s is None else f"{row.mail_xeon_s / ours_256:.0f}x"
-        print(f"{row.backend:<16}  {row.label:<30}  {row.speed.seconds:>8.3f}  {row.speed.median:>8.1f}  {xeon:>11}  "
-              f"{p4:>9}  {faster:>8}".rstrip(), flush=True)
-        rows.append({"backend": row.backend, "mail_name": row.label, "seconds": round(row.speed.seconds, 4),
-                     "mb_per_s": round(row.speed.median, 1), "mail_xeon_s": row.mail_xeon_s, "mail_p4_s": row.mail_p4_s,
-                     "runs": repeats, "bytes_per_run": nbytes})
+            print("API shape: /dev/urandom without the cache, small and large read() calls")
+        xeon = "" if row.option is None else f"{row.option.mail_xeon_s:.3f}"
+        p4 = "" if row.option is None else f"{row.option.mail_p4_s:.3f}"
+        print(f"{row.backend:<16}  {row.label:<13}  {row.how:<42}  {row.seconds:>8.3f}  {row.mb_per_s:>8.1f}  "
+              f"{row.seconds_256:>8.3f}  {xeon:>11}  {p4:>9}".rstrip(), flush=True)
+        rows.append({"backend": row.backend, "mail_name": row.label, "how": row.how,
+                     "harness": row.option is not None, "seconds": round(row.seconds, 4),
+                     "mb_per_s": round(row.mb_per_s, 1), "seconds_per_256_mib": round(row.seconds_256, 4),
+                     "mail_xeon_s": None if row.option is None else row.option.mail_xeon_s,
+                     "mail_p4_s": None if row.option is None else row.option.mail_p4_s,
+                     "runs": repeats, "bytes_per_run": row.nbytes})
 
-    nmap_table(nbytes, repeats, on_row=show)
-    return rows
+    table = nmap_table(nbytes, repeats, on_row=show)
+    times = harness_times(table)
+    ranks = ranking(times)
+    print()
+    print("ranking through the harness, fastest first (time as a multiple of the fastest's):")
+    print(f"    {'this machine':<22}  {'mail, Xeon':<22}  mail, P4")
+    for place, (here, xeon, p4) in enumerate(zip(ranks.here, ranks.xeon, ranks.p4), start=1):
+        cells = [f"{label:<14} {ratio:>6.2f}x" for label, ratio in (here, xeon, p4)]
+        print(f"{place:>2}  " + "  ".join(cells))
+    sentence = what_changed(times)
+    if sentence:
+        print(sentence)
+    if nbytes != NMAP_BYTES:
+        print(f"(timed {format_size(nbytes)} per run; s/256MiB scales that to the mail's length)")
+    return {"rows": rows, "ranking": {"this_machine": ranks.here, "mail_xeon": ranks.xeon, "mail_p4": ranks.p4},
+            "what_changed": sentence}
 
 
 def _bench_strategies(nbytes: int, repeats: int) -> list[dict[str, Any]]:
-    from randqa.bench import StrategyRow, urandom_strategy_table
+    from randqa.speed.urandom_strategies import StrategyRow, urandom_strategy_table
 
     print("/dev/urandom strategies (s2n-tls PR): microseconds per read() call, median of "
           f"{repeats} runs; % = longer than the cached fd")
@@ -179,12 +204,16 @@ def _bench_strategies(nbytes: int, repeats: int) -> list[dict[str, Any]]:
               help="Bytes per run (default 64 MiB; 256 MiB with --nmap).")
 @click.option("--repeats", type=click.IntRange(min=1), help="Runs per backend; the median is shown (default 5; 3 with --nmap).")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the generators timed.")
-@click.option("--nmap", is_flag=True, help="Reproduce nmap-dev's PRNG benchmark table on this machine.")
+@click.option("--nmap", is_flag=True, help="Reproduce nmap-dev's PRNG benchmark, its harness and table, on this machine.")
 @click.option("--all", "all_backends", is_flag=True, help="Time every backend, not only randqa's compiled ones.")
 @click.option("--json", "json_path", metavar="PATH", help="Also write the timings as JSON to PATH ('-' for stdout).")
 def bench_command(names: tuple[str, ...], size: int | None, repeats: int | None, seed: int, nmap: bool,
                   all_backends: bool, json_path: str | None) -> int:
-    """Time backends in MB/s (default: every compiled backend).
+    """Time backends in MB/s as applications call them (default: every compiled backend).
+
+    glibc-rand* call the real libc rand() once per output; the feed column
+    is randqa's own reimplementation, which feeds the tests.  --nmap runs
+    nmap-dev's benchmark harness (2 KiB cache, get_random_u32) per option.
 
     NAME may also be `urandom-strategies`: cached fd vs fstat check vs
     open-per-call on /dev/urandom, as the s2n-tls PR measured.

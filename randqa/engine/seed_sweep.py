@@ -42,7 +42,8 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
-from randqa.engine import InterruptGuard, RunResult
+from randqa.engine.run import InterruptGuard
+from randqa.results import RunResult
 from randqa.errors import UsageError
 from randqa.results import TestResult, Thresholds, chi_square_result, classify, insufficient, smallest_of
 from randqa.sources.base import Source, read_full

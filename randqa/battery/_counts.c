@@ -1,0 +1,593 @@
+/*
+ * Counting kernels of the battery: histograms of bytes, 16-bit words and
+ * overlapping byte pairs (chi_square, serial_correlation, digraph,
+ * overlapping_serial, fluhrer_mcgrew), bit counts (frequency, runs), lag
+ * products (serial_correlation), gaps (gap), overlapping bit patterns
+ * (overlapping_serial) and Hamming-weight tuples (bcfn).
+ *
+ * Every function reads a contiguous bytes-like object through the buffer
+ * protocol and either returns Python ints or adds into caller-owned int64
+ * arrays, so the Python accumulators keep all state and the kernels stay
+ * chunk-agnostic.  Words are little-endian; bit streams are read most
+ * significant bit first in each byte (NIST SP 800-22 order).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "_buffers.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* byte_histogram(data, counts): counts[v] += occurrences of byte v.
+ * Four sub-histograms break the store-to-load dependency on repeated values. */
+static PyObject *
+byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, out;
+    PyObject *out_obj;
+    if (!PyArg_ParseTuple(args, "y*O", &in, &out_obj))
+        return NULL;
+    if (get_int64_out(out_obj, &out, 256, "counts") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    Py_ssize_t n = in.len, i = 0;
+    int64_t *counts = (int64_t *)out.buf;
+    Py_BEGIN_ALLOW_THREADS
+    uint32_t h[4][256];
+    memset(h, 0, sizeof h);
+    /* uint32 sub-counts are flushed every 2^30 bytes so they cannot overflow */
+    while (i < n) {
+        Py_ssize_t end = n - i > (1 << 30) ? i + (1 << 30) : n;
+        for (; i + 4 <= end; i += 4) {
+            h[0][p[i]]++;
+            h[1][p[i + 1]]++;
+            h[2][p[i + 2]]++;
+            h[3][p[i + 3]]++;
+        }
+        for (; i < end; i++)
+            h[0][p[i]]++;
+        for (int v = 0; v < 256; v++) {
+            counts[v] += (int64_t)h[0][v] + h[1][v] + h[2][v] + h[3][v];
+            h[0][v] = h[1][v] = h[2][v] = h[3][v] = 0;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+/* word16_histogram(data, counts): counts[w] += occurrences of each
+ * little-endian 16-bit word; len(data) must be even. */
+static PyObject *
+word16_histogram(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, out;
+    PyObject *out_obj;
+    if (!PyArg_ParseTuple(args, "y*O", &in, &out_obj))
+        return NULL;
+    if (in.len % 2) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "data length must be even");
+        return NULL;
+    }
+    if (get_int64_out(out_obj, &out, 65536, "counts") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    int64_t *counts = (int64_t *)out.buf;
+    Py_ssize_t n = in.len;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i += 2)
+        counts[p[i] | ((unsigned)p[i + 1] << 8)]++;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+POPCNT_CLONES static void
+ones_and_transitions(const uint8_t *p, Py_ssize_t n, uint64_t *ones_out, uint64_t *trans_out)
+{
+    /* Bits are read most significant first within each byte (NIST SP 800-22
+     * order), so a big-endian 64-bit load keeps stream order inside a word. */
+    uint64_t ones = 0, trans = 0;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w = load_be64(p + i);
+        ones += (uint64_t)__builtin_popcountll(w);
+        trans += (uint64_t)__builtin_popcountll((w ^ (w >> 1)) & 0x7fffffffffffffffULL);
+        if (i + 8 < n)
+            trans += ((w & 1u) != (uint64_t)(p[i + 8] >> 7));
+    }
+    for (; i < n; i++) {
+        unsigned b = p[i];
+        ones += (uint64_t)__builtin_popcount(b);
+        trans += (uint64_t)__builtin_popcount((b ^ (b >> 1)) & 0x7fu);
+        if (i + 1 < n)
+            trans += ((b & 1u) != (unsigned)(p[i + 1] >> 7));
+    }
+    *ones_out = ones;
+    *trans_out = trans;
+}
+
+/* bit_counts(data) -> (ones, transitions): the number of one bits, and the
+ * number of adjacent bit pairs inside data that differ. */
+static PyObject *
+bit_counts(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in;
+    if (!PyArg_ParseTuple(args, "y*", &in))
+        return NULL;
+    uint64_t ones = 0, trans = 0;
+    Py_BEGIN_ALLOW_THREADS
+    ones_and_transitions((const uint8_t *)in.buf, in.len, &ones, &trans);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    return Py_BuildValue("(KK)", (unsigned long long)ones, (unsigned long long)trans);
+}
+
+/* lag_product_sum(data, lag) -> sum of data[i] * data[i + lag] for all
+ * i with i + lag < len(data). */
+static PyObject *
+lag_product_sum(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in;
+    Py_ssize_t lag;
+    if (!PyArg_ParseTuple(args, "y*n", &in, &lag))
+        return NULL;
+    if (lag < 1) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "lag must be >= 1");
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    Py_ssize_t n = in.len;
+    uint64_t total = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* a uint32 partial sum holds 65536 products of at most 255*255 */
+    Py_ssize_t i = 0;
+    while (i + lag < n) {
+        Py_ssize_t end = n - lag;
+        if (end - i > 65536)
+            end = i + 65536;
+        uint32_t part = 0;
+        for (; i < end; i++)
+            part += (uint32_t)p[i] * p[i + lag];
+        total += part;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    return PyLong_FromUnsignedLongLong(total);
+}
+/* rc4_digraph_counts(data, first_position, previous, low, high): counts the
+ * byte pairs that can be Fluhrer-McGrew digraphs, by the position mod 256 of
+ * their first byte (c).  low[c][k][b] counts pairs (a, b) with a = 0, 129,
+ * 255 for k = 0, 1, 2; high[c][a] counts pairs (a, 255).  data's first byte
+ * is at stream position first_position; previous (0-255, or -1 when none) is
+ * the byte before it, whose pair with data[0] is counted too. */
+static PyObject *
+rc4_digraph_counts(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, lo, hi;
+    Py_ssize_t first_position;
+    int previous;
+    PyObject *lo_obj, *hi_obj;
+    if (!PyArg_ParseTuple(args, "y*niOO", &in, &first_position, &previous, &lo_obj, &hi_obj))
+        return NULL;
+    if (previous < -1 || previous > 255) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "previous must be a byte value or -1");
+        return NULL;
+    }
+    if (get_int64_out(lo_obj, &lo, 256 * 3 * 256, "low") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    if (get_int64_out(hi_obj, &hi, 256 * 256, "high") < 0) {
+        PyBuffer_Release(&in);
+        PyBuffer_Release(&lo);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    int64_t *low = (int64_t *)lo.buf, *high = (int64_t *)hi.buf;
+    Py_ssize_t n = in.len;
+    /* the row of low: 0, 1, 2 for a first byte of 0, 129, 255, else none */
+    int8_t low_row[256];
+    memset(low_row, -1, sizeof low_row);
+    low_row[0] = 0;
+    low_row[129] = 1;
+    low_row[255] = 2;
+    Py_BEGIN_ALLOW_THREADS
+    unsigned a = previous >= 0 ? (unsigned)previous : 0;
+    uint8_t c = (uint8_t)(first_position - 1);
+    for (Py_ssize_t k = previous >= 0 ? 0 : 1; k < n; k++) {
+        unsigned first = k ? p[k - 1] : a, second = p[k];
+        uint8_t cls = (uint8_t)(c + k);
+        int row = low_row[first];
+        if (row >= 0)
+            low[((size_t)cls * 3 + row) * 256 + second]++;
+        if (second == 255)
+            high[(size_t)cls * 256 + first]++;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&lo);
+    PyBuffer_Release(&hi);
+    Py_RETURN_NONE;
+}
+
+/* A hit at `pos`: the gap since the previous hit is counted, except the
+ * first, which the caller joins to the previous chunk's open gap (every gap
+ * is >= 0, so first < 0 means no hit yet). */
+static inline void
+gap_hit(long long pos, long long *last, long long *first, int64_t *hist, long long top)
+{
+    long long g = pos - *last - 1;
+    if (*first >= 0)
+        hist[g < top ? g : top]++;
+    else
+        *first = g;
+    *last = pos;
+}
+
+/* ------------------------------------------------------------------------
+ * gap_scan(data, word_bytes, lo, hi, hist, open) -> (first_gap, open)
+ *
+ * A word w with lo <= w < hi is a hit.  `open` counts the words since the
+ * last hit (or since the start).  Each hit closes a gap of `open` words;
+ * the first gap closed in this call is returned (-1 if there was no hit)
+ * instead of counted, because only the caller knows whether it continues a
+ * gap or is the stream's leading one; every later gap adds 1 to
+ * hist[min(gap, len(hist) - 1)].
+ *
+ * Bytes are compared 64 at a time into a bit mask (SSE2 where there is
+ * one), and the hits are then visited by counting trailing zeros: a branch
+ * per hit would be mispredicted half the time at p = 1/2.
+ * ---------------------------------------------------------------------- */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+static inline uint64_t
+byte_hits64(const uint8_t *p, uint8_t lo, uint8_t width_minus_1)
+{
+#if defined(__SSE2__)
+    /* unsigned (x - lo) <= width - 1  <=>  min(x - lo, width - 1) == x - lo */
+    const __m128i vlo = _mm_set1_epi8((char)lo), vw = _mm_set1_epi8((char)width_minus_1);
+    uint64_t mask = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * k)), vlo);
+        mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, vw), d)) << (16 * k);
+    }
+    return mask;
+#else
+    uint64_t mask = 0;
+    for (int k = 0; k < 64; k++)
+        mask |= (uint64_t)((uint8_t)(p[k] - lo) <= width_minus_1) << k;
+    return mask;
+#endif
+}
+
+static PyObject *
+gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, histv;
+    PyObject *hist_obj;
+    int word_bytes;
+    unsigned long long lo, hi;
+    long long open;
+    if (!PyArg_ParseTuple(args, "y*iKKOL", &in, &word_bytes, &lo, &hi, &hist_obj, &open))
+        return NULL;
+    if ((word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8) || in.len % word_bytes || open < 0 ||
+        hi <= lo || (word_bytes < 8 && hi > (1ULL << (8 * word_bytes)))) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "invalid gap scan parameters");
+        return NULL;
+    }
+    if (get_int64_out(hist_obj, &histv, -1, "hist") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    int64_t *hist = (int64_t *)histv.buf;
+    long long top = histv.len / 8 - 1;
+    Py_ssize_t words = in.len / word_bytes;
+    uint64_t width = hi - lo;
+    /* positions are relative to data[0]; `last` is the previous hit's, and
+     * -1 - open before the first hit makes the first gap come out as `open` */
+    long long last = -1 - open, first = -1;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t i = 0;
+    if (word_bytes == 1) {
+        for (; i + 64 <= words; i += 64) {
+            uint64_t mask = byte_hits64(p + i, (uint8_t)lo, (uint8_t)(width - 1));
+            for (; mask; mask &= mask - 1)
+                gap_hit(i + __builtin_ctzll(mask), &last, &first, hist, top);
+        }
+    }
+    for (; i < words; i++)
+        if (load_le(p + i * word_bytes, word_bytes) - lo < width)
+            gap_hit(i, &last, &first, hist, top);
+    open = words - last - 1;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&histv);
+    return Py_BuildValue("(LL)", first, open);
+}
+
+/* ------------------------------------------------------------------------
+ * digraph_scan(data, prev, start, position_mod, counts)
+ *
+ * Counts overlapping byte pairs (x_i, x_{i+1}) in cell
+ * (i mod position_mod) * 65536 + x_i * 256 + x_{i+1}, i being the stream
+ * position of x_i; `start` is the stream position of data[0] and `prev`
+ * the byte before it (-1 at the start of the stream).  position_mod 0 or 1
+ * means one class.  Per-call uint32 sub-counts are not used: a pair table
+ * is already 256 KiB, and int64 increments cost the same.
+ * ---------------------------------------------------------------------- */
+static PyObject *
+digraph_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, out;
+    PyObject *counts_obj;
+    int prev;
+    long long start;
+    int position_mod;
+    if (!PyArg_ParseTuple(args, "y*iLiO", &in, &prev, &start, &position_mod, &counts_obj))
+        return NULL;
+    if (position_mod < 0 || prev < -1 || prev > 255 || start < 0) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "invalid digraph scan parameters");
+        return NULL;
+    }
+    int classes = position_mod > 1 ? position_mod : 1;
+    if (get_int64_out(counts_obj, &out, (Py_ssize_t)classes * 65536, "counts") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    int64_t *counts = (int64_t *)out.buf;
+    Py_ssize_t n = in.len;
+    Py_BEGIN_ALLOW_THREADS
+    if (n > 0) {
+        if (classes == 1) {
+            if (prev >= 0)
+                counts[((unsigned)prev << 8) | p[0]]++;
+            /* uint32 counts halve the table's cache footprint; flushed every
+             * 2^31 pairs so they cannot overflow */
+            uint32_t *small = calloc(65536, sizeof(uint32_t));
+            Py_ssize_t i = 0;
+            while (small && i + 1 < n) {
+                Py_ssize_t end = n - 1 - i > ((Py_ssize_t)1 << 31) ? i + ((Py_ssize_t)1 << 31) : n - 1;
+                for (; i < end; i++)
+                    small[((unsigned)p[i] << 8) | p[i + 1]]++;
+                for (int v = 0; v < 65536; v++) {
+                    counts[v] += small[v];
+                    small[v] = 0;
+                }
+            }
+            free(small);
+            for (; i + 1 < n; i++) /* only if calloc failed */
+                counts[((unsigned)p[i] << 8) | p[i + 1]]++;
+        } else {
+            /* the class of the pair that starts at stream position start - 1 */
+            long long cls = (start + classes - 1) % classes;
+            if (prev >= 0)
+                counts[cls * 65536 + (((unsigned)prev << 8) | p[0])]++;
+            cls = start % classes;
+            for (Py_ssize_t i = 0; i + 1 < n; i++) {
+                counts[cls * 65536 + (((unsigned)p[i] << 8) | p[i + 1])]++;
+                if (++cls == classes)
+                    cls = 0;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------
+ * bit_pattern_scan(data, m, counts, reg, have) -> reg
+ *
+ * Counts every overlapping m-bit pattern (1 <= m <= 24) of the bit stream
+ * that ends inside data.  reg holds the stream's last bits before data
+ * (the newest in bit 0) and `have` how many of them are valid (capped by
+ * the caller at 63).
+ * ---------------------------------------------------------------------- */
+static PyObject *
+bit_pattern_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, out;
+    PyObject *counts_obj;
+    int m;
+    unsigned long long reg;
+    long long have;
+    if (!PyArg_ParseTuple(args, "y*iOKL", &in, &m, &counts_obj, &reg, &have))
+        return NULL;
+    if (m < 1 || m > 24 || have < 0) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "invalid bit pattern scan parameters");
+        return NULL;
+    }
+    if (get_int64_out(counts_obj, &out, (Py_ssize_t)1 << m, "counts") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    int64_t *counts = (int64_t *)out.buf;
+    Py_ssize_t n = in.len, i = 0;
+    uint64_t r = reg, mask = (1ULL << m) - 1;
+    Py_BEGIN_ALLOW_THREADS
+    /* the first bytes, while fewer than m bits have been seen */
+    for (; i < n && have < m; i++) {
+        for (int k = 7; k >= 0; k--) {
+            r = (r << 1) | ((p[i] >> k) & 1u);
+            if (++have >= m)
+                counts[r & mask]++;
+        }
+    }
+    for (; i < n; i++) {
+        r = (r << 8) | p[i];
+        counts[(r >> 7) & mask]++;
+        counts[(r >> 6) & mask]++;
+        counts[(r >> 5) & mask]++;
+        counts[(r >> 4) & mask]++;
+        counts[(r >> 3) & mask]++;
+        counts[(r >> 2) & mask]++;
+        counts[(r >> 1) & mask]++;
+        counts[r & mask]++;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    return PyLong_FromUnsignedLongLong(r);
+}
+
+/* ------------------------------------------------------------------------
+ * hamming_tuple_scan(data, block_bytes, letter_of_weight, letter_bits,
+ *                    tuple_length, counts, index, have) -> (index, have)
+ *
+ * Each whole block of block_bytes bytes has a Hamming weight; the table
+ * letter_of_weight (bytes, 8 * block_bytes + 1 entries) turns it into a
+ * letter.  index packs the latest tuple_length letters, letter_bits bits
+ * each, the newest lowest (shifts and masks: no division per block), and
+ * `have` counts the letters seen (capped); each letter that completes a
+ * tuple adds 1 to counts[index] (2^(letter_bits * tuple_length) cells; the
+ * caller maps them to base-d words).
+ * ---------------------------------------------------------------------- */
+POPCNT_CLONES static void
+block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes, const uint8_t *letter,
+                     int letter_bits, uint64_t index_mask, int64_t tuple_length, int64_t *counts, uint64_t *index_io,
+                     int64_t *have_io)
+{
+    uint64_t index = *index_io;
+    int64_t have = *have_io;
+    Py_ssize_t b = 0;
+    /* the first tuple_length - 1 letters complete no tuple */
+    for (; b < blocks && have < tuple_length; b++) {
+        const uint8_t *q = p + b * block_bytes;
+        uint64_t weight = 0;
+        for (Py_ssize_t j = 0; j < block_bytes; j++)
+            weight += (uint64_t)__builtin_popcount(q[j]);
+        index = ((index << letter_bits) | letter[weight]) & index_mask;
+        if (++have >= tuple_length)
+            counts[index]++;
+    }
+    if (block_bytes == 1) {
+        uint8_t letter_of_byte[256];
+        for (int v = 0; v < 256; v++)
+            letter_of_byte[v] = letter[__builtin_popcount(v)];
+        for (; b < blocks; b++) {
+            index = ((index << letter_bits) | letter_of_byte[p[b]]) & index_mask;
+            counts[index]++;
+        }
+    } else if (block_bytes == 2 || block_bytes == 4) {
+        for (; b < blocks; b++) {
+            index = ((index << letter_bits) | letter[__builtin_popcountll(load_le(p + b * block_bytes, (int)block_bytes))]) &
+                    index_mask;
+            counts[index]++;
+        }
+    } else if (block_bytes % 8 == 0) {
+        for (; b < blocks; b++) {
+            const uint8_t *q = p + b * block_bytes;
+            uint64_t weight = 0;
+            for (Py_ssize_t j = 0; j < block_bytes; j += 8) {
+                uint64_t w;
+                memcpy(&w, q + j, 8);
+                weight += (uint64_t)__builtin_popcountll(w);
+            }
+            index = ((index << letter_bits) | letter[weight]) & index_mask;
+            counts[index]++;
+        }
+    } else {
+        for (; b < blocks; b++) {
+            const uint8_t *q = p + b * block_bytes;
+            uint64_t weight = 0;
+            for (Py_ssize_t j = 0; j < block_bytes; j++)
+                weight += (uint64_t)__builtin_popcount(q[j]);
+            index = ((index << letter_bits) | letter[weight]) & index_mask;
+            counts[index]++;
+        }
+    }
+    *index_io = index;
+    *have_io = have;
+}
+
+static PyObject *
+hamming_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, table, out;
+    PyObject *counts_obj;
+    Py_ssize_t block_bytes;
+    int letter_bits;
+    long long tuple_length, have;
+    unsigned long long index;
+    if (!PyArg_ParseTuple(args, "y*ny*iLOKL", &in, &block_bytes, &table, &letter_bits, &tuple_length, &counts_obj,
+                          &index, &have))
+        return NULL;
+    if (block_bytes < 1 || table.len != 8 * block_bytes + 1 || letter_bits < 1 || letter_bits > 8 ||
+        tuple_length < 1 || letter_bits * tuple_length > 24 || index >> (letter_bits * tuple_length) || have < 0) {
+        PyBuffer_Release(&in);
+        PyBuffer_Release(&table);
+        PyErr_SetString(PyExc_ValueError, "invalid Hamming tuple scan parameters");
+        return NULL;
+    }
+    Py_ssize_t cells = (Py_ssize_t)1 << (letter_bits * tuple_length);
+    if (get_int64_out(counts_obj, &out, cells, "counts") < 0) {
+        PyBuffer_Release(&in);
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < table.len; k++) {
+        if (((const uint8_t *)table.buf)[k] >> letter_bits) {
+            PyBuffer_Release(&in);
+            PyBuffer_Release(&table);
+            PyBuffer_Release(&out);
+            PyErr_SetString(PyExc_ValueError, "a letter does not fit in letter_bits");
+            return NULL;
+        }
+    }
+    uint64_t idx = index;
+    int64_t hv = have;
+    Py_BEGIN_ALLOW_THREADS
+    block_weights_tuples((const uint8_t *)in.buf, in.len / block_bytes, block_bytes, (const uint8_t *)table.buf,
+                         letter_bits, (uint64_t)cells - 1, tuple_length, (int64_t *)out.buf, &idx, &hv);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&out);
+    return Py_BuildValue("(KL)", (unsigned long long)idx, (long long)hv);
+}
+
+static PyMethodDef methods[] = {
+    {"byte_histogram", byte_histogram, METH_VARARGS, "Add byte-value counts of data into an int64[256] array."},
+    {"word16_histogram", word16_histogram, METH_VARARGS, "Add little-endian 16-bit word counts into an int64[65536] array."},
+    {"bit_counts", bit_counts, METH_VARARGS, "Return (ones, transitions) of the bits of data, MSB first."},
+    {"lag_product_sum", lag_product_sum, METH_VARARGS, "Return sum of data[i]*data[i+lag] inside data."},
+    {"rc4_digraph_counts", rc4_digraph_counts, METH_VARARGS, "Count the pairs that can be Fluhrer-McGrew digraphs, by position mod 256."},
+    {"gap_scan", gap_scan, METH_VARARGS, "Gap lengths between words in [lo, hi)."},
+    {"digraph_scan", digraph_scan, METH_VARARGS, "Counts of overlapping byte pairs, optionally by position class."},
+    {"bit_pattern_scan", bit_pattern_scan, METH_VARARGS, "Counts of overlapping m-bit patterns."},
+    {"hamming_tuple_scan", hamming_tuple_scan, METH_VARARGS, "Counts of overlapping tuples of Hamming-weight letters."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "randqa.battery._counts",
+    .m_doc = "Counting kernels of the battery: histograms, bit counts, gaps, patterns, weight tuples.",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC
+PyInit__counts(void)
+{
+    return PyModule_Create(&module_def);
+}

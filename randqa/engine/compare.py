@@ -1,0 +1,200 @@
+"""Several sources side by side: generation speed next to test quality.
+
+Speed is measured apart from testing, as applications call each generator
+(randqa.speed.as_called: the real libc rand(), OpenSSL, the kernel; randqa's
+compiled loop for generators that exist only as randqa's C), so the cost of
+the tests never pollutes a generator's MB/s; then each source is tested with
+the suite as ``randqa test`` would.  The result is one JSON document
+(``kind = "compare"``) whose ``runs`` are ``randqa test`` results plus
+``speed_mb_s``, ``speed_method`` and ``generation_mb_s`` (the rate randqa
+feeds its tests); terminal table, JSON file and HTML report are all rendered
+from that document.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, ContextManager
+
+from randqa import engine
+from randqa._version import __version__
+from randqa.speed.as_called import AsCalledSpeed, as_called_speed
+from randqa.speed.generation import REPEATS as SPEED_REPEATS
+from randqa.errors import UsageError
+from randqa.results import RunResult
+from randqa.sources import Source, is_data_spec, open_source
+from randqa.battery.suites import Suite
+
+#: what ``randqa compare`` with no arguments compares: the contenders of the
+#: nmap mail, the Linux kernel pair, and two modern references
+DEFAULT_SOURCES = [
+    "urandom", "openssl", "glibc-rand-byte", "glibc-rand-short", "dnet-arc4",
+    "lfsr113", "siprand",
+    "pcg64", "chacha",
+]
+
+#: bytes tested per source by default (the last length of a progressive
+#: run): the nine defaults with the standard suite finish in about two
+#: minutes on a 2-core machine, speed measurement included
+DEFAULT_COMPARE_BYTES = 2 << 30
+
+#: progressive runs start at this length unless --min says otherwise (as `randqa test`)
+DEFAULT_PROGRESSIVE_MIN = 1 << 10
+
+
+@dataclass
+class CompareOptions:
+    """What to do with every source of a comparison."""
+
+    suite: Suite
+    #: bytes tested per source; None: DEFAULT_COMPARE_BYTES of a generator, all of a file
+    size: int | None = None
+    seed: int | None = None
+    progressive: bool = False
+    min_bytes: int = DEFAULT_PROGRESSIVE_MIN
+    max_bytes: int | None = None
+    keep_going: bool = False
+    speed_repeats: int = SPEED_REPEATS
+    #: threads running the suite's tests side by side (engine ``jobs``)
+    jobs: int = 1
+    #: run the predictors on each source ("predictable from" in the table)
+    predict: bool = True
+
+
+def _open(spec: str, seed: int | None) -> Source:
+    """open_source, with --seed going to generators only: a comparison may
+    mix seeded generators with files and stdin (open_source's own rule tells
+    a path from a generator name)."""
+    return open_source(spec, seed=None if is_data_spec(spec) else seed)
+
+
+def check_sources(specs: list[str], seed: int | None) -> None:
+    """Refuse unknown names and a repeated stdin before any work starts."""
+    if specs.count("-") > 1:
+        raise UsageError("stdin ('-') can be compared only once")
+    for spec in specs:
+        if spec != "-":
+            _open(spec, seed).close()
+
+
+def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> AsCalledSpeed | None:
+    """A generator's median MB/s as applications call it, and the rate
+    randqa's own source feeds the tests (randqa.speed.as_called).
+
+    Only endless sources (generators) have a generation speed: a file's read
+    rate is the disk's, and stdin cannot be read twice; those give None.
+    """
+    if spec == "-":
+        return None
+    with _open(spec, seed) as probe_source:
+        if not probe_source.endless:
+            return None
+    return as_called_speed(spec, None, repeats, seed)
+
+
+def run_source_tests(spec: str, options: CompareOptions,
+                progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
+                ) -> RunResult:
+    """Test one source with the suite: a plain run, or a progressive one.
+
+    ``progress(name, total_bytes)`` returns a context manager that is called
+    with byte counts (a ProgressBar); total is None when unknown (a file).
+    """
+    with _open(spec, options.seed) as source:
+        limit = options.size
+        if limit is None and source.endless:
+            limit = DEFAULT_COMPARE_BYTES
+        if options.progressive:
+            # stdin and files: until the data ends
+            last = options.max_bytes or limit or engine.UNTIL_END
+            total = last if source.endless or options.max_bytes or options.size else None
+        else:
+            total = limit if source.endless or options.size else None
+        with (progress(source.name, total) if progress else contextlib.nullcontext(None)) as bar:
+            if options.progressive:
+                return engine.run_progressive(source, options.suite, options.min_bytes, last, options.keep_going,
+                                              jobs=options.jobs, on_progress=bar)
+            return engine.run(source, options.suite, limit=limit, jobs=options.jobs, on_progress=bar)
+
+
+def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
+    """The fewest observed bytes from which some predictor predicted the
+    continuation exactly (randqa.predict), on a fresh copy of the stream
+    that was tested (same seed); None for stdin, which cannot be read again."""
+    from randqa.predict import predict
+
+    if spec == "-":
+        return None
+    with _open(spec, seed) as source:
+        report = predict(source)
+    best = report.predictable_from_bytes
+    names = [r.name for r in report.predictors if r.succeeded and r.observed_bytes == best]
+    return {"predictable_from_bytes": best, "predictor": names[0] if names else None,
+            "predict_bytes_read": report.bytes_read}
+
+
+def planned_bytes(options: CompareOptions) -> int:
+    """How many bytes one generator's test reads at most (files: up to this)."""
+    size = options.size or DEFAULT_COMPARE_BYTES
+    return (options.max_bytes or size) if options.progressive else size
+
+
+def compare_document(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[dict[str, Any]],
+                     elapsed_s: float, interrupted: bool = False) -> dict[str, Any]:
+    """The compare JSON document (schema in the README, section JSON);
+    ``environment`` says where and when it ran (randqa.report.environment)."""
+    return {
+        "randqa_version": __version__,
+        "kind": "compare",
+        "command": command,
+        **environment,
+        "suite": options.suite.name,
+        "bytes_requested": planned_bytes(options),
+        "progressive": options.progressive,
+        "speed_repeats": options.speed_repeats,
+        "elapsed_s": round(elapsed_s, 3),
+        "interrupted": interrupted,
+        "runs": runs,
+    }
+
+
+def run_comparison(specs: list[str], options: CompareOptions, command: str, environment: dict[str, Any],
+                   progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
+                   ) -> dict[str, Any]:
+    """Measure and test every source in turn; return the compare document.
+
+    Ctrl-C stops at once; the document covers the sources done so far (the
+    current one's partial run included) and says ``interrupted``.
+    """
+    check_sources(specs, options.seed)
+    start = time.perf_counter()
+    runs: list[dict[str, Any]] = []
+    interrupted = False
+    for spec in specs:
+        try:
+            speed = measure_speed(spec, options.seed, options.speed_repeats)
+        except KeyboardInterrupt:
+            interrupted = True
+            break
+        result = run_source_tests(spec, options, progress)
+        run = result.to_json()
+        run["speed_mb_s"] = None if speed is None else round(speed.speed.median, 3)
+        run["speed_bytes"] = None if speed is None else speed.speed.nbytes
+        run["speed_method"] = None if speed is None else speed.method
+        run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
+        if options.predict and not result.interrupted:
+            try:
+                found = predictability(spec, run["source"].get("seed"))
+            except KeyboardInterrupt:
+                found, interrupted = None, True
+            if found is not None:
+                run.update(found)
+        runs.append(run)
+        if interrupted:
+            break
+        if result.interrupted:
+            interrupted = True
+            break
+    return compare_document(command, environment, options, runs, time.perf_counter() - start, interrupted)

@@ -1,0 +1,147 @@
+"""What the speed numbers say, in words: footnotes naming how each speed was
+measured, nmap-dev's ranking next to the mail's, and the answer to the mail's
+question from a compare run.  Rendering only: everything is computed from
+numbers already measured (randqa.speed) and saved in the documents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from randqa.sizes import format_size
+
+#: what the feed column (``generation_mb_s``) means
+FEED_NOTE = ("how fast randqa's own source feeds the tests; for glibc rand() a batched "
+             "reimplementation, not the speed applications get")
+
+#: the mail's five options as randqa backends, in the mail's order
+#: (randqa.speed.nmap.NMAP_OPTIONS has their harness and the mail's times)
+NMAP_MAIL_BACKENDS = ("urandom", "openssl", "glibc-rand-byte", "glibc-rand-short", "dnet-arc4")
+
+#: where the rc4 suite's fluhrer_mcgrew first fails one long stream of each
+#: ARC4 option (README, suite rc4); the length depends on the seed: one
+#: dnet-arc4 run was suspicious at 16 GiB and failed at 32 GiB
+ARC4_LONG_STREAM = {
+    "dnet-arc4": "16-32 GiB",
+    "arc4": "16-32 GiB",
+    "arc4-drop": "16-32 GiB",
+}
+RC4_COMMAND = "randqa test {name} --suite rc4 --tests fluhrer_mcgrew --progressive --min 1G --max 64G"
+
+
+def format_ratio(x: float) -> str:
+    """A ratio with two significant figures, never in exponent form: 0.40x, 4.6x, 29x."""
+    return f"{x:.2f}x" if x < 1 else f"{x:.1f}x" if x < 10 else f"{x:.0f}x"
+
+
+# ---------------------------------------------------------------- footnotes
+
+def method_markers(runs: list[dict[str, Any]]) -> dict[str, str]:
+    """A footnote letter per distinct ``speed_method`` of the runs, in order of appearance."""
+    markers: dict[str, str] = {}
+    for run in runs:
+        method = run.get("speed_method")
+        if method and method not in markers:
+            markers[method] = chr(ord("a") + len(markers) % 26)
+    return markers
+
+
+def feed_differs(runs: list[dict[str, Any]]) -> bool:
+    """Whether any run's feed rate was timed on other code than its speed (glibc rand())."""
+    return any(run.get("generation_mb_s") is not None and run.get("speed_mb_s") is not None
+               and run["generation_mb_s"] != run["speed_mb_s"] for run in runs)
+
+
+# ---------------------------------------------------------------- nmap's benchmark
+
+@dataclass
+class Ranking:
+    """Options fastest first, as (mail label, time / the fastest's time), per machine."""
+
+    here: list[tuple[str, float]]
+    xeon: list[tuple[str, float]]
+    p4: list[tuple[str, float]]
+
+
+def _ranked(times: dict[str, float]) -> list[tuple[str, float]]:
+    best = min(times.values())
+    return [(label, t / best) for label, t in sorted(times.items(), key=lambda kv: kv[1])]
+
+
+def ranking(times: list[tuple[str, float, float, float]]) -> Ranking:
+    """Rank (label, seconds here, mail's Xeon s, mail's P4 s) rows on each machine."""
+    return Ranking(_ranked({t[0]: t[1] for t in times}), _ranked({t[0]: t[2] for t in times}),
+                   _ranked({t[0]: t[3] for t in times}))
+
+
+def what_changed(times: list[tuple[str, float, float, float]], reference: str = "dnet_rand") -> str:
+    """One sentence, from measured times, on how this machine differs from the mail's."""
+    ref = next((t for t in times if t[0] == reference), None)
+    if ref is None or len(times) < 2:
+        return ""
+    ranks = ranking(times)
+    here, xeon, p4 = ranks.here[0][0], ranks.xeon[0][0], ranks.p4[0][0]
+    if here == xeon == p4:
+        lead = f"{here} is fastest here, as on both the mail's machines"
+    elif here == xeon:
+        lead = f"{here} is fastest here, as on the mail's Xeon (its P4: {p4})"
+    elif here == p4:
+        lead = f"{here} is fastest here, as on the mail's P4 (its Xeon: {xeon})"
+    else:
+        lead = f"{here} is fastest here, where the mail's Xeon had {xeon} and its P4 {p4}"
+    parts = [f"{label} {format_ratio(s / ref[1])} (Xeon {format_ratio(x / ref[2])})"
+             for label, s, x, _ in times if label != reference]
+    return f"What changed: {lead}; in multiples of {reference}'s time, " + ", ".join(parts) + "."
+
+
+# ---------------------------------------------------------------- the answer
+
+def nmap_answer(runs: list[dict[str, Any]]) -> list[str]:
+    """Lines answering the mail's question from measured compare runs: the
+    fastest option as applications call it, the bytes each takes to fail,
+    and what the rc4 suite finds on long ARC4 streams.  Empty unless at
+    least two of the mail's options were compared with a speed."""
+    by_name = {run["source"]["name"]: run for run in runs}
+    options = [by_name[name] for name in NMAP_MAIL_BACKENDS if name in by_name and by_name[name].get("speed_mb_s")]
+    if len(options) < 2:
+        return []
+    ordered = sorted(options, key=lambda r: -r["speed_mb_s"])
+    best = ordered[0]
+    others = ", ".join(f"{r['source']['name']} {r['speed_mb_s']:,.1f} ({format_ratio(best['speed_mb_s'] / r['speed_mb_s'])} slower)"
+                       for r in ordered[1:])
+    lines = ["nmap's question, answered from this run (MB/s as applications call each option):",
+             f"  fastest: {best['source']['name']} at {best['speed_mb_s']:,.1f} MB/s; then {others}"]
+    survivors = [r for r in ordered if _failed_at(r) is None]
+    if survivors and survivors[0] is not best:
+        lines.append(f"  fastest that did not fail: {survivors[0]['source']['name']} at {survivors[0]['speed_mb_s']:,.1f} MB/s")
+    lines.append("  bytes to fail (suite " + best.get("suite", "?") + "): "
+                 + "; ".join(f"{r['source']['name']} {_failure_text(r)}" for r in sorted(options, key=_failure_order)))
+    for run in runs:
+        name = run["source"]["name"]
+        base = name.partition(":")[0]
+        if base in ARC4_LONG_STREAM and run.get("speed_mb_s"):
+            tested = format_size(run["bytes_tested"])
+            now = "still passes" if _failed_at(run) is None else "already fails"
+            lines.append(f"  {name} on long streams: `{RC4_COMMAND.format(name=name)}` fails at {ARC4_LONG_STREAM[base]} "
+                         f"(RC4's Fluhrer-McGrew digraph biases); this run stopped at {tested}, where {name} {now}.")
+    return lines
+
+
+def _failed_at(run: dict[str, Any]) -> int | None:
+    """Bytes at first failure; a plain (not progressive) failing run fails at its length."""
+    if run.get("first_failure_bytes") is not None:
+        return int(run["first_failure_bytes"])
+    return int(run["bytes_tested"]) if run.get("verdict") == "fail" else None
+
+
+def _failure_text(run: dict[str, Any]) -> str:
+    at = _failed_at(run)
+    if at is None:
+        return f"none up to {format_size(run['bytes_tested'])}"
+    return format_size(at) if "first_failure_bytes" in run else f"fails at {format_size(at)} (one length tested)"
+
+
+def _failure_order(run: dict[str, Any]) -> tuple[int, float]:
+    at = _failed_at(run)
+    return (1, 0.0) if at is None else (0, float(at))

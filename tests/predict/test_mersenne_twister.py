@@ -1,0 +1,59 @@
+"""MT19937, CPython's random and MT19937-64 recovered from 2,496 bytes."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from reference_streams import backend_bytes
+
+from randqa.predict.base import NoFit
+from randqa.predict.mersenne_twister import MT19937, MT19937_64, MersenneTwisterPredictor, temper, untemper
+from randqa.predict.runner import run_predictor
+
+
+@pytest.mark.parametrize("params", [MT19937, MT19937_64])
+def test_untemper_inverts_temper(params):
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 1 << 63, size=1000, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    x &= np.uint64((1 << params.bits) - 1)
+    assert np.array_equal(untemper(temper(x, params), params), x)
+
+
+def test_mt19937_from_624_outputs():
+    seed = int(np.random.default_rng().integers(0, 1 << 32))
+    data = backend_bytes("mt19937", seed, 1 << 17)
+    result = run_predictor(MersenneTwisterPredictor(), data)
+    assert result.succeeded and result.checked_bytes >= 1 << 16
+    assert result.observed_bytes == 624 * 4
+    assert result.structure["generator"] == "mt19937"
+
+
+def test_cpython_random_from_its_own_bytes():
+    # CPython's generator itself, not randqa's backend
+    data = np.frombuffer(random.Random(20240611).randbytes(1 << 17), dtype=np.uint8)
+    result = run_predictor(MersenneTwisterPredictor(), data)
+    assert result.succeeded and result.checked_bytes >= 1 << 16
+    assert result.observed_bytes == 2496
+
+
+def test_stream_taken_from_the_middle():
+    data = np.frombuffer(random.Random(7).randbytes(1 << 17), dtype=np.uint8)[4 * 1001:]
+    result = run_predictor(MersenneTwisterPredictor(), data)
+    assert result.succeeded and result.observed_bytes == 2496
+
+
+def test_mt19937_64():
+    data = backend_bytes("mt64", 12, 1 << 17)
+    result = run_predictor(MersenneTwisterPredictor(), data)
+    assert result.succeeded and result.checked_bytes >= 1 << 16
+    assert result.structure["generator"] == "mt19937-64"
+    # 312 words of 64 bits are also 624 of 32: one more word tells them apart
+    assert 2496 < result.observed_bytes <= 2496 + 8
+
+
+def test_other_streams_break_the_recurrence():
+    data = backend_bytes("chacha", 1, 8192)
+    fit = MersenneTwisterPredictor().fit(data)
+    assert isinstance(fit, NoFit) and "twist recurrence broken" in fit.reason
