@@ -2,8 +2,10 @@
 by known answers: glibc's own rand(), MSVC and ANSI C rand(), RC4 against
 RFC 6229, libdnet's RC4 keying, LFSR113 against Linux's self-test vectors
 and prandom seeding, MT19937 against mt19937ar.c and CPython's random, the
-small classics (RANDU, MINSTD, xorshift32, SplitMix64), SipHash-2-4 and
-Linux's siprand.  No seed, zero or degenerate, locks a generator.
+small classics (RANDU, MINSTD, xorshift32, SplitMix64), the truncated
+power-of-two LCGs java.util.Random (the JDK's first outputs) and MMIX,
+SipHash-2-4 and Linux's siprand.  No seed, zero or degenerate, locks a
+generator.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import pytest
 
 from randqa.sources import _generators
 from randqa.sources.backends import compiled_backend_names, open_backend
-from reference_generators import (K0, M64, backend_stream, dnet_reference, lfsr113_reference, siphash24,
-                                  siprand_reference)
+from reference_generators import (K0, M64, backend_stream, dnet_reference, java_random_next_ints, lfsr113_reference,
+                                  mmix_lcg_top32, siphash24, siprand_reference)
 
 
 def words(name: str, seed: int | None, count: int, dtype: str) -> list[int]:
@@ -37,7 +39,7 @@ def test_compiled_backends_are_the_c_generators():
     assert set(compiled_backend_names()) == {
         "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "dnet-arc4",
         "arc4", "arc4-drop", "lfsr113", "siprand", "ansi-c-rand", "randu", "minstd", "mt19937", "xorshift32",
-        "splitmix64"}
+        "java-random", "mmix-lcg", "splitmix64"}
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="needs glibc's own rand()")
@@ -163,6 +165,34 @@ def test_small_classics_known_answers():
     assert words("randu", 1, 4, "<u4") == [65539, 393225, 1769499, 7077969]
     assert words("xorshift32", 2463534242, 3, "<u4") == [723471715, 2497366906, 2064144800]
     assert words("splitmix64", 1234567, 3, "<u8") == [6457827717110365317, 3203168211198807973, 9817491932198370423]
+
+
+def test_java_random_matches_the_jdk_first_outputs():
+    # `new java.util.Random(42).nextInt()` four times, as the JDK prints them
+    jdk = [-1170105035, 234785527, -1360544799, 205897768]
+    assert java_random_next_ints(42, 4) == jdk
+    assert words("java-random", 42, 4, "<i4") == jdk
+
+
+@pytest.mark.parametrize("seed", [0, 1, 42, 2**47 + 5, 2**63 + 12345, 2**64 - 1])
+def test_java_random_equals_its_definition(seed):
+    assert words("java-random", seed, 3000, "<i4") == java_random_next_ints(seed, 3000)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**32 + 7, 2**64 - 1])
+def test_mmix_lcg_equals_its_definition(seed):
+    expected = mmix_lcg_top32(seed, 3000)
+    assert words("mmix-lcg", seed, 3000, "<u4") == expected
+    if seed == 0:  # the first state is the increment itself
+        assert expected[0] == 1442695040888963407 >> 32 == 335903614
+
+
+def test_truncated_lcg_seeds_outside_64_bits_are_refused():
+    from randqa.errors import UsageError
+
+    for name in ("java-random", "mmix-lcg"):
+        with pytest.raises(UsageError, match="2\\*\\*64"):
+            open_backend(name, 2**64)
 
 
 def test_sipround_is_siphashs_round():
