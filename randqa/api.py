@@ -118,13 +118,21 @@ def _progress_bar(enabled: bool, total: int | None, desc: str | None = None) -> 
 
 def _call_text(function: str, source: object, options: dict[str, Any], defaults: dict[str, Any]) -> str:
     """The call as a line of Python for the report's ``command``: the options that differ from their defaults."""
+    from randqa.sources.python_objects import public_name
+
     if isinstance(source, (str, os.PathLike)):
         first = repr(os.fspath(source))
     elif isinstance(source, (list, tuple)) and all(isinstance(s, (str, os.PathLike)) for s in source):
         first = repr([os.fspath(s) for s in source])
+    elif isinstance(source, type):
+        first = f"<{public_name(source)} class>"
+    elif isinstance(source, (bytes, bytearray, memoryview, np.ndarray)):
+        size = source.nbytes if isinstance(source, (np.ndarray, memoryview)) else len(source)
+        first = f"<{type(source).__name__} of {size} bytes>"
+    elif callable(source) and not hasattr(source, "random_raw"):
+        first = f"<callable {getattr(source, '__qualname__', type(source).__name__)}>"
     else:
-        cls = type(source) if not isinstance(source, type) else source
-        first = f"<{cls.__module__}.{cls.__qualname__}{' class' if isinstance(source, type) else ''}>"
+        first = f"<{public_name(type(source))} instance>"
     given = [f"{k}={v!r}" for k, v in options.items() if v != defaults.get(k)]
     return f"randqa.{function}(" + ", ".join([first] + given) + ")"
 
@@ -564,7 +572,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     >>> r.verdict, r.name, r.seed
     (<Verdict.PASS: 'pass'>, 'pcg64', 7)
     >>> print(round(r["birthday_spacings"].pvalue, 4))
-    0.3867
+    0.247
     >>> randqa.test(b"\\x00" * 4096, suite="quick").verdict
     <Verdict.FAIL: 'fail'>
     >>> randqa.test("lfsr113", seed=1, progressive=True, max="64K").first_failure_bytes
@@ -931,7 +939,8 @@ class Battery:
         Parameters
         ----------
         other : Battery
-            Left unchanged.
+            Consumed: its counts may now be shared with this battery, so
+            feed it no more.
 
         Raises
         ------
@@ -952,7 +961,7 @@ class Battery:
             raise ValueError(f"this battery saw {self._bytes} bytes, not a multiple of its alignment "
                              f"({self.alignment}); only its stream's last part may end elsewhere")
         for mine, theirs in zip(self._accumulators, other._accumulators):
-            mine.merge(copy.deepcopy(theirs))
+            mine.merge(theirs)
         self._bytes += other._bytes
 
     def result(self) -> Result:

@@ -208,7 +208,7 @@ class RunResult:
 
     @property
     def verdict(self) -> Verdict:
-        return worst_verdict([r.verdict for r in self.results])
+        return worst_verdict([r.verdict for r in self.results if r.verdict is not None])
 
     @property
     def notes(self) -> list[str]:

@@ -175,7 +175,7 @@ def _same_state(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _public_name(cls: type) -> str:
+def public_name(cls: type) -> str:
     """``numpy.random._pcg64.PCG64`` -> ``numpy.random.PCG64``: the module path
     up to its first private part, as users import the class."""
     parts = []
@@ -240,7 +240,7 @@ def bitgenerator_instance_source(bitgen: Any) -> Source:
                                       seeding=f"{spec.replace(':', '.')}(seed) via SeedSequence")
     else:
         word_bytes = _probe_word_bytes(bitgen)
-    return BitGeneratorSource(_public_name(cls), None, bitgen, word_bytes,
+    return BitGeneratorSource(public_name(cls), None, bitgen, word_bytes,
                               seeding="an instance, tested from the state it was given in")
 
 
@@ -249,7 +249,7 @@ def bitgenerator_class_source(cls: type, seed: int | None) -> Source:
     known = _known_backend(cls, plain=True)
     if known is not None:
         return open_bitgenerator(known[0], seed)
-    return open_bitgenerator_factory(_public_name(cls), cls, seed)
+    return open_bitgenerator_factory(public_name(cls), cls, seed)
 
 
 def is_bitgenerator_class(obj: Any) -> bool:
@@ -307,4 +307,4 @@ def python_object_source(obj: Any, *, seed: int | None = None, name: str | None 
 
 
 __all__ = ["ACCEPTED", "BufferSource", "CallableSource", "ChunkSource", "FileObjectSource", "as_uint8",
-           "bitgenerator_class_source", "bitgenerator_instance_source", "python_object_source"]
+           "bitgenerator_class_source", "bitgenerator_instance_source", "public_name", "python_object_source"]
