@@ -793,6 +793,12 @@ def report(documents: Document | Sequence[Document], path: PathLike) -> None:
     path : str or os.PathLike
         Where to write the report.
 
+    Returns
+    -------
+    None
+        The report is the file at ``path``; ``Result.to_html()`` returns a
+        page as text instead.
+
     Raises
     ------
     TypeError
