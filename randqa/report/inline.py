@@ -89,7 +89,8 @@ def run_summary_html(run: dict[str, Any], id_prefix: str) -> str:
         Markup("<p style='margin:4px 0'><strong>{}</strong> {} · {}</p>").format(
             run["source"]["name"], badge(run["verdict"]), " · ".join(facts)),
         Markup("<p style='margin:4px 0;color:#555'>{} tests: {}{}</p>").format(
-            len(tests), tally, f"; the {len(shown)} that need attention first, then the smallest p-values" if hidden else ""),
+            len(tests), tally, f"; below, {len(shown)} of them: failures and suspicious results first, "
+                               f"then the smallest p-values" if hidden else ""),
         Markup('<table style="border-collapse:collapse;margin:4px 0">{}<tbody>{}</tbody></table>').format(
             _head("test", "p-value", "lower-tail p", "verdict"), rows),
     ]
