@@ -24,13 +24,17 @@ import numbers
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Union, overload
+from typing import TYPE_CHECKING, Any, ContextManager, Union, overload
 
 import numpy as np
 
 from randqa.errors import RandqaError, UsageError
 from randqa.results import RunResult, TestResult, Verdict
 from randqa.sizes import format_size, parse_size
+
+if TYPE_CHECKING:
+    from randqa.engine.plan import TestPlan
+    from randqa.sources.base import Source
 
 __all__ = ["Battery", "Comparison", "Result", "compare", "report", "test"]
 
@@ -107,7 +111,7 @@ def _path(value: object, keyword: str) -> str | None:
     raise TypeError(f"{keyword} must be a path (str or os.PathLike), not {type(value).__name__}")
 
 
-def _progress_bar(enabled: bool, total: int | None, desc: str | None = None) -> Any:
+def _progress_bar(enabled: bool, total: int | None, desc: str | None = None) -> ContextManager[Any]:
     """The CLI's progress bar on stderr, or a no-op (imported only when wanted)."""
     if not enabled:
         return contextlib.nullcontext(None)
@@ -620,7 +624,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
 test.__test__ = False  # type: ignore[attr-defined]  # `from randqa import test` in a test module is no test
 
 
-def _open_source(plan: Any, source: object, name: str | None) -> Any:
+def _open_source(plan: TestPlan, source: object, name: str | None) -> Source:
     """A Source for what ``randqa.test`` was given, folded as the plan says."""
     from randqa.sources.python_objects import python_object_source
     from randqa.sources.streams import BitTextStream
@@ -650,21 +654,19 @@ def _open_source(plan: Any, source: object, name: str | None) -> Any:
     return opened
 
 
-def _sweep(plan: Any, source: object, show: bool) -> RunResult:
+def _sweep(plan: TestPlan, source: object, show: bool) -> RunResult:
     """A seed sweep of a generator name or a BitGenerator class."""
     from randqa.sources.python_objects import bitgenerator_class_source, is_bitgenerator_class
 
     with _progress_bar(show, plan.sweep_total) as bar:
         if isinstance(source, str):
-            result: RunResult = plan.sweep(source, on_progress=bar)
-            return result
+            return plan.sweep(source, on_progress=bar)
         if is_bitgenerator_class(source):
             assert isinstance(source, type)
             cls: type = source
             with bitgenerator_class_source(cls, 0) as probe:
                 name = probe.name
-            result = plan.sweep(name, lambda s: bitgenerator_class_source(cls, s), on_progress=bar)
-            return result
+            return plan.sweep(name, lambda s: bitgenerator_class_source(cls, s), on_progress=bar)
     raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
 
 

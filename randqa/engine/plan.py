@@ -263,7 +263,8 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     suite; UsageError with one line otherwise.  Output paths are checked by
     the caller (:func:`check_output_path`) between the combination rules and
     the suite, as the CLI orders them."""
-    from randqa.engine.compare import DEFAULT_PROGRESSIVE_MIN as COMPARE_MIN, SPEED_REPEATS, CompareOptions
+    from randqa.engine.compare import DEFAULT_PROGRESSIVE_MIN as COMPARE_MIN, CompareOptions
+    from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
     check_size(size, "-n")
     check_size(min_size, "--min")
