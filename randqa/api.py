@@ -18,11 +18,11 @@ import builtins
 import contextlib
 import copy
 import difflib
-import itertools
 import json as _json
 import numbers
 import os
 import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ContextManager, Union, overload
 
@@ -43,7 +43,10 @@ Size = Union[int, str]
 #: a path the API writes or reads
 PathLike = Union[str, "os.PathLike[str]"]
 
-_id_counter = itertools.count()
+def _view_id(kind: str) -> str:
+    """A prefix for the SVG ids of one notebook view, unique across kernel restarts
+    (outputs of earlier sessions stay in the notebook)."""
+    return f"randqa-{kind}{uuid.uuid4().hex[:12]}"
 
 
 # ---------------------------------------------------------------- errors and arguments
@@ -350,7 +353,7 @@ class Result:
         """Jupyter's view: a compact table of the tests that need attention and the chart."""
         from randqa.report.inline import run_summary_html
 
-        return run_summary_html(self._document, f"r{next(_id_counter)}")
+        return run_summary_html(self._document, _view_id("r"))
 
 
 class Comparison:
@@ -460,7 +463,7 @@ class Comparison:
     def _repr_html_(self) -> str:
         from randqa.report.inline import compare_summary_html
 
-        return compare_summary_html(self._document, f"c{next(_id_counter)}")
+        return compare_summary_html(self._document, _view_id("c"))
 
 
 def _html(documents: list[dict[str, Any]], path: PathLike | None) -> str | None:

@@ -54,6 +54,9 @@ def figure_svg(fig: Figure, id_prefix: str) -> str:
     if ids:
         pattern = re.compile(r'(\bid="|url\(#|href="#)(' + "|".join(map(re.escape, sorted(ids, key=len, reverse=True))) + r')(?=["\)])')
         svg = pattern.sub(lambda m: f"{m.group(1)}{id_prefix}-{m.group(2)}", svg)
+    # matplotlib's <style> says `*{...}`, which inline would restyle the whole page: scope it to this figure
+    svg = svg.replace("<svg ", f'<svg id="{id_prefix}" ', 1)
+    svg = re.sub(r"(<style[^>]*>)\s*\*\s*\{", lambda m: f"{m.group(1)}#{id_prefix} *{{", svg)
     return svg
 
 
