@@ -589,7 +589,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     ...
     ValueError: invalid size '1Q': use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)
     """
-    from randqa.engine.plan import TestOptions, check_output_path, plan_test
+    from randqa.engine.plan import DEFAULT_PROGRESSIVE_MIN, TestOptions, check_output_path, plan_test
 
     call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "format": format, "word_bits": word_bits,
             "low_bits": low_bits, "sequences": sequences, "progressive": progressive, "min": min, "max": max,
@@ -599,7 +599,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
         size=_size(n, "n"), seed=_whole(seed, "seed"), suite=_text(suite, "suite"), tests=_test_names(tests),
         fmt=_text(format, "format"), word_bits=_whole(word_bits, "word_bits"), low_bits=_whole(low_bits, "low_bits"),
         sequences=_whole(sequences, "sequences"), progressive=_flag(progressive, "progressive"),
-        min_size=_size(min, "min") or (1 << 10), max_size=_size(max, "max"), keep_going=_flag(keep_going, "keep_going"),
+        min_size=_size(min, "min") or DEFAULT_PROGRESSIVE_MIN, max_size=_size(max, "max"), keep_going=_flag(keep_going, "keep_going"),
         seed_sweep=_whole(seed_sweep, "seed_sweep"), positions=_whole(positions, "positions") or 0,
         jobs=_whole(jobs, "jobs") or 0)
     json_path, html_path = _path(json, "json"), _path(html, "html")
@@ -662,8 +662,10 @@ def _sweep(plan: TestPlan, source: object, show: bool) -> RunResult:
     from randqa.sources.python_objects import bitgenerator_class_source, is_bitgenerator_class
 
     with _progress_bar(show, plan.sweep_total) as bar:
-        if isinstance(source, str):
-            return plan.sweep(source, on_progress=bar)
+        if isinstance(source, (str, os.PathLike)):
+            spec = _path(source, "source")
+            assert spec is not None
+            return plan.sweep(spec, on_progress=bar)
         if is_bitgenerator_class(source):
             assert isinstance(source, type)
             cls: type = source
