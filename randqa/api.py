@@ -681,7 +681,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
             suite: str = "standard", tests: str | Sequence[str] | None = None, progressive: bool = True,
             min: Size | None = None, max: Size | None = None, keep_going: bool = False, speed_repeats: int = 5,
             json: PathLike | None = None, html: PathLike | None = None, jobs: int | None = None,
-            progress: bool = False) -> Comparison:
+            progress: bool = False, predict: bool = True) -> Comparison:
     """Compare generators: speed as applications call them next to test quality,
     as ``randqa compare`` does.
 
@@ -714,6 +714,9 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         Threads that run each suite's tests side by side (default: up to 2).
     progress : bool, default False
         Show progress bars on stderr.
+    predict : bool, default True
+        Also run randqa's predictors on each source: the bytes from which
+        its continuation was predicted exactly (``predictable_from_bytes``).
 
     Returns
     -------
@@ -752,12 +755,13 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         specs.append(spec)
     call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "progressive": progressive, "min": min,
             "max": max, "keep_going": keep_going, "speed_repeats": speed_repeats, "json": json, "html": html,
-            "jobs": jobs, "progress": progress}
+            "jobs": jobs, "progress": progress, "predict": predict}
     defaults = {"n": None, "seed": None, "suite": "standard", "tests": None, "progressive": True, "min": None,
                 "max": None, "keep_going": False, "speed_repeats": 5, "json": None, "html": None, "jobs": None,
-                "progress": False}
+                "progress": False, "predict": True}
     size, min_size, max_size = _size(n, "n"), _size(min, "min"), _size(max, "max")
-    flags = _flag(progressive, "progressive"), _flag(keep_going, "keep_going"), _flag(progress, "progress")
+    flags = (_flag(progressive, "progressive"), _flag(keep_going, "keep_going"), _flag(progress, "progress"),
+             _flag(predict, "predict"))
     threads = _whole(jobs, "jobs")
     json_path, html_path = _path(json, "json"), _path(html, "html")
     with _python_errors():
@@ -768,7 +772,8 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         options = plan_compare(suite=_text(suite, "suite"), tests=_test_names(tests), size=size,
                                seed=_whole(seed, "seed"), progressive=flags[0], min_size=min_size, max_size=max_size,
                                keep_going=flags[1], speed_repeats=_whole(speed_repeats, "speed_repeats"),
-                               jobs=threads if threads is not None else builtins.min(2, os.cpu_count() or 1))
+                               jobs=threads if threads is not None else builtins.min(2, os.cpu_count() or 1),
+                               predict=flags[3])
 
         def bar(label: str, total: int | None) -> Any:
             return _progress_bar(flags[2], total, desc=label)

@@ -59,6 +59,8 @@ class CompareOptions:
     speed_repeats: int = SPEED_REPEATS
     #: threads running the suite's tests side by side (engine ``jobs``)
     jobs: int = 1
+    #: run the predictors on each source ("predictable from" in the table)
+    predict: bool = True
 
 
 def _open(spec: str, seed: int | None) -> Source:
@@ -117,6 +119,22 @@ def run_source_tests(spec: str, options: CompareOptions,
             return engine.run(source, options.suite, limit=limit, jobs=options.jobs, on_progress=bar)
 
 
+def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
+    """The fewest observed bytes from which some predictor predicted the
+    continuation exactly (randqa.predict), on a fresh copy of the stream
+    that was tested (same seed); None for stdin, which cannot be read again."""
+    from randqa.predict import predict
+
+    if spec == "-":
+        return None
+    with _open(spec, seed) as source:
+        report = predict(source)
+    best = report.predictable_from_bytes
+    names = [r.name for r in report.predictors if r.succeeded and r.observed_bytes == best]
+    return {"predictable_from_bytes": best, "predictor": names[0] if names else None,
+            "predict_bytes_read": report.bytes_read}
+
+
 def planned_bytes(options: CompareOptions) -> int:
     """How many bytes one generator's test reads at most (files: up to this)."""
     size = options.size or DEFAULT_COMPARE_BYTES
@@ -166,7 +184,16 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
         run["speed_bytes"] = None if speed is None else speed.speed.nbytes
         run["speed_method"] = None if speed is None else speed.method
         run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
+        if options.predict and not result.interrupted:
+            try:
+                found = predictability(spec, run["source"].get("seed"))
+            except KeyboardInterrupt:
+                found, interrupted = None, True
+            if found is not None:
+                run.update(found)
         runs.append(run)
+        if interrupted:
+            break
         if result.interrupted:
             interrupted = True
             break

@@ -258,7 +258,7 @@ def plan_test(options: TestOptions) -> TestPlan:
 def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: int | None = None,
                  seed: int | None = None, progressive: bool = True, min_size: int | None = None,
                  max_size: int | None = None, keep_going: bool = False, speed_repeats: int | None = None,
-                 jobs: int = 1) -> "CompareOptions":
+                 jobs: int = 1, predict: bool = True) -> "CompareOptions":
     """Check the options of ``randqa compare`` as the CLI does and load the
     suite; UsageError with one line otherwise.  Output paths are checked by
     the caller (:func:`check_output_path`) between the combination rules and
@@ -277,7 +277,8 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     chosen = load_suite(suite, tests=tests)
     options = CompareOptions(suite=chosen, size=size, seed=seed, progressive=progressive,
                              min_bytes=min_size or COMPARE_MIN, max_bytes=max_size, keep_going=keep_going,
-                             speed_repeats=SPEED_REPEATS if speed_repeats is None else speed_repeats, jobs=jobs)
+                             speed_repeats=SPEED_REPEATS if speed_repeats is None else speed_repeats, jobs=jobs,
+                             predict=predict)
     last = max_size or size
     if progressive and last and options.min_bytes > last:
         raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
