@@ -589,7 +589,8 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     ...
     ValueError: invalid size '1Q': use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)
     """
-    from randqa.engine.plan import DEFAULT_PROGRESSIVE_MIN, TestOptions, check_output_path, plan_test
+    from randqa.engine.plan import (DEFAULT_PROGRESSIVE_MIN, TestOptions, check_option_values, check_output_path,
+                                    plan_test)
 
     call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "format": format, "word_bits": word_bits,
             "low_bits": low_bits, "sequences": sequences, "progressive": progressive, "min": min, "max": max,
@@ -606,6 +607,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     show = _flag(progress, "progress")
     label = None if name is None else _text(name, "name")
     with _python_errors():
+        check_option_values(options)  # the CLI's order: option values, output folders, then the rest
         check_output_path(json_path, "--json")
         check_output_path(html_path, "--html")
         plan = plan_test(options)
@@ -741,7 +743,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     True
     """
     from randqa.engine import compare as comparing
-    from randqa.engine.plan import check_output_path, plan_compare
+    from randqa.engine.plan import check_compare_values, check_output_path, plan_compare
 
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
@@ -763,17 +765,19 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     flags = (_flag(progressive, "progressive"), _flag(keep_going, "keep_going"), _flag(progress, "progress"),
              _flag(predict, "predict"))
     threads = _whole(jobs, "jobs")
+    threads = threads if threads is not None else builtins.min(2, os.cpu_count() or 1)
+    seed_value, repeats = _whole(seed, "seed"), _whole(speed_repeats, "speed_repeats")
     json_path, html_path = _path(json, "json"), _path(html, "html")
     with _python_errors():
+        check_compare_values(size=size, min_size=min_size, max_size=max_size, seed=seed_value, speed_repeats=repeats,
+                             jobs=threads)
         if not flags[0] and (min_size or max_size or flags[1]):
             raise UsageError("--min, --max and --keep-going apply only with --progressive")
         check_output_path(json_path, "--json")
         check_output_path(html_path, "--html")
-        options = plan_compare(suite=_text(suite, "suite"), tests=_test_names(tests), size=size,
-                               seed=_whole(seed, "seed"), progressive=flags[0], min_size=min_size, max_size=max_size,
-                               keep_going=flags[1], speed_repeats=_whole(speed_repeats, "speed_repeats"),
-                               jobs=threads if threads is not None else builtins.min(2, os.cpu_count() or 1),
-                               predict=flags[3])
+        options = plan_compare(suite=_text(suite, "suite"), tests=_test_names(tests), size=size, seed=seed_value,
+                               progressive=flags[0], min_size=min_size, max_size=max_size, keep_going=flags[1],
+                               speed_repeats=repeats, jobs=threads, predict=flags[3])
 
         def bar(label: str, total: int | None) -> Any:
             return _progress_bar(flags[2], total, desc=label)

@@ -255,6 +255,17 @@ def plan_test(options: TestOptions) -> TestPlan:
     return TestPlan(chosen, replace(o, size=size, low_bits=low_bits))
 
 
+def check_compare_values(*, size: int | None = None, min_size: int | None = None, max_size: int | None = None,
+                         seed: int | None = None, speed_repeats: int | None = None, jobs: int = 1) -> None:
+    """The ranges the options of ``randqa compare`` enforce (checked before anything else, as click does)."""
+    check_size(size, "-n")
+    check_size(min_size, "--min")
+    check_size(max_size, "--max")
+    check_range(seed, "--seed", 0)
+    check_range(speed_repeats, "--speed-repeats", 1)
+    check_range(jobs, "-j", 1, 256)
+
+
 def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: int | None = None,
                  seed: int | None = None, progressive: bool = True, min_size: int | None = None,
                  max_size: int | None = None, keep_going: bool = False, speed_repeats: int | None = None,
@@ -266,12 +277,8 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     from randqa.engine.compare import DEFAULT_PROGRESSIVE_MIN as COMPARE_MIN, CompareOptions
     from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
-    check_size(size, "-n")
-    check_size(min_size, "--min")
-    check_size(max_size, "--max")
-    check_range(seed, "--seed", 0)
-    check_range(speed_repeats, "--speed-repeats", 1)
-    check_range(jobs, "-j", 1, 256)
+    check_compare_values(size=size, min_size=min_size, max_size=max_size, seed=seed, speed_repeats=speed_repeats,
+                         jobs=jobs)
     if not progressive and (min_size or max_size or keep_going):
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
     chosen = load_suite(suite, tests=tests)

@@ -103,6 +103,8 @@ def cli_error(capsys, *args: str) -> str:
     (["pcg64", "--format", "bits"], {"format": "bits"}),
     (["pcg64", "--json", "/no/such/folder/r.json"], {"json": "/no/such/folder/r.json"}),
     (["pcg64", "--html", "/no/such/folder/r.html"], {"html": "/no/such/folder/r.html"}),
+    (["pcg64", "-j", "0", "--json", "/no/such/folder/r.json"], {"jobs": 0, "json": "/no/such/folder/r.json"}),
+    (["pcg64", "--json", "/no/such/folder/r.json", "--suite", "nope"], {"json": "/no/such/folder/r.json", "suite": "nope"}),
     (["pcgg64"], {}),
     (["arc4-drop:x"], {}),
     (["pcg64:5"], {}),
@@ -133,6 +135,8 @@ def test_a_file_refuses_a_seed_as_the_cli_does(capsys, tmp_path):
     (["--progressive", "--min", "1M", "--max", "64K"], {"progressive": True, "min": "1M", "max": "64K"}),
     (["--speed-repeats", "0"], {"speed_repeats": 0}),
     (["--suite", "nope"], {"suite": "nope"}),
+    (["-j", "0", "--no-progressive", "--min", "1M"], {"jobs": 0, "progressive": False, "min": "1M"}),
+    (["--json", "/no/such/folder/c.json", "--suite", "nope"], {"json": "/no/such/folder/c.json", "suite": "nope"}),
 ])
 def test_compare_raises_the_line_the_cli_prints(capsys, cli_args, api_kwargs):
     with pytest.raises(SystemExit):
