@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +20,7 @@ import pytest
 import randqa
 from randqa import Battery, Comparison, Result, TestResult, Verdict
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
-from schema_check import assert_valid_document  # noqa: E402
+from schema_check import assert_valid_document
 
 
 @pytest.fixture(scope="module")

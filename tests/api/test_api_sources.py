@@ -11,7 +11,6 @@ ValueError, ValueError).
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +18,7 @@ import pytest
 
 import randqa
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
-from schema_check import assert_valid_document  # noqa: E402
+from schema_check import assert_valid_document
 
 SIZE = 1 << 16
 DATA = np.random.PCG64(3).random_raw(SIZE // 8).astype("<u8").tobytes()  # pcg64 seed 3's first 64 KiB
