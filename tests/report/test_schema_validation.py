@@ -13,7 +13,6 @@ quick suite where the mode allows.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
