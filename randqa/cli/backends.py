@@ -10,7 +10,7 @@ import click
 import numpy as np
 
 from randqa.cli.common import EXIT_OK, size_option, table_stream
-from randqa.errors import UsageError
+from randqa.errors import OutputError, UsageError
 from randqa.sizes import format_size
 from randqa.sources import open_named_backend
 from randqa.sources.base import read_full
@@ -93,6 +93,8 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
         # the reader has all it wants (`| head -c`, PractRand stopping): end quietly,
         # and keep Python from complaining when it flushes stdout at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as exc:  # a full disk, /dev/full
+        raise OutputError(f"cannot write to {output_path or 'stdout'} ({exc.strerror or exc})") from None
     finally:
         if output_path:
             os.close(fd)

@@ -1,18 +1,27 @@
-"""Pieces shared by every CLI command module: exit codes, option parsers, progress."""
+"""Pieces shared by every CLI command module: exit codes, option parsers,
+output paths, the memory check, progress."""
 
 from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
+import tempfile
 from typing import Any, TextIO
 
 import click
 
-from randqa.errors import UsageError
-from randqa.sizes import parse_size
+from randqa.engine.run import last_stop_signal
+from randqa.errors import OutputError, UsageError
+from randqa.sizes import format_size, parse_size
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def interrupted_exit_code() -> int:
+    """128 + the stop signal that ended the run (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+    return 128 + (last_stop_signal() or signal.SIGINT)
 
 
 def command_line() -> str:
@@ -25,12 +34,68 @@ def table_stream(json_path: str | None) -> TextIO:
     return sys.stderr if json_path == "-" else sys.stdout
 
 
-def check_output_path(path: str | None, option: str) -> None:
-    """Refuse an output path whose folder is missing before a long run, not after."""
-    if path and path != "-":
+def check_output_paths(outputs: dict[str, str | None], inputs: tuple[str, ...] = (), *,
+                       stdout_ok: tuple[str, ...] = ("--json",)) -> None:
+    """Refuse, before any work, output paths that could only fail or destroy
+    something at the end: '-' where stdout cannot take it, a directory, a
+    missing or unwritable folder, one file named twice, an input as output.
+
+    ``outputs`` maps each option (``--json``) to its path or None.
+    """
+    seen: dict[str, str] = {}
+    for option, path in outputs.items():
+        if not path:
+            continue
+        if path == "-":
+            if option not in stdout_ok:
+                raise UsageError(f"{option} -: {option} writes a file; give its path")
+            if "-" in seen:
+                raise UsageError(f"{seen['-']} and {option} both name stdout ('-')")
+            seen["-"] = option
+            continue
+        if os.path.isdir(path):
+            raise UsageError(f"{option} {path}: is a directory")
         folder = os.path.dirname(path) or "."
         if not os.path.isdir(folder):
             raise UsageError(f"{option} {path}: folder {folder} does not exist")
+        _probe_folder(option, path, folder)
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {option} both name {path}: give each output its own file")
+        seen[key] = option
+        for name in inputs:
+            if name != "-" and os.path.exists(name) and os.path.realpath(name) == key:
+                raise UsageError(f"{option} {path}: is also an input; write the output elsewhere")
+
+
+def _probe_folder(option: str, path: str, folder: str) -> None:
+    # the write at the end goes through a temporary file in the same folder
+    # (randqa.files): creating one now finds a read-only or forbidden folder
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".randqa-", suffix=".probe", dir=folder)
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in folder {folder} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def emit(text: str, stream: TextIO) -> None:
+    """Print ``text`` and flush it, a failed write being one line, not a traceback
+    (a closed pipe still ends as BrokenPipeError, exit 141)."""
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        name = {1: "stdout", 2: "stderr"}.get(_fileno(stream), "the output")
+        raise OutputError(f"cannot write to {name} ({exc.strerror or exc})") from None
+
+
+def _fileno(stream: TextIO) -> int:
+    try:
+        return stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return -1
 
 
 def size_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:

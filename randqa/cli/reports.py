@@ -8,8 +8,10 @@ import sys
 import click
 
 from randqa.engine import compare as comparing
-from randqa.cli.common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line, size_option, table_stream
-from randqa.errors import UsageError
+from randqa.engine.run import InterruptGuard
+from randqa.cli.common import (EXIT_OK, ProgressBar, check_output_paths, command_line, emit, interrupted_exit_code,
+                               size_option, table_stream)
+from randqa.errors import RandqaError, UsageError
 from randqa.report.environment import environment
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_compare
@@ -64,8 +66,7 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
         html_path = None
     if not progressive and (min_bytes or max_bytes or keep_going):
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
-    check_output_path(json_path, "--json")
-    check_output_path(html_path, "--html")
+    check_output_paths({"--json": json_path, "--html": html_path}, sources)
     chosen = load_suite(suite, tests=test_names)
     options = comparing.CompareOptions(
         suite=chosen, size=size, seed=seed, progressive=progressive,
@@ -78,20 +79,30 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
+    failures: list[RandqaError] = []  # a source that failed after others finished: theirs are kept
     doc = comparing.run_comparison(list(sources) or list(comparing.DEFAULT_SOURCES), options,
-                                   command_line(), environment(), progress=bar)
+                                   command_line(), environment(), progress=bar, failures=failures)
     if not doc["runs"]:
-        print("randqa: interrupted before any source was tested", file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
-    print(render_compare(doc), file=table_stream(json_path), flush=True)
-    if json_path:
-        write_json(doc, json_path)
-    if html_path:
-        from randqa.report.html import write_html_report  # matplotlib loads only when a report is drawn
+        emit("randqa: interrupted before any source was tested", sys.stderr)
+        return interrupted_exit_code()
+    # the files first: a closed or full stdout must not cost them; a stop
+    # signal while they are written waits until they are whole
+    with InterruptGuard() as guard:
+        guard.updating = True
+        if json_path and json_path != "-":
+            write_json(doc, json_path)
+        if html_path:
+            from randqa.report.html import write_html_report  # matplotlib loads only when a report is drawn
 
-        write_html_report([doc], html_path)
-        print(f"report: {html_path}", file=sys.stderr, flush=True)
-    return EXIT_INTERRUPTED if doc["interrupted"] else EXIT_OK
+            write_html_report([doc], html_path)
+    if json_path == "-":
+        write_json(doc, json_path)
+    emit(render_compare(doc), table_stream(json_path))
+    if html_path:
+        emit(f"report: {html_path}", sys.stderr)
+    if failures:
+        raise failures[0]
+    return interrupted_exit_code() if doc["interrupted"] or guard.pending else EXIT_OK
 
 
 @click.command("report")
@@ -102,9 +113,9 @@ def report_command(results: tuple[str, ...], output: str) -> int:
     as one self-contained HTML report."""
     from randqa.report.html import load_document, write_html_report
 
-    check_output_path(output, "-o")
+    check_output_paths({"-o": output}, results)
     documents = [load_document(path) for path in results]
-    write_html_report(documents, output)
+    write_html_report(documents, output, "-o")
     return EXIT_OK
 
 

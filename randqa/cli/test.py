@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from randqa import engine
-from randqa.cli.common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line,
-                               size_option, table_stream)
+from randqa.cli.common import (EXIT_FAILED, EXIT_OK, ProgressBar, check_output_paths, command_line, emit,
+                               interrupted_exit_code, size_option, table_stream)
 from randqa.errors import UsageError
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
@@ -56,8 +56,7 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
                  word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
                  seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
-    check_output_path(json_path, "--json")
-    check_output_path(html_path, "--html")
+    check_output_paths({"--json": json_path, "--html": html_path}, (source,))
     chosen = load_suite(suite, tests=test_names)
     if low_bits is not None and not word_bits:
         raise UsageError("--low-bits needs --word-bits")
@@ -107,31 +106,45 @@ def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: 
                 on_progress: ProgressBar) -> RunResult:
     from randqa.engine.seed_sweep import run_seed_sweep
     from randqa.sources import backend_names, open_backend
+    from randqa.sources.base import UnseededSource
 
     if source not in backend_names():
         with open_source(source):  # a clear error for unknown names; stdin and files cannot be re-seeded
             pass
         raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
+    with open_backend(source, base_seed) as probe:
+        if isinstance(probe, UnseededSource) or probe.describe().get("reproducible") is False:
+            raise UsageError(f"--seed-sweep needs a generator that takes a seed; {source} draws from the system "
+                             "and cannot be seeded")
     return run_seed_sweep(source, lambda s: open_backend(source, s), seeds, positions=positions,
                           base_seed=base_seed, thresholds=suite.thresholds, on_progress=on_progress)
 
 
 def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:
-    """Print the table, write JSON/HTML, and return the exit code of a run."""
+    """Write JSON/HTML, then print the table; return the exit code of a run.
+
+    The files come first: a closed or full stdout must not cost them.  A
+    stop signal while they are written waits until they are whole.
+    """
+    from randqa.engine.run import InterruptGuard
     from randqa.report.environment import environment
 
     result.extra["command"] = command_line()
     result.extra.update(environment())
-    print(render_run(result), file=table_stream(json_path), flush=True)
     doc = result.to_json()
-    if json_path:
-        write_json(doc, json_path)
-    if html_path:
-        from randqa.report.html import write_html_report
+    with InterruptGuard() as guard:
+        guard.updating = True
+        if json_path and json_path != "-":
+            write_json(doc, json_path)
+        if html_path:
+            from randqa.report.html import write_html_report
 
-        write_html_report([doc], html_path)
-    if result.interrupted:
-        return EXIT_INTERRUPTED
+            write_html_report([doc], html_path)
+    if json_path == "-":
+        write_json(doc, json_path)
+    emit(render_run(result), table_stream(json_path))
+    if result.interrupted or guard.pending:
+        return interrupted_exit_code()
     return EXIT_FAILED if result.verdict == Verdict.FAIL else EXIT_OK
 
 
