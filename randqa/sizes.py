@@ -34,10 +34,16 @@ def parse_size(text: str) -> int:
     return value
 
 
-def format_size(n: float, *, compact: bool = False) -> str:
+def format_size(n: float, *, compact: bool = False, approximate: bool = False) -> str:
     """A byte count with a binary suffix: the shortest exact form (65536 ->
-    '64 KiB', 1536 -> '1536 B'), or for chart axes a compact one (65536 ->
-    '64K', 1536 -> '1.5K', 100 -> '100')."""
+    '64 KiB', 1536 -> '1536 B'), for chart axes a compact one (65536 ->
+    '64K', 1536 -> '1.5K', 100 -> '100'), or for memory figures an
+    approximate one (2151677952 -> '2.0 GiB', 1536 -> '1.5 KiB')."""
+    if approximate:
+        for suffix, unit in (("T", 2**40), ("G", 2**30), ("M", 2**20), ("K", 2**10)):
+            if n >= unit:
+                return f"{n / unit:.1f} {suffix}iB"
+        return f"{n:.0f} B"
     for suffix, unit in (("T", 2**40), ("G", 2**30), ("M", 2**20), ("K", 2**10)):
         if n >= unit and (compact or n % unit == 0):
             value = n / unit

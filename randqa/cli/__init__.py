@@ -151,6 +151,6 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             traceback.print_exc()
         summary = " ".join(str(exc).split())[:200]
-        code = _fail(f"internal error ({type(exc).__name__}{': ' + summary if summary else ''}); "
-                     f"rerun with --debug for the traceback", EXIT_INTERNAL)
+        hint = "the traceback is above" if debug else "rerun with --debug for the traceback"
+        code = _fail(f"internal error ({type(exc).__name__}{': ' + summary if summary else ''}); {hint}", EXIT_INTERNAL)
     sys.exit(_settle_stdout(code or 0))

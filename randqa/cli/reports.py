@@ -8,9 +8,11 @@ import sys
 import click
 
 from randqa.engine import compare as comparing
+from randqa import engine
 from randqa.engine.run import InterruptGuard
-from randqa.cli.common import (EXIT_OK, ProgressBar, check_output_paths, command_line, emit, interrupted_exit_code,
-                               size_option, table_stream)
+from randqa.cli.common import (EXIT_OK, MAX_MEMORY_HELP, ProgressBar, check_output_paths, check_run_memory, command_line,
+                               emit, interrupted_exit_code, max_memory_option, progressive_lengths, size_option,
+                               table_stream)
 from randqa.errors import RandqaError, UsageError
 from randqa.report.environment import environment
 from randqa.report.json_report import write_json
@@ -45,11 +47,12 @@ DEFAULT_HTML = "randqa-report.html"
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=min(2, os.cpu_count() or 1), show_default=True,
               help="Threads that run the suite's tests side by side on each chunk.")
+@click.option("--max-memory", callback=max_memory_option, metavar="SIZE", help=MAX_MEMORY_HELP)
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
                     speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
-                    progress: bool | None) -> int:
+                    max_memory: int, progress: bool | None) -> int:
     """Compare generators: speed as applications call them next to test quality.
 
     Each SOURCE is a generator name (`randqa list`), a file, or '-' for
@@ -75,6 +78,8 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     last = max_bytes or size
     if progressive and last and options.min_bytes > last:
         raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
+    lengths = progressive_lengths(options.min_bytes, last or engine.UNTIL_END) if progressive else 1
+    check_run_memory(chosen, max_memory, jobs=jobs, lengths=lengths)
 
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)

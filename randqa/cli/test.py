@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from randqa import engine
-from randqa.cli.common import (EXIT_FAILED, EXIT_OK, ProgressBar, check_output_paths, command_line, emit,
-                               interrupted_exit_code, size_option, table_stream)
+from randqa.cli.common import (EXIT_FAILED, EXIT_OK, MAX_MEMORY_HELP, ProgressBar, check_output_paths, check_run_memory,
+                               command_line, emit, interrupted_exit_code, max_memory_option, progressive_lengths,
+                               size_option, table_stream)
 from randqa.errors import UsageError
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
@@ -51,10 +52,12 @@ PROGRESSIVE_GENERATOR_MAX = 1 << 30
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
               help="Threads that run the suite's tests side by side on each chunk.")
+@click.option("--max-memory", callback=max_memory_option, metavar="SIZE", help=MAX_MEMORY_HELP)
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
                  word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
-                 seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
+                 seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int,
+                 max_memory: int, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     check_output_paths({"--json": json_path, "--html": html_path}, (source,))
     chosen = load_suite(suite, tests=test_names)
@@ -77,10 +80,13 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
         return _report_run(result, json_path, html_path)
     if word_bits and fmt != "bytes":
         raise UsageError("--word-bits folds bytes; it does not take --format bits")
+    if not progressive:
+        check_run_memory(chosen, max_memory, jobs=jobs, fmt=fmt)
     with _open_folded(source, fmt, seed, word_bits, low_bits) as src:
         if progressive:
             # stdin and files: until the data ends
             last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else engine.UNTIL_END)
+            check_run_memory(chosen, max_memory, jobs=jobs, lengths=progressive_lengths(min_size, last))
             with ProgressBar(progress, last if last < engine.UNTIL_END else None) as bar:
                 result = engine.run_progressive(src, chosen, min_size, last, keep_going, jobs=jobs, on_progress=bar)
         else:

@@ -8,6 +8,7 @@ costs a result or the machine's memory.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -48,12 +49,15 @@ def read_json_document(path: str) -> Any:
     """The JSON value in the file at ``path``: at most MAX_DOCUMENT_BYTES of
     UTF-8, no NaN or Infinity, nesting no deeper than Python can parse;
     InputError names the file and the problem."""
+    data: bytes | None = None
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_DOCUMENT_BYTES + 1)
+            # a regular file that is too large is refused unread; a device or pipe is read up to the cap
+            if os.fstat(f.fileno()).st_size <= MAX_DOCUMENT_BYTES:
+                data = f.read(MAX_DOCUMENT_BYTES + 1)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_DOCUMENT_BYTES:
+    if data is None or len(data) > MAX_DOCUMENT_BYTES:
         raise InputError(f"{path}: larger than {format_size(MAX_DOCUMENT_BYTES)}, more than any randqa result; not read")
     try:
         text = data.decode("utf-8")
