@@ -35,7 +35,7 @@ from randqa.results import TestResult
 
 #: Python objects of one accumulator, its module's constants and its
 #: results, beyond its arrays: a bound measured with room to spare
-OBJECT_BYTES = 256 << 10
+OBJECT_BYTES = 512 << 10
 
 #: one result held as a TestResult and again as its JSON dict (a
 #: progressive run keeps the JSON of every length)

@@ -66,8 +66,9 @@ class Digraph(BytePairTest):
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         classes = max(cls.with_defaults(params)["position_mod"], 1)
         # 512 KiB of counts per table; the kernel's 256 KiB table of 32-bit
-        # counts; at finalize one table as floats and its squared deviations
-        return MemoryNeed(8 * 65536 * classes + OBJECT_BYTES, 4 * 8 * 65536 + 16 * classes)
+        # counts; at finalize one table as floats, its deviations, their
+        # squares and numpy's sums of them
+        return MemoryNeed(8 * 65536 * classes + OBJECT_BYTES, 8 * 8 * 65536 + 16 * classes)
 
     def __init__(self, *, position_mod: int = 0) -> None:
         super().__init__()

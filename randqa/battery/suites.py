@@ -135,10 +135,11 @@ def suite_names() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files("randqa._suites").iterdir() if p.name.endswith(".toml"))
 
 
-def load_suite(name_or_path: str, tests: str | None = None) -> Suite:
+def load_suite(name_or_path: str, tests: str | None = None, max_memory: int | None = None) -> Suite:
     """Load a shipped suite by name, or a suite file by path; ``tests``
-    (``--tests a,b``) keeps only the named tests."""
-    suite = _load(name_or_path)
+    (``--tests a,b``) keeps only the named tests; an entry that would hold
+    more than ``max_memory`` bytes is refused before it is built."""
+    suite = _load(name_or_path, max_memory)
     if tests is None:
         return suite
     names = [t.strip() for t in tests.split(",") if t.strip()]
@@ -147,7 +148,7 @@ def load_suite(name_or_path: str, tests: str | None = None) -> Suite:
     return suite.select(names)
 
 
-def _load(name_or_path: str) -> Suite:
+def _load(name_or_path: str, max_memory: int | None) -> Suite:
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists() or "/" in name_or_path:
         if not path.is_file():
@@ -160,13 +161,13 @@ def _load(name_or_path: str) -> Suite:
         if len(data) > MAX_SUITE_FILE_BYTES:
             raise SuiteError(f"suite file {name_or_path}: larger than {format_size(MAX_SUITE_FILE_BYTES)}; "
                              "a suite is a short list of tests")
-        return parse_suite(data, str(path))
+        return parse_suite(data, str(path), max_memory)
     shipped = resources.files("randqa._suites") / f"{name_or_path}.toml"
     if not shipped.is_file():
         close = difflib.get_close_matches(name_or_path, suite_names(), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else f"; known suites: {', '.join(suite_names())}"
         raise UsageError(f"unknown suite {name_or_path!r}{hint}")
-    return parse_suite(shipped.read_bytes(), name_or_path + ".toml")
+    return parse_suite(shipped.read_bytes(), name_or_path + ".toml", max_memory)
 
 
 def _is_int(x: Any) -> bool:
@@ -218,8 +219,11 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def parse_suite(data: bytes, origin: str) -> Suite:
-    """Validate a suite file's contents; every problem is a SuiteError naming ``origin``."""
+def parse_suite(data: bytes, origin: str, max_memory: int | None = None) -> Suite:
+    """Validate a suite file's contents; every problem is a SuiteError naming
+    ``origin``.  Each entry is built once to check what only its test can
+    check, after its values are in range and, with ``max_memory``, after
+    what it holds is known to fit."""
 
     def fail(problem: str) -> SuiteError:
         return SuiteError(f"suite file {origin}: {problem}")
@@ -276,6 +280,11 @@ def parse_suite(data: bytes, origin: str) -> Suite:
             if problem is not None:
                 raise fail(f"[[tests]] entry {i} ({test}): {problem}")
         spec = TestSpec(test, params, sequence_bits, fold, i)
+        if max_memory is not None:
+            held = spec.memory_need(1).held
+            if held > max_memory:
+                raise fail(f"[[tests]] entry {i} ({test}) needs {format_size(held, approximate=True)} of memory, "
+                           f"over --max-memory {format_size(max_memory, approximate=True)}")
         try:
             spec.build()
         except (TypeError, ValueError, OverflowError) as exc:

@@ -70,7 +70,7 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     if not progressive and (min_bytes or max_bytes or keep_going):
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
     check_output_paths({"--json": json_path, "--html": html_path}, sources)
-    chosen = load_suite(suite, tests=test_names)
+    chosen = load_suite(suite, tests=test_names, max_memory=max_memory)
     options = comparing.CompareOptions(
         suite=chosen, size=size, seed=seed, progressive=progressive,
         min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,

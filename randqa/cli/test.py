@@ -60,7 +60,7 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
                  max_memory: int, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     check_output_paths({"--json": json_path, "--html": html_path}, (source,))
-    chosen = load_suite(suite, tests=test_names)
+    chosen = load_suite(suite, tests=test_names, max_memory=max_memory)
     if low_bits is not None and not word_bits:
         raise UsageError("--low-bits needs --word-bits")
     low_bits = low_bits or 1
