@@ -56,6 +56,11 @@ def run(args: list[str], *, stdin: int | None = subprocess.DEVNULL, cwd: str | o
                    usage.ru_maxrss * 1024, timed_out)
 
 
+def importable(folder: Path) -> dict[str, str]:
+    """The environment that lets a child import modules from ``folder`` too."""
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)}
+
+
 def randqa(*args: str, **kwargs) -> Run:
     return run(randqa_command(*args), **kwargs)
 

@@ -24,9 +24,9 @@ import click
 
 from randqa._version import __version__
 from randqa.cli import backends, reports, test
-from randqa.cli.common import EXIT_INTERNAL, EXIT_USAGE, interrupted_exit_code
-from randqa.engine.run import InterruptGuard, clear_stop_signal
-from randqa.errors import OutputClosed, RandqaError
+from randqa.cli.common import EXIT_INTERNAL, EXIT_USAGE, interrupted_exit_code, reserve_standard_streams
+from randqa.engine.run import InterruptGuard, clear_stop_signal, last_stop_signal
+from randqa.errors import OutputClosed, OutputError, RandqaError
 
 #: set to 1 in the environment: tracebacks of internal errors, as --debug
 DEBUG_VARIABLE = "RANDQA_DEBUG"
@@ -63,21 +63,6 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def _reserve_standard_streams() -> None:
-    """Open /dev/null on stdin, stdout or stderr when one is closed (`2>&-`):
-    otherwise the next file opened takes its number, and a line meant for
-    stderr would land in a result file, or `generate`'s header in its bytes."""
-    for fd in (0, 1, 2):
-        try:
-            os.fstat(fd)
-        except OSError:
-            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
-    if sys.stdout is None:
-        sys.stdout = open(1, "w", closefd=False)
-    if sys.stderr is None:
-        sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")
-
-
 def _silence_stdout() -> None:
     # stdout cannot be written: keep Python from failing again (and exiting
     # 120) when it flushes what is left at exit
@@ -111,7 +96,7 @@ def _debug_requested(args: list[str]) -> tuple[bool, list[str]]:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning every error into one stderr line and its exit code."""
-    _reserve_standard_streams()
+    reserve_standard_streams()
     debug, args = _debug_requested(list(sys.argv[1:] if argv is None else argv))
     clear_stop_signal()
     try:
@@ -125,6 +110,8 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(exc, OutputClosed):
             _silence_stdout()
         code = _fail(str(exc), exc.exit_code)
+        if isinstance(exc, (OutputClosed, OutputError)) and last_stop_signal() is not None:
+            code = interrupted_exit_code()  # a closed terminal (SIGHUP) takes its output with it
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
         code = EXIT_USAGE

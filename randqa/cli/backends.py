@@ -9,8 +9,8 @@ from typing import Any
 import click
 import numpy as np
 
-from randqa.cli.common import EXIT_OK, size_option, table_stream
-from randqa.errors import OutputError, UsageError
+from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, check_output_paths, size_option, table_stream
+from randqa.errors import OutputClosed, OutputError, UsageError
 from randqa.sizes import format_size
 from randqa.sources import open_named_backend
 from randqa.sources.base import read_full
@@ -72,6 +72,8 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
     """
     if output_path is None and sys.stdout.isatty():
         raise UsageError("stdout is a terminal: pipe the bytes into a program or use -o PATH")
+    if output_path is None and 1 in CLOSED_STREAMS:
+        raise OutputClosed()  # no reader will ever end an endless stream
     source = open_named_backend(name, seed)
     fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) if output_path else sys.stdout.fileno()
     if not quiet:
@@ -223,6 +225,7 @@ def bench_command(names: tuple[str, ...], size: int | None, repeats: int | None,
     from randqa.report.json_report import write_json
     from randqa.sources.backends import backend_names, compiled_backend_names
 
+    check_output_paths({"--json": json_path})
     out = table_stream(json_path)
     report: dict[str, Any] = {}
     old_stdout = sys.stdout

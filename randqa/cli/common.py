@@ -12,12 +12,33 @@ from typing import Any, TextIO
 
 import click
 
-from randqa.battery.suites import Suite
-from randqa.engine.run import last_stop_signal
+from randqa.battery.suites import Suite, check_memory
+from randqa.engine.run import CHUNK_BYTES, last_stop_signal
 from randqa.errors import OutputError, UsageError
 from randqa.sizes import parse_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+#: the standard streams (0, 1, 2) that were closed when randqa started
+CLOSED_STREAMS: set[int] = set()
+
+
+def reserve_standard_streams() -> None:
+    """Open /dev/null on stdin, stdout or stderr when one is closed (`2>&-`):
+    otherwise the next file opened takes its number, and a line meant for
+    stderr would land in a result file, or `generate`'s header in its bytes.
+    CLOSED_STREAMS records which were."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
+            CLOSED_STREAMS.add(fd)
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")
 
 
 def interrupted_exit_code() -> int:
@@ -127,16 +148,13 @@ def max_memory_option(ctx: click.Context, param: click.Parameter, value: str | N
 
 
 MAX_MEMORY_HELP = ("Refuse, before the run, a suite whose tests and buffers would take more memory than this "
-                   "(1G, 512M; on top of randqa's own, about 150 MB). Default: half of physical memory.")
+                   "(1G, 512M; on top of randqa's own, about 100 MB). Default: half of physical memory.")
 
 
 def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "bytes", lengths: int = 1) -> int:
     """Refuse a run of ``suite`` that would take more than ``limit`` bytes:
     the tests' stated needs (randqa.battery.suites.check_memory), the read
     buffers and the source's own (a bit-text reader holds 8 bytes per bit)."""
-    from randqa.battery.suites import check_memory
-    from randqa.engine.run import CHUNK_BYTES
-
     buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
     return check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
 

@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from cli_harness import assert_one_error_line, randqa, randqa_command, run
+from cli_harness import assert_one_error_line, importable, randqa, randqa_command, run
 from randqa.cli import main
 
 QUICK = ["--suite", "quick", "-n", "64K", "--seed", "1"]
@@ -84,7 +84,7 @@ def no_count(seed):
 def generators(tmp_path) -> dict[str, str]:
     (tmp_path / "bad_generators.py").write_text(BAD_GENERATORS)
     (tmp_path / "broken_import.py").write_text("raise RuntimeError('half-installed package')\n")
-    return {"PYTHONPATH": str(tmp_path)}
+    return importable(tmp_path)
 
 
 @pytest.mark.parametrize("spec, says", [

@@ -126,6 +126,7 @@ def check(reply: dict, codes: tuple[int, ...], limit: int) -> None:
     if reply["code"] == 2:
         lines = [line for line in err.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("randqa: error: "), err
+        assert "No such option" not in err, err  # the command line is fixed: only the input may be wrong
     grown = reply["max_rss"] - reply["base"]
     assert grown <= limit + NOISE, f"the child grew {grown >> 20} MiB from its {reply['base'] >> 20} MiB at the start"
 
@@ -185,8 +186,9 @@ def suite_entries(draw) -> dict:
     entry = {"test": test}
     for key in keys:
         kind = draw(st.integers(0, 9))
-        if cls is not None and key in cls.parameter_ranges and kind < 6:
-            entry[key] = draw(near(cls.parameter_ranges[key]))
+        ranges = getattr(cls, "parameter_ranges", {})
+        if key in ranges and kind < 6:
+            entry[key] = draw(near(ranges[key]))
         elif key == "sequence_bits" and kind < 6:
             entry[key] = draw(st.one_of(st.sampled_from([8, 64, 1024, 1_000_000, 2**40, 2**62]), st.integers(0, 4096)))
         elif key.startswith("fold_") and kind < 6:
@@ -228,9 +230,12 @@ def test_any_suite_file_is_a_run_or_one_line(server, suite, jobs):
 
 # ------------------------------------------------------------------ reports
 
+#: text that matplotlib would read as mathtext, some of it invalid TeX
+MATHTEXT = ["$x$", "a$b", r"$\bad{$", "$^$", r"gen$\frac{1}{$"]
+
 json_values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
-              st.text(max_size=30)),
+              st.text(max_size=30), st.sampled_from(MATHTEXT)),
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
     max_leaves=12)
 
@@ -284,9 +289,13 @@ def report_inputs(draw, documents: list[dict]) -> bytes:
     if kind == 1:
         return json.dumps(draw(json_values)).encode()
     if kind == 2:
-        depth = draw(st.integers(1, 200_000))
+        depth = draw(st.sampled_from([100_000, 5000, 10]))
         return (draw(st.sampled_from(["[", "{\"a\":"])) * depth).encode()
     document = draw(st.sampled_from(documents))
+    if kind in (3, 4):  # a generator's name, which the speed chart draws (as TeX, unless told not to)
+        document = next(d for d in documents if d.get("kind") == "compare")
+        run = draw(st.integers(0, len(document["runs"]) - 1))
+        return json.dumps(_replace(document, ("runs", run, "source", "name"), draw(st.sampled_from(MATHTEXT)))).encode()
     for _ in range(draw(st.integers(1, 3))):
         paths = list(_paths(document))
         path = draw(st.sampled_from(paths))

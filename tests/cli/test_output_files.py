@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from cli_harness import (assert_one_error_line, fill_filesystem, is_root, randqa, randqa_command, remount_read_only,
-                         small_tmpfs)
+from cli_harness import (assert_one_error_line, fill_filesystem, importable, is_root, randqa, randqa_command,
+                         remount_read_only, small_tmpfs)
 from randqa.files import write_atomically
 
 QUICK = ["--suite", "quick", "-n", "64K", "--seed", "1"]
@@ -175,7 +175,7 @@ def test_compare_keeps_the_runs_finished_before_a_source_fails(tmp_path):
     (tmp_path / "breaking_generators.py").write_text(FAILING_GENERATOR)
     result = randqa("compare", "pcg64", "breaking_generators:BreaksLater", "-n", "1M", "--no-progressive",
                     "--suite", "quick", "--speed-repeats", "1", "--seed", "3", "--no-html", "--json", "c.json",
-                    cwd=tmp_path, env={"PYTHONPATH": str(tmp_path)})
+                    cwd=tmp_path, env=importable(tmp_path))
     assert result.code == 2
     assert_one_error_line(result, "breaking_generators:BreaksLater", "RuntimeError: the device went away")
     doc = json.loads((tmp_path / "c.json").read_text())
