@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -26,12 +27,29 @@ import numpy as np
 from randqa.sizes import parse_size
 
 
-def best_time(command: list[str] | str, repeats: int, shell: bool = False) -> float:
+def best_time(commands: list[list[str]], repeats: int) -> float:
+    """Best wall time of running ``commands`` as one pipeline (each an
+    argument list, run without a shell, so no argument is ever parsed as
+    shell syntax), stdout of each into stdin of the next."""
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        subprocess.run(command, shell=shell, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes: list[subprocess.Popen] = []
+        upstream = None
+        for i, command in enumerate(commands):
+            last = i == len(commands) - 1
+            process = subprocess.Popen(command, stdin=upstream, stderr=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL if last else subprocess.PIPE)
+            if upstream is not None:
+                upstream.close()  # the next process holds it now; a reader that quits must end the writer
+            upstream = process.stdout
+            processes.append(process)
+        for process in processes:
+            process.wait()
         times.append(time.perf_counter() - start)
+        failed = [(c, p.returncode) for c, p in zip(commands, processes) if p.returncode not in (0, 1)]
+        if failed:  # a command that failed at once would time as fast
+            sys.exit(f"{shlex.join(failed[0][0])} exited {failed[0][1]}: no timing")
     return min(times)
 
 
@@ -54,13 +72,13 @@ def main() -> None:
                 f.write(gen.bytes(n))
                 left -= n
         rows = [
-            (f"randqa test FILE ({args.suite})", best_time([*randqa, path], args.repeats)),
-            (f"cat FILE | randqa test - ({args.suite})", best_time(f"cat {path} | {' '.join(randqa)} -", args.repeats, shell=True)),
+            (f"randqa test FILE ({args.suite})", best_time([[*randqa, path]], args.repeats)),
+            (f"cat FILE | randqa test - ({args.suite})", best_time([["cat", path], [*randqa, "-"]], args.repeats)),
         ]
         if args.jobs > 1:
-            rows.append((f"randqa test FILE --jobs {args.jobs}", best_time([*randqa, path, "--jobs", str(args.jobs)], args.repeats)))
+            rows.append((f"randqa test FILE --jobs {args.jobs}", best_time([[*randqa, path, "--jobs", str(args.jobs)]], args.repeats)))
         ent = shutil.which("ent")
-        ent_time = best_time([ent, path], 1) if ent else None
+        ent_time = best_time([[ent, path]], 1) if ent else None
     print(f"{'command':<36} {'seconds':>8} {'MB/s':>8} {'x ENT':>7}")
     for label, seconds in rows + ([("ent FILE", ent_time)] if ent_time else []):
         ratio = f"{ent_time / seconds:7.1f}" if ent_time else "      -"

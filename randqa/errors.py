@@ -1,4 +1,11 @@
-"""Errors that end a run with one line on stderr and a distinct exit code."""
+"""Errors that end a run with one line on stderr and a distinct exit code.
+
+Exit codes (the README's table): 0 nothing failed, 1 a test failed, 2 an
+error (one of the classes below, or an operating-system error such as a
+full disk), 3 an internal error (a bug: rerun with --debug for the
+traceback), 128 + N a stop signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)
+after the partial results were written, 141 stdout closed.
+"""
 
 
 class RandqaError(Exception):
@@ -17,6 +24,10 @@ class InputError(RandqaError):
 
 class SuiteError(RandqaError):
     """A suite file that cannot be loaded; the message names file and problem."""
+
+
+class OutputError(RandqaError):
+    """A result file or stdout that cannot be written (full disk, read-only folder)."""
 
 
 class OutputClosed(RandqaError):

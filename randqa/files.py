@@ -1,5 +1,8 @@
 """Writing result files so that a failure never loses or corrupts them.
 
+``check_output_paths`` refuses, before any work, the output paths that
+could only fail at the end (the CLI and the Python API both use it).
+
 Every file randqa writes (JSON, HTML, checkpoints) goes through
 ``write_atomically``: the bytes go to a temporary file in the target's
 folder, which is flushed to disk (fsync) and then renamed over the target.
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+
+from randqa.errors import UsageError
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -46,3 +51,48 @@ def _sync_folder(folder: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def check_output_paths(outputs: dict[str, str | None], inputs: tuple[str, ...] = (), *,
+                       stdout_ok: tuple[str, ...] = ("--json",)) -> None:
+    """Refuse, before any work, output paths that could only fail or destroy
+    something at the end: '-' where stdout cannot take it, a directory, a
+    missing or unwritable folder, one file named twice, an input as output.
+
+    ``outputs`` maps each option (``--json``) to its path or None.
+    """
+    seen: dict[str, str] = {}
+    for option, path in outputs.items():
+        if not path:
+            continue
+        if path == "-":
+            if option not in stdout_ok:
+                raise UsageError(f"{option} -: {option} writes a file; give its path")
+            if "-" in seen:
+                raise UsageError(f"{seen['-']} and {option} both name stdout ('-')")
+            seen["-"] = option
+            continue
+        if os.path.isdir(path):
+            raise UsageError(f"{option} {path}: is a directory")
+        folder = os.path.dirname(path) or "."
+        if not os.path.isdir(folder):
+            raise UsageError(f"{option} {path}: folder {folder} does not exist")
+        _probe_folder(option, path, folder)
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {option} both name {path}: give each output its own file")
+        seen[key] = option
+        for name in inputs:
+            if name != "-" and os.path.exists(name) and os.path.realpath(name) == key:
+                raise UsageError(f"{option} {path}: is also an input; write the output elsewhere")
+
+
+def _probe_folder(option: str, path: str, folder: str) -> None:
+    # the write at the end goes through a temporary file in the same folder
+    # (randqa.files): creating one now finds a read-only or forbidden folder
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".randqa-", suffix=".probe", dir=folder)
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in folder {folder} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)

@@ -15,11 +15,11 @@ their temporaries stay small whatever ``max_bits`` is.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Iterator
+from typing import Any, ClassVar, Iterator
 
 import numpy as np
 
-from randqa.battery.base import Accumulator
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.results import TestResult
 
 DEFAULT_MAX_BITS = 1 << 24
@@ -33,6 +33,25 @@ MAX_WINDOW_BITS = 25
 
 #: zero bytes after the kept bits, so windows near the end read zeros
 _PAD_BYTES = 4
+
+#: the most ``max_bits`` a suite may ask for (1 GiB kept); the memory check
+#: refuses whatever of that this machine cannot hold
+MAX_KEPT_BITS = 1 << 33
+
+
+def walk_bytes(n: int) -> int:
+    """Temporaries of ``walk`` over n bits: two slices alive at once (the one
+    the caller holds, the next being made), each 1 byte per bit unpacked and
+    8 as int64 sums, with room to spare."""
+    return 20 * min(n, SLICE_BITS)
+
+
+def pattern_count_bytes(n: int, m: int) -> int:
+    """Temporaries of ``pattern_counts`` over n bits for m-bit patterns: a
+    slice's windows (4 bytes per bit, their 32-bit words, and the 8-byte
+    copy bincount makes of them), the bincount and the counts (8 bytes per
+    pattern each), with room to spare."""
+    return 16 * min(n, SLICE_BITS) + 16 * (1 << m)
 
 
 class BitBuffer:
@@ -180,7 +199,33 @@ def template_from_string(text: str) -> int:
 
 class WholeSequenceTest(Accumulator):
     """An accumulator that keeps the first ``max_bits`` bits and tests them
-    in ``finalize``; subclasses implement ``_evaluate``."""
+    in ``finalize``; subclasses implement ``_evaluate`` and state what it
+    takes in ``_evaluation_bytes``."""
+
+    parameter_ranges: ClassVar[dict[str, Range]] = {"max_bits": Range(1, MAX_KEPT_BITS)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        """The kept bits (a bytearray, with its spare capacity), one chunk's
+        copy while appending, and at ``finalize`` the packed copy (the
+        buffer's bytes, then the zero-padded array) plus ``_evaluate``'s
+        temporaries for n = max_bits (or the ``stream_bits`` that arrive)."""
+        p = cls.with_defaults(params)
+        n = p["max_bits"] if stream_bits is None else min(p["max_bits"], stream_bits)
+        kept = -(-n // 8)
+        held = kept + kept // 4 + OBJECT_BYTES
+        update = min(chunk_bytes, kept)
+        finalize = 2 * kept + _PAD_BYTES + cls._evaluation_bytes(n, p)
+        return MemoryNeed(held, max(update, finalize), cls._result_count(p))
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        """Temporaries of ``_evaluate`` on n kept bits, beyond the packed bits."""
+        raise NotImplementedError(f"{cls.__name__} does not state its evaluation's memory")
+
+    @classmethod
+    def _result_count(cls, params: dict[str, Any]) -> int:
+        return 1
 
     def __init__(self, max_bits: int) -> None:
         super().__init__()

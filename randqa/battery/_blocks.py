@@ -16,6 +16,23 @@ import numpy as np
 from randqa.battery.base import Accumulator
 
 
+def pending_block_bytes(block_bytes: int, chunk_bytes: int) -> tuple[int, int]:
+    """(held, working) of carrying an unfinished block across chunks: the
+    block itself; while a chunk completes it, the old and the grown copy
+    and the chunk's piece."""
+    return block_bytes, 2 * block_bytes + min(chunk_bytes, block_bytes)
+
+
+def pending_bits_bytes(unit_bits: int, chunk_bytes: int) -> tuple[int, int]:
+    """(held, working) of BitBlocks for blocks of ``unit_bits`` bits: the
+    unfinished unit as in pending_block_bytes, and at ``finalize`` its
+    ``remainder`` (the unit unpacked to one byte per bit, joined to the tail
+    bits, packed again: 18 bytes per byte of the unit)."""
+    unit = math.lcm(unit_bits, 8) // 8
+    held, update = pending_block_bytes(unit, chunk_bytes)
+    return held, max(update, 18 * unit + 64)
+
+
 class WholeBlocks:
     """Hands back the runs of whole ``block_bytes``-byte blocks of each chunk.
 

@@ -21,11 +21,14 @@ shorter input is ``insufficient`` (the p-value is still computed).
 from __future__ import annotations
 
 import math
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, pattern_counts, with_wraparound
+from randqa.battery._bitseq import (DEFAULT_MAX_BITS, WholeSequenceTest, pattern_count_bytes, pattern_counts,
+                                    with_wraparound)
+from randqa.battery.base import Range
 from randqa.battery.serial import MAX_M, fold
 from randqa.results import TestResult, insufficient
 
@@ -38,6 +41,14 @@ def phi(counts: np.ndarray, n: int) -> float:
 
 class ApproximateEntropy(WholeSequenceTest):
     name = "approximate_entropy"
+    parameter_ranges: ClassVar[dict[str, Range]] = {**WholeSequenceTest.parameter_ranges, "m": Range(1, MAX_M - 1)}
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        # the wrapped-around copy, the counts of (m+1)-bit patterns, their
+        # fold and the logarithms of both
+        m = params["m"]
+        return n // 8 + 8 + pattern_count_bytes(n + m + 1, m + 1) + 32 * (2 << m)
 
     def __init__(self, *, m: int = 10, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__(max_bits)

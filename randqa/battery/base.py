@@ -12,18 +12,67 @@ Three rules make results independent of how the stream is cut:
 3. A bit stream whose length is not a multiple of 8 (``--format bits``)
    ends with ``update_tail_bits``; byte-oriented tests ignore those bits and
    say so through ``bits_seen``.
+
+Every test also states, from its parameters alone and before anything is
+allocated, the memory it will take (``memory_need``), and the values a suite
+file may give each parameter (``parameter_ranges``): the suite validator
+refuses values outside them, and the CLI refuses a suite whose total need
+is over ``--max-memory`` before the run.
 """
 
 from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, ClassVar
 
 import numpy as np
 
 from randqa.results import TestResult
+
+
+#: Python objects of one accumulator, its module's constants and its
+#: results, beyond its arrays: a bound measured with room to spare
+OBJECT_BYTES = 512 << 10
+
+#: one result held as a TestResult and again as its JSON dict (a
+#: progressive run keeps the JSON of every length)
+RESULT_BYTES = 2 << 10
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """The memory one accumulator takes, in bytes, as an upper bound.
+
+    ``held``: from construction on (counts, kept bits, an unfinished block);
+    ``working``: on top of that at the peak of one ``update`` or ``finalize``
+    call (temporaries, freed when the call returns); ``results``: how many
+    results ``finalize`` returns at most, which a progressive run keeps
+    once per length (RESULT_BYTES each).
+    """
+
+    held: int
+    working: int
+    results: int = 1
+
+    @property
+    def peak(self) -> int:
+        return self.held + self.working
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a suite file may give one parameter: a number from ``low``
+    to ``high`` (a whole number unless either bound is a float), or with
+    ``items`` a list of 1 to ``items`` such numbers; ``text`` parameters are
+    strings whose length is from ``low`` to ``high`` (or lists of them)."""
+
+    low: int | float
+    high: int | float
+    items: int | None = None
+    text: bool = False
 
 
 class Accumulator(ABC):
@@ -38,6 +87,21 @@ class Accumulator(ABC):
 
     #: the name used in suite files; ``randqa/battery/<name>.py`` holds the code
     name: ClassVar[str]
+    #: what a suite file may give each keyword parameter (see Range)
+    parameter_ranges: ClassVar[dict[str, Range]] = {}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        """The memory an accumulator built with ``params`` (missing ones take
+        their defaults; values within ``parameter_ranges``) takes while fed
+        chunks of up to ``chunk_bytes`` bytes: computed from the parameters,
+        nothing is allocated.  Every test states its own."""
+        raise NotImplementedError(f"{cls.__name__} does not state its memory need")
+
+    @classmethod
+    def with_defaults(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """``params`` completed with the defaults of the parameters not given."""
+        return {**parameter_defaults(cls), **params}
 
     def __init__(self) -> None:
         self.bytes_seen = 0

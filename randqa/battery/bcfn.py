@@ -38,14 +38,15 @@ Each block size needs 5 expected words in the rarest cell.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import math
 
 import numpy as np
 from scipy import stats
 
 from randqa.battery import _counts
-from randqa.battery._blocks import WholeBlocks
-from randqa.battery.base import Accumulator
+from randqa.battery._blocks import WholeBlocks, pending_block_bytes
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 MIN_EXPECTED = 5
@@ -131,6 +132,24 @@ class _Level:
 
 class BCFN(Accumulator):
     name = "bcfn"
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        "block_bits": Range(8, MAX_BLOCK_BITS, items=16), "letters": Range(2, 16), "tuple_length": Range(2, 8)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        p = cls.with_defaults(params)
+        t = p["tuple_length"]
+        cells = 1 << (max(1, (p["letters"] - 1).bit_length()) * t)  # counts by packed index
+        held, working = OBJECT_BYTES, 0
+        for bits in p["block_bits"]:
+            block = bits // 8
+            pending_held, pending_working = pending_block_bytes(block, chunk_bytes)
+            held += 8 * cells + pending_held + 16 * (bits + 1)
+            # the first t-1 blocks' letters (one byte per bit), or at
+            # finalize the counts turned into counts of words: the packed
+            # indices, their t digits, the words and their counts
+            working = max(working, pending_working + 24 * t * block, (t + 8) * 8 * cells)
+        return MemoryNeed(held, working, len(p["block_bits"]))
 
     def __init__(
         self,

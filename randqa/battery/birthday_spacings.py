@@ -44,13 +44,14 @@ from __future__ import annotations
 
 import threading
 from functools import partial
-from typing import Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from scipy import stats
 
 from randqa.battery import _spacings
-from randqa.battery._blocks import WholeBlockTest
+from randqa.battery._blocks import WholeBlockTest, pending_block_bytes
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, insufficient
 
 MAX_LAMBDA = 16.0
@@ -78,6 +79,19 @@ def expected_collisions(points: int, cell_bits: int) -> float:
 
 class BirthdaySpacings(WholeBlockTest):
     name = "birthday_spacings"
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        "points": Range(2, 1 << 24), "word_bytes": Range(1, 8), "bits_per_word": Range(1, 64), "dims": Range(1, 64)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        p = cls.with_defaults(params)
+        points = p["points"]
+        block = points * p["dims"] * p["word_bytes"]
+        pending_held, pending_working = pending_block_bytes(block, chunk_bytes)
+        # the kernel sorts a block's points (16 bytes each) and returns a
+        # count per block (a Python int in a list)
+        scan = 16 * points + 48 * (chunk_bytes // block + 1)
+        return MemoryNeed(pending_held + OBJECT_BYTES, pending_working + scan)
 
     def __init__(self, *, points: int = 4096, word_bytes: int = 4, bits_per_word: int | None = None, dims: int = 1) -> None:
         if word_bytes not in (1, 2, 4, 8):

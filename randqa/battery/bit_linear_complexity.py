@@ -48,6 +48,7 @@ Parameters:
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import math
 
 import numpy as np
@@ -55,6 +56,7 @@ import numpy as np
 from randqa.battery import _linear
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery.linear_complexity import complexity_pmf
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic, smallest_of
 
 MIN_EXPECTED = 5
@@ -81,6 +83,19 @@ def complexity_sf(n: int, level: int) -> float:
 
 class BitLinearComplexity(WholeBlockTest):
     name = "bit_linear_complexity"
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        "word_bits": Range(8, 64), "bits": Range(0, 63, items=64), "length": Range(64, 131072), "every": Range(1, 1 << 24)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        p = cls.with_defaults(params)
+        length = p["length"]
+        bits = len(p["bits"]) if p["bits"] is not None else 2
+        # per bit: a histogram of complexities and the sequence being
+        # filled; the kernel's Berlekamp-Massey work area; at finalize the
+        # complexity distribution and its classes
+        per_bit = 8 * (length + 1) + length // 8 + 256
+        return MemoryNeed(bits * per_bit + 16 + OBJECT_BYTES, 32 * (length // 64 + 3) + 64 * (length + 1) + 64, 2 * bits)
 
     def __init__(
         self,

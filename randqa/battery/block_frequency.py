@@ -29,11 +29,13 @@ on a whole number of blocks and bytes (``alignment`` = lcm(M, 8) / 8 bytes).
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 
 import numpy as np
 
 from randqa.battery import _nist
-from randqa.battery._blocks import BitBlockTest
+from randqa.battery._blocks import BitBlockTest, pending_bits_bytes
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_BITS = 100
@@ -42,6 +44,13 @@ DEFAULT_M = 128
 
 class BlockFrequency(BitBlockTest):
     name = "block_frequency"
+    # a block is carried whole until it is complete: 2^30 bits is 128 MiB
+    parameter_ranges: ClassVar[dict[str, Range]] = {"M": Range(1, 1 << 30)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        held, working = pending_bits_bytes(cls.with_defaults(params)["M"], chunk_bytes)
+        return MemoryNeed(held + OBJECT_BYTES, working)
 
     def __init__(self, *, M: int = DEFAULT_M) -> None:
         if not (isinstance(M, int) and not isinstance(M, bool) and M >= 1):

@@ -20,10 +20,12 @@ Needs an expected count of at least 5 per bin (Cochran's rule):
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
@@ -31,6 +33,13 @@ MIN_EXPECTED = 5
 
 class ChiSquare(WholeBlockTest):
     name = "chi_square"
+    parameter_ranges: ClassVar[dict[str, Range]] = {"bits": Range(8, 16)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        bins = 1 << cls.with_defaults(params)["bits"]
+        # the counts; at finalize their deviations and squares
+        return MemoryNeed(8 * bins + OBJECT_BYTES, 16 * bins + 64)
 
     def __init__(self, *, bits: int = 8) -> None:
         if bits not in (8, 16):

@@ -28,11 +28,12 @@ SP 800-22 2.13.7 asks for n >= 100 bits; shorter input is ``insufficient``
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtr
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, walk
+from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, walk, walk_bytes
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 100
@@ -69,6 +70,14 @@ class CumulativeSums(WholeSequenceTest):
 
     def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__(max_bits)
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        return walk_bytes(n)
+
+    @classmethod
+    def _result_count(cls, params: dict[str, Any]) -> int:
+        return 2
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         needs = f"at least {MIN_BITS} bits (NIST SP 800-22 2.13.7)"

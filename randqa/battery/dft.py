@@ -32,6 +32,7 @@ and 48); ``peak_count_pvalue`` maps the printed N1 to the printed p-values
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import scipy.fft
@@ -54,6 +55,13 @@ class DFT(WholeSequenceTest):
 
     def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__(max_bits)
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        # the bits as float64 (8 per bit), the FFT's complex half (8 per bit),
+        # its scratch and cached plan, the moduli (4): measured 32 to 45
+        # bytes per bit
+        return 48 * n
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         needs = f"at least {MIN_BITS} bits (NIST SP 800-22 2.6.7)"

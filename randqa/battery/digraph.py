@@ -46,10 +46,12 @@ Needs 65,536 pairs per table: 64 KiB + 1 byte, times P.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._pairs import BytePairTest
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 1
@@ -58,6 +60,15 @@ MAX_POSITION_MOD = 4096
 
 class Digraph(BytePairTest):
     name = "digraph"
+    parameter_ranges: ClassVar[dict[str, Range]] = {"position_mod": Range(0, MAX_POSITION_MOD)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        classes = max(cls.with_defaults(params)["position_mod"], 1)
+        # 512 KiB of counts per table; the kernel's 256 KiB table of 32-bit
+        # counts; at finalize one table as floats, its deviations, their
+        # squares and numpy's sums of them
+        return MemoryNeed(8 * 65536 * classes + OBJECT_BYTES, 8 * 8 * 65536 + 16 * classes)
 
     def __init__(self, *, position_mod: int = 0) -> None:
         super().__init__()

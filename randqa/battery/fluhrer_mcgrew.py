@@ -38,13 +38,14 @@ counts in the cells, where the normal approximation is good.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import stats
 
 from randqa.battery import _counts
 from randqa.battery._pairs import BytePairTest
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed
 from randqa.results import TestResult, insufficient, smallest_of
 
 MIN_BYTES = 64 << 20
@@ -160,6 +161,12 @@ def upper_tail(z: np.ndarray, skewness: np.ndarray) -> np.ndarray:
 
 class FluhrerMcGrew(BytePairTest):
     name = "fluhrer_mcgrew"
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        # the two count tables (2 MiB); at finalize the scores of every
+        # biased cell under each of the 256 phases
+        return MemoryNeed(8 * (3 * 65536 + 65536) + OBJECT_BYTES, 32 << 20)
 
     def __init__(self) -> None:
         super().__init__()

@@ -15,12 +15,13 @@ but the verdict is ``insufficient``.
 
 from __future__ import annotations
 
+from typing import Any
 import math
 
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery.base import Accumulator
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 100
@@ -28,6 +29,10 @@ MIN_BITS = 100
 
 class Frequency(Accumulator):
     name = "frequency"
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        return MemoryNeed(OBJECT_BYTES, 0)
 
     def __init__(self) -> None:
         super().__init__()

@@ -30,12 +30,14 @@ Needs 5 expected gaps in the rarest class.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import math
 
 import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 MIN_EXPECTED = 5
@@ -43,6 +45,15 @@ MIN_EXPECTED = 5
 
 class Gap(WholeBlockTest):
     name = "gap"
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        "word_bytes": Range(1, 8), "alpha": Range(0.0, 1.0), "beta": Range(0.0, 1.0), "max_gap": Range(1, 100_000)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        classes = cls.with_defaults(params)["max_gap"] + 1
+        # the histogram; at finalize its copy, the class probabilities and
+        # expected counts, and the counts as a list in the result
+        return MemoryNeed(8 * classes + OBJECT_BYTES, 120 * classes + 64)
 
     def __init__(self, *, word_bytes: int = 1, alpha: float = 0.0, beta: float = 0.5, max_gap: int = 8) -> None:
         if word_bytes not in (1, 2, 4, 8):

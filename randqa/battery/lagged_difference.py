@@ -69,11 +69,14 @@ Minimum data: 8 * 2^m counted starts at one lag: at least
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 from scipy import stats
 
 from randqa.battery import _differences
 from randqa.battery._blocks import WholeBlockTest
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, insufficient
 
 MIN_EXPECTED = 8
@@ -94,6 +97,20 @@ def _whole(value: object) -> bool:
 
 class LaggedDifference(WholeBlockTest):
     name = "lagged_difference"
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        "word_bits": Range(8, 64), "order": Range(1, 8), "max_lag": Range(1, MAX_LAG), "bits": Range(1, 8),
+        "starts": Range(1, 1 << 30), "period": Range(1, 1 << 30)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        p = cls.with_defaults(params)
+        lags = int(p["max_lag"]).bit_length()
+        span = p["order"] * p["max_lag"]
+        counts = 8 * lags << p["bits"]
+        # the counts and the low bytes of the first and last span words; per
+        # chunk its low bytes, the history joined to them, and the results
+        words = chunk_bytes // (p["word_bits"] // 8) + 1
+        return MemoryNeed(counts + 2 * span + p["word_bits"] // 8 + OBJECT_BYTES, 2 * (words + span) + 4 * counts + 256)
 
     def __init__(
         self,

@@ -38,12 +38,14 @@ block.  ``alignment`` = lcm(M, 8) / 8 bytes.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import functools
 
 import numpy as np
 
 from randqa.battery import _linear
-from randqa.battery._blocks import BitBlockTest
+from randqa.battery._blocks import BitBlockTest, pending_bits_bytes
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 DEFAULT_M = 500
@@ -77,7 +79,7 @@ def complexity_pmf(n: int) -> np.ndarray:
 @functools.lru_cache(maxsize=64)
 def class_of_complexities(M: int) -> np.ndarray:
     """The class (0..6) of T for every linear complexity L = 0..M of an M-bit block (read-only)."""
-    mu = M / 2 + (9 + (-1) ** (M + 1)) / 36 - (M / 3 + 2 / 9) / 2.0**M
+    mu = M / 2 + (9 + (-1) ** (M + 1)) / 36 - (M / 3 + 2 / 9) * 2.0**-M  # 2.0**M overflows past M = 1023
     t = (-1) ** M * (np.arange(M + 1) - mu) + 2 / 9
     classes = np.searchsorted(CLASS_EDGES, t, side="left")
     classes.flags.writeable = False
@@ -92,6 +94,18 @@ def exact_class_probabilities(M: int) -> tuple[float, ...]:
 
 class LinearComplexity(BitBlockTest):
     name = "linear_complexity"
+    # Berlekamp-Massey costs M^2 bit operations per block: past 2^20 bits a block takes minutes
+    parameter_ranges: ClassVar[dict[str, Range]] = {"M": Range(MIN_M, 1 << 20), "probabilities": Range(1, 8, text=True)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        M = cls.with_defaults(params)["M"]
+        pending_held, pending_working = pending_bits_bytes(M, chunk_bytes)
+        # the histogram of L and the cached distribution and classes of L;
+        # at finalize the histogram's copy, the kernel's work area, the
+        # distribution's temporaries and every complexity seen in the result
+        held = pending_held + 24 * (M + 1) + OBJECT_BYTES
+        return MemoryNeed(held, pending_working + M + 48 * (M + 1) + 120 * (M + 1))
 
     def __init__(self, *, M: int = DEFAULT_M, probabilities: str = "exact") -> None:
         if not (isinstance(M, int) and not isinstance(M, bool) and MIN_M <= M <= MAX_M):

@@ -36,13 +36,15 @@ bits is ``insufficient``.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import functools
 import math
 
 import numpy as np
 
 from randqa.battery import _nist
-from randqa.battery._blocks import BitBlockTest
+from randqa.battery._blocks import BitBlockTest, pending_bits_bytes
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 #: (minimum n, M, lowest class, highest class): runs <= lowest and >= highest are pooled
@@ -86,6 +88,13 @@ def exact_class_probabilities(block_bits: int, lowest: int, highest: int) -> tup
 
 class LongestRun(BitBlockTest):
     name = "longest_run"
+    parameter_ranges: ClassVar[dict[str, Range]] = {"probabilities": Range(1, 8, text=True)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        unit_bits = math.lcm(8, *(m for _, m, _, _ in PARAMETER_TABLE))
+        held, working = pending_bits_bytes(unit_bits, chunk_bytes)
+        return MemoryNeed(held + OBJECT_BYTES, working)
 
     def __init__(self, *, probabilities: str = "exact") -> None:
         if probabilities not in ("exact", "sts"):

@@ -37,13 +37,15 @@ size^2 / 8 bytes).  ``alignment`` = lcm(rows * cols, 8) / 8 bytes.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import functools
 import math
 
 import numpy as np
 
 from randqa.battery import _linear
-from randqa.battery._blocks import BitBlockTest
+from randqa.battery._blocks import BitBlockTest, pending_bits_bytes
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 DEFAULT_SHAPE = 32
@@ -72,6 +74,17 @@ def class_probabilities(rows: int, cols: int, classes: int) -> list[float]:
 
 class MatrixRank(BitBlockTest):
     name = "matrix_rank"
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        "rows": Range(2, MAX_SIDE), "cols": Range(2, MAX_SIDE), "size": Range(2, MAX_SIDE)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        p = cls.with_defaults(params)
+        rows = p["size"] or p["rows"] or DEFAULT_SHAPE
+        cols = p["size"] or p["cols"] or DEFAULT_SHAPE
+        held, working = pending_bits_bytes(rows * cols, chunk_bytes)
+        # the kernel's copy of one matrix, a row of 64-bit words per row
+        return MemoryNeed(held + 8 * (min(rows, cols) + 1) + OBJECT_BYTES, working + 8 * rows * (cols // 64 + 1))
 
     def __init__(self, *, rows: int | None = None, cols: int | None = None, size: int | None = None) -> None:
         for what, value in (("rows", rows), ("cols", cols), ("size", size)):

@@ -32,11 +32,14 @@ reports ``insufficient`` unless mu >= 100 expected matches per block
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, MAX_WINDOW_BITS, WholeSequenceTest, pattern_counts, template_from_string
+from randqa.battery._bitseq import (DEFAULT_MAX_BITS, MAX_WINDOW_BITS, WholeSequenceTest, pattern_count_bytes,
+                                    pattern_counts, template_from_string)
+from randqa.battery.base import RESULT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, insufficient
 
 MIN_EXPECTED_MATCHES = 100
@@ -48,15 +51,63 @@ def is_aperiodic(template: str) -> bool:
     return all(template[shift:] != template[: m - shift] for shift in range(1, m))
 
 
+def aperiodic_count(m: int) -> int:
+    """How many aperiodic (unbordered) m-bit templates there are, without
+    listing them: u(1) = 2, u(2k) = 2 u(2k-1) - u(k), u(2k+1) = 2 u(2k)
+    (OEIS A003000; 148 for m = 9, as SP 800-22 lists)."""
+    counts = [0, 2]
+    for length in range(2, m + 1):
+        counts.append(2 * counts[-1] - (counts[length // 2] if length % 2 == 0 else 0))
+    return counts[m]
+
+
+#: a template as a Python string, held twice (the list and the cache of all of them)
+_TEMPLATE_BYTES = 2 * 96
+
+
 @lru_cache(maxsize=None)
 def aperiodic_templates(m: int) -> tuple[str, ...]:
     """All aperiodic m-bit templates, in increasing binary order."""
-    candidates = (format(v, f"0{m}b") for v in range(1 << m))
-    return tuple(t for t in candidates if is_aperiodic(t))
+    # v has a border of length k when its top k bits equal its low k bits;
+    # tested for every value at once, so m = 21 takes a second, not minutes
+    values = np.arange(1 << m, dtype=np.int64)
+    unbordered = np.ones(1 << m, dtype=bool)
+    for k in range(1, m):
+        unbordered &= (values >> (m - k)) != (values & ((1 << k) - 1))
+    return tuple(format(int(v), f"0{m}b") for v in np.flatnonzero(unbordered))
 
 
 class NonOverlappingTemplate(WholeSequenceTest):
     name = "non_overlapping_template"
+    # SP 800-22's reference code lists templates up to m = 21; the default
+    # set (every aperiodic template) is listed in Python, so longer ones
+    # would cost minutes before the run
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        **WholeSequenceTest.parameter_ranges,
+        "m": Range(2, 21),
+        "templates": Range(2, 21, items=1 << 16, text=True),
+        "blocks": Range(1, 100),
+    }
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        need = super().memory_need(chunk_bytes, stream_bits, **params)
+        templates = cls._result_count(cls.with_defaults(params))
+        return MemoryNeed(need.held + templates * _TEMPLATE_BYTES, need.working, need.results)
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        # per block the pattern counts (a list of them and their stack),
+        # the matches of every template in every block, and the results
+        # with their per-block counts W
+        m, blocks, templates = params["m"], params["blocks"], cls._result_count(params)
+        return (16 * blocks * (1 << m) + pattern_count_bytes(n // blocks + 8, m)
+                + templates * (8 * blocks + 48 + RESULT_BYTES + 40 * blocks))
+
+    @classmethod
+    def _result_count(cls, params: dict[str, Any]) -> int:
+        given = params["templates"]
+        return aperiodic_count(params["m"]) if given is None else len(given)
 
     def __init__(
         self,

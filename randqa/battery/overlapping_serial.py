@@ -29,10 +29,11 @@ asks for m < log2(n) - 2); shorter input is computed but ``insufficient``.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery.base import Accumulator
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.battery.serial import fold
 from randqa.results import TestResult, chi_square_result, insufficient
 
@@ -64,6 +65,16 @@ def _bits_of(data: bytes) -> list[int]:
 
 class OverlappingSerial(Accumulator):
     name = "overlapping_serial"
+    parameter_ranges: ClassVar[dict[str, Range]] = {"m": Range(2, 20)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        m = cls.with_defaults(params)["m"]
+        patterns = 1 << m
+        held = 8 * (65536 if m <= MAX_PAIR_M else patterns) + OBJECT_BYTES
+        # at finalize the circular pattern counts (from the pair counts: the
+        # pair values and their patterns) and the folded counts
+        return MemoryNeed(held, 8 * 8 * patterns + 4 * 8 * 65536, 2)
 
     def __init__(self, *, m: int = 16) -> None:
         super().__init__()

@@ -40,11 +40,13 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.special import gammaincc
 
 from randqa.battery._bitseq import DEFAULT_MAX_BITS, MAX_WINDOW_BITS, SLICE_BITS, WholeSequenceTest, template_from_string, window_values
+from randqa.battery.base import Range
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 10**6
@@ -102,6 +104,23 @@ def sts_probabilities(m: int, block_bits: int, classes: int) -> tuple[float, ...
 
 class OverlappingTemplate(WholeSequenceTest):
     name = "overlapping_template"
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        **WholeSequenceTest.parameter_ranges,
+        "m": Range(1, MAX_WINDOW_BITS),
+        "template": Range(1, MAX_WINDOW_BITS, text=True),
+        "block_bits": Range(1, 1 << 26),
+        # the exact probabilities raise a ((m+1)(K+1))^2 matrix to the power M
+        "degrees_of_freedom": Range(1, 20),
+        "probabilities": Range(1, 8, text=True),
+    }
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        # a slice of whole blocks read as m-bit windows (4 bytes per bit, and
+        # their 32-bit words), compared with the template (1 byte per bit),
+        # and the Markov chain's matrix with its powers
+        size = (params["m"] + 1) * (params["degrees_of_freedom"] + 1)
+        return 12 * min(n, max(params["block_bits"], SLICE_BITS)) + 32 * size * size
 
     def __init__(
         self,

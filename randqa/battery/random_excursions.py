@@ -32,11 +32,12 @@ J > 0.  (The printed probabilities of 3.14 are rounded to 4 digits; the
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, walk
+from randqa.battery._bitseq import DEFAULT_MAX_BITS, SLICE_BITS, WholeSequenceTest, walk, walk_bytes
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 10**6
@@ -111,6 +112,16 @@ class RandomExcursions(WholeSequenceTest):
 
     def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__(max_bits)
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        # per slice of the walk: zero flags, cycle ids (int64), |S|, the
+        # positions near 0 with their states, cycles and per-state masks
+        return walk_bytes(n) + 48 * min(n, SLICE_BITS)
+
+    @classmethod
+    def _result_count(cls, params: dict[str, Any]) -> int:
+        return len(STATES)
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         visits = {x: _VisitHistogram() for x in STATES}

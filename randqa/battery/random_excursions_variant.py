@@ -21,10 +21,11 @@ computed when J > 0.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, walk
+from randqa.battery._bitseq import DEFAULT_MAX_BITS, SLICE_BITS, WholeSequenceTest, walk, walk_bytes
 from randqa.battery.random_excursions import excursion_requirement, state_label
 from randqa.results import TestResult, insufficient
 
@@ -37,6 +38,15 @@ class RandomExcursionsVariant(WholeSequenceTest):
 
     def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__(max_bits)
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        # per slice of the walk: |S| (int64), its mask and the states near 0
+        return walk_bytes(n) + 24 * min(n, SLICE_BITS)
+
+    @classmethod
+    def _result_count(cls, params: dict[str, Any]) -> int:
+        return len(STATES)
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         visits = np.zeros(2 * REACH + 1, dtype=np.int64)  # index x + REACH

@@ -19,12 +19,13 @@ Parameters: none.  The standard asks for n >= 100 bits; shorter input is
 
 from __future__ import annotations
 
+from typing import Any
 import math
 
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery.base import Accumulator
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed
 from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BITS = 100
@@ -32,6 +33,10 @@ MIN_BITS = 100
 
 class Runs(Accumulator):
     name = "runs"
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        return MemoryNeed(OBJECT_BYTES, 0)
 
     def __init__(self) -> None:
         super().__init__()

@@ -24,10 +24,14 @@ shorter input is ``insufficient`` (the p-values are still computed).
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, pattern_counts, with_wraparound
+from randqa.battery._bitseq import (DEFAULT_MAX_BITS, WholeSequenceTest, pattern_count_bytes, pattern_counts,
+                                    with_wraparound)
+from randqa.battery.base import Range
 from randqa.results import TestResult, insufficient
 
 MAX_M = 24  # 2^24 counters (128 MiB) is as far as a count table should go
@@ -48,6 +52,18 @@ def fold(counts: np.ndarray) -> np.ndarray:
 
 class Serial(WholeSequenceTest):
     name = "serial"
+    parameter_ranges: ClassVar[dict[str, Range]] = {**WholeSequenceTest.parameter_ranges, "m": Range(2, MAX_M)}
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        # the wrapped-around copy of the bits, the pattern counts, and the
+        # counts folded once and twice
+        m = params["m"]
+        return n // 8 + 8 + pattern_count_bytes(n + m, m) + 16 * (1 << m)
+
+    @classmethod
+    def _result_count(cls, params: dict[str, Any]) -> int:
+        return 2
 
     def __init__(self, *, m: int = 16, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__(max_bits)

@@ -23,6 +23,7 @@ Needs at least 100 bytes and n > 2 * lag.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
 import math
 from fractions import Fraction
 
@@ -30,7 +31,7 @@ import numpy as np
 from scipy import stats
 
 from randqa.battery import _counts
-from randqa.battery.base import Accumulator
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BYTES = 100
@@ -39,6 +40,17 @@ _VALUES = np.arange(256, dtype=object)
 
 class SerialCorrelation(Accumulator):
     name = "serial_correlation"
+    parameter_ranges: ClassVar[dict[str, Range]] = {"lags": Range(1, 1 << 20, items=64)}
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        lags = list(cls.with_defaults(params)["lags"])
+        span = max(lags)
+        # the stream's first and last `span` bytes; while a chunk is added,
+        # the pairs across its start (up to 4 copies of a lag's bytes) or
+        # the grown head and tail with the chunk's piece
+        return MemoryNeed(2 * span + 128 * len(lags) + OBJECT_BYTES, 5 * span + 2 * min(span, chunk_bytes) + 4096,
+                          len(lags))
 
     def __init__(self, *, lags: list[int] | tuple[int, ...] = (1,)) -> None:
         super().__init__()

@@ -18,11 +18,18 @@ runs it on the low L bits of every W-bit word only (PractRand's folding,
 randqa/battery/_folding.py).
 
 ``--suite NAME`` loads ``suites/NAME.toml``; ``--suite PATH`` loads a file.
+
+Every value is checked before any test is built: its kind, and its range
+(each test's ``parameter_ranges``), so that no accepted suite can overflow a
+kernel or allocate without limit; ``check_memory`` then sums what the
+entries state they need (``Accumulator.memory_need``) against a limit.
+Every problem is one line naming the file and the entry.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -31,12 +38,16 @@ from typing import Any
 
 from randqa.battery import Accumulator, accumulator_class, available_tests, parameter_defaults
 from randqa.battery._folding import FoldedTest
+from randqa.battery.base import OBJECT_BYTES, RESULT_BYTES, MemoryNeed, Range
 from randqa.errors import SuiteError, UsageError
 from randqa.folding import check_folding
 from randqa.results import Thresholds
 from randqa.battery._sequences import PerSequence
+from randqa.sizes import MAX_SIZE, format_size
 
 DEFAULT_SUITE = "standard"
+#: the largest suite file read (the shipped ones are a few KiB)
+MAX_SUITE_FILE_BYTES = 1 << 20
 
 
 @dataclass
@@ -51,6 +62,8 @@ class TestSpec:
     sequence_bits: int | None = None
     #: (word_bits, low_bits): test only the low bits of each word (PractRand's folding)
     fold: tuple[int, int] | None = None
+    #: the entry's place in its suite file (1 for the first [[tests]]), for messages
+    entry: int = 0
 
     def build(self) -> Accumulator:
         cls = accumulator_class(self.test)
@@ -64,6 +77,29 @@ class TestSpec:
         if self.sequence_bits is None:
             return make()
         return PerSequence(make, self.sequence_bits, self.params)
+
+    def memory_need(self, chunk_bytes: int) -> MemoryNeed:
+        """What ``build()`` will take when fed chunks of ``chunk_bytes``: the
+        test's own statement, through folding and per-sequence testing."""
+        cls = accumulator_class(self.test)
+        chunk, stream_bits = chunk_bytes, self.sequence_bits
+        if self.sequence_bits is not None:
+            chunk = min(chunk, self.sequence_bits // 8)  # a sequence's accumulator sees no more
+        if self.fold is None:
+            need = cls.memory_need(chunk, stream_bits, **self.params)
+        else:
+            word_bits, low_bits = self.fold
+            folded = chunk * low_bits // word_bits + 1
+            inner = cls.memory_need(folded, None if stream_bits is None else stream_bits * low_bits // word_bits + 8,
+                                    **self.params)
+            # the unfinished word and its carry, and each chunk's packed low
+            # bits (twice when a word straddles chunks: the pieces, joined)
+            need = MemoryNeed(inner.held + OBJECT_BYTES, inner.working + 2 * folded, inner.results)
+        if self.sequence_bits is not None:
+            # the next sequence's accumulator is built while the last one is
+            # still held; the first sequence's results and per-result summaries
+            need = MemoryNeed(2 * need.held + 2 * need.results * RESULT_BYTES + OBJECT_BYTES, need.working, need.results)
+        return need
 
 
 @dataclass
@@ -99,10 +135,11 @@ def suite_names() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files("randqa._suites").iterdir() if p.name.endswith(".toml"))
 
 
-def load_suite(name_or_path: str, tests: str | None = None) -> Suite:
+def load_suite(name_or_path: str, tests: str | None = None, max_memory: int | None = None) -> Suite:
     """Load a shipped suite by name, or a suite file by path; ``tests``
-    (``--tests a,b``) keeps only the named tests."""
-    suite = _load(name_or_path)
+    (``--tests a,b``) keeps only the named tests; an entry that would hold
+    more than ``max_memory`` bytes is refused before it is built."""
+    suite = _load(name_or_path, max_memory)
     if tests is None:
         return suite
     names = [t.strip() for t in tests.split(",") if t.strip()]
@@ -111,26 +148,82 @@ def load_suite(name_or_path: str, tests: str | None = None) -> Suite:
     return suite.select(names)
 
 
-def _load(name_or_path: str) -> Suite:
+def _load(name_or_path: str, max_memory: int | None) -> Suite:
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists() or "/" in name_or_path:
         if not path.is_file():
             raise UsageError(f"suite file {name_or_path}: not found")
-        return parse_suite(path.read_bytes(), str(path))
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_SUITE_FILE_BYTES + 1)
+        except OSError as exc:
+            raise UsageError(f"suite file {name_or_path}: cannot read ({exc.strerror or exc})") from None
+        if len(data) > MAX_SUITE_FILE_BYTES:
+            raise SuiteError(f"suite file {name_or_path}: larger than {format_size(MAX_SUITE_FILE_BYTES)}; "
+                             "a suite is a short list of tests")
+        return parse_suite(data, str(path), max_memory)
     shipped = resources.files("randqa._suites") / f"{name_or_path}.toml"
     if not shipped.is_file():
         close = difflib.get_close_matches(name_or_path, suite_names(), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else f"; known suites: {', '.join(suite_names())}"
         raise UsageError(f"unknown suite {name_or_path!r}{hint}")
-    return parse_suite(shipped.read_bytes(), name_or_path + ".toml")
+    return parse_suite(shipped.read_bytes(), name_or_path + ".toml", max_memory)
 
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def parse_suite(data: bytes, origin: str) -> Suite:
-    """Validate a suite file's contents; every problem is a SuiteError naming ``origin``."""
+def _in_range(value: Any, bounds: Range, whole: bool) -> str | None:
+    """Why a single value is outside ``bounds`` (None if it is inside)."""
+    if bounds.text:
+        if not isinstance(value, str):
+            return f"must be a string, not {_shown(value)}"
+        if not bounds.low <= len(value) <= bounds.high:
+            return f"must be {bounds.low} to {bounds.high} characters long, not {len(value)}"
+        return None
+    if whole and not _is_int(value):
+        return f"must be a whole number, not {_shown(value)}"
+    if not (_is_int(value) or isinstance(value, float)) or (isinstance(value, float) and not math.isfinite(value)):
+        return f"must be a number, not {_shown(value)}"
+    if not bounds.low <= value <= bounds.high:
+        return f"must be from {_bound(bounds.low)} to {_bound(bounds.high)}, not {_shown(value)}"
+    return None
+
+
+def _check_value(key: str, value: Any, bounds: Range, default: Any) -> str | None:
+    """Why ``value`` is no fit for parameter ``key`` (None if it fits)."""
+    whole = not (isinstance(bounds.low, float) or isinstance(bounds.high, float) or isinstance(default, float))
+    if bounds.items is None:
+        problem = _in_range(value, bounds, whole)
+        return None if problem is None else f"{key} {problem}"
+    if not isinstance(value, list):
+        return f"{key} must be a list, not {_shown(value)}"
+    if not 1 <= len(value) <= bounds.items:
+        return f"{key} must list 1 to {bounds.items} values, not {len(value)}"
+    for item in value:
+        problem = _in_range(item, bounds, whole)
+        if problem is not None:
+            return f"every value of {key} {problem}"
+    return None
+
+
+def _bound(x: int | float) -> str:
+    if _is_int(x) and x >= 1 << 16 and x & (x - 1) == 0:
+        return f"2^{x.bit_length() - 1}"
+    return f"{x:,}" if _is_int(x) else f"{x:g}"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def parse_suite(data: bytes, origin: str, max_memory: int | None = None) -> Suite:
+    """Validate a suite file's contents; every problem is a SuiteError naming
+    ``origin``.  Each entry is built once to check what only its test can
+    check, after its values are in range and, with ``max_memory``, after
+    what it holds is known to fit."""
 
     def fail(problem: str) -> SuiteError:
         return SuiteError(f"suite file {origin}: {problem}")
@@ -159,8 +252,9 @@ def parse_suite(data: bytes, origin: str) -> Suite:
         params = dict(entry)
         test = params.pop("test")
         sequence_bits = params.pop("sequence_bits", None)
-        if sequence_bits is not None and (not _is_int(sequence_bits) or sequence_bits <= 0 or sequence_bits % 8):
-            raise fail(f"[[tests]] entry {i} ({test}): sequence_bits must be a positive multiple of 8")
+        if sequence_bits is not None and (not _is_int(sequence_bits) or not 8 <= sequence_bits <= MAX_SIZE
+                                          or sequence_bits % 8):
+            raise fail(f"[[tests]] entry {i} ({test}): sequence_bits must be a positive multiple of 8, at most 2^62")
         fold = None
         if "fold_low_bits" in params or "fold_word_bits" in params:
             fold = (params.pop("fold_word_bits", None), params.pop("fold_low_bits", None))
@@ -171,17 +265,48 @@ def parse_suite(data: bytes, origin: str) -> Suite:
         if test not in available_tests():
             close = difflib.get_close_matches(str(test), available_tests(), n=1)
             raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        defaults = parameter_defaults(accumulator_class(test))
+        cls = accumulator_class(test)
+        defaults = parameter_defaults(cls)
         for key, value in params.items():
             if key not in defaults:
                 raise fail(f"[[tests]] entry {i} ({test}): unknown parameter {key!r}; it takes {', '.join(defaults) or 'none'}")
             # a float is only meant where the test's own default is one (gap's alpha, say)
             if isinstance(value, float) and not isinstance(defaults[key], float):
                 raise fail(f"[[tests]] entry {i} ({test}): {key} must be a whole number, not {value!r}")
-        spec = TestSpec(test, params, sequence_bits, fold)
+            bounds = cls.parameter_ranges.get(key)
+            if bounds is None:
+                raise fail(f"[[tests]] entry {i} ({test}): {key} cannot be set in a suite file")
+            problem = _check_value(key, value, bounds, defaults[key])
+            if problem is not None:
+                raise fail(f"[[tests]] entry {i} ({test}): {problem}")
+        spec = TestSpec(test, params, sequence_bits, fold, i)
+        if max_memory is not None:
+            held = spec.memory_need(1).held
+            if held > max_memory:
+                raise fail(f"[[tests]] entry {i} ({test}) needs {format_size(held, approximate=True)} of memory, "
+                           f"over --max-memory {format_size(max_memory, approximate=True)}")
         try:
             spec.build()
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise fail(f"[[tests]] entry {i} ({test}): {exc}") from None
         specs.append(spec)
     return Suite(name, str(doc.get("description", "")), thresholds, specs, origin)
+
+
+def check_memory(suite: Suite, limit: int, *, chunk_bytes: int, other_bytes: int = 0, jobs: int = 1,
+                 lengths: int = 1, option: str = "--max-memory") -> int:
+    """The memory a run of ``suite`` takes (bytes): what every entry holds,
+    the temporaries of the ``jobs`` updates that may run at once, the
+    results of ``lengths`` progressive lengths, and ``other_bytes`` (read
+    buffers).  Over ``limit``, a SuiteError names the file, the entry that
+    needs the most and the figures, before anything is allocated."""
+    needs = [(spec, spec.memory_need(chunk_bytes)) for spec in suite.tests]
+    held = sum(need.held + lengths * need.results * RESULT_BYTES for _, need in needs)
+    total = other_bytes + held + jobs * max(need.working for _, need in needs)
+    if total <= limit:
+        return total
+    spec, need = max(needs, key=lambda pair: pair[1].peak + lengths * pair[1].results * RESULT_BYTES)
+    where = f"[[tests]] entry {spec.entry} ({spec.test})" if spec.entry else f"test {spec.test}"
+    whole = f", {format_size(total, approximate=True)} for the whole run" if len(needs) > 1 else ""
+    raise SuiteError(f"suite file {suite.path}: {where} needs {format_size(need.peak, approximate=True)} of memory{whole}, "
+                     f"over {option} {format_size(limit, approximate=True)}")

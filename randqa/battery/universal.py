@@ -40,11 +40,13 @@ output, which randqa does not have.)
 from __future__ import annotations
 
 import math
+from typing import Any, ClassVar
 
 import numpy as np
 
 from randqa.battery import _nist
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest
+from randqa.battery._bitseq import DEFAULT_MAX_BITS, MAX_KEPT_BITS, WholeSequenceTest
+from randqa.battery.base import Range
 from randqa.results import TestResult, insufficient
 
 #: expectedValue(L) and variance(L) of SP 800-22 2.9.4, for L = 1 .. 16
@@ -74,6 +76,12 @@ def standard_L(n: int) -> int | None:
 
 class Universal(WholeSequenceTest):
     name = "universal"
+    parameter_ranges: ClassVar[dict[str, Range]] = {
+        **WholeSequenceTest.parameter_ranges, "L": Range(1, 16), "Q": Range(1, MAX_KEPT_BITS)}
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        return 8 << 16  # the kernel's table of the last position of every L-bit block
 
     def __init__(self, *, L: int | None = None, Q: int | None = None, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__(max_bits)

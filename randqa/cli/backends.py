@@ -9,8 +9,9 @@ from typing import Any
 import click
 import numpy as np
 
-from randqa.cli.common import EXIT_OK, size_option, table_stream
-from randqa.errors import UsageError
+from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, size_option, table_stream
+from randqa.errors import OutputClosed, OutputError, UsageError
+from randqa.files import check_output_paths
 from randqa.sizes import format_size
 from randqa.sources import open_named_backend
 from randqa.sources.base import read_full
@@ -72,6 +73,8 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
     """
     if output_path is None and sys.stdout.isatty():
         raise UsageError("stdout is a terminal: pipe the bytes into a program or use -o PATH")
+    if output_path is None and 1 in CLOSED_STREAMS:
+        raise OutputClosed()  # no reader will ever end an endless stream
     source = open_named_backend(name, seed)
     fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) if output_path else sys.stdout.fileno()
     if not quiet:
@@ -93,6 +96,8 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
         # the reader has all it wants (`| head -c`, PractRand stopping): end quietly,
         # and keep Python from complaining when it flushes stdout at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as exc:  # a full disk, /dev/full
+        raise OutputError(f"cannot write to {output_path or 'stdout'} ({exc.strerror or exc})") from None
     finally:
         if output_path:
             os.close(fd)
@@ -221,6 +226,7 @@ def bench_command(names: tuple[str, ...], size: int | None, repeats: int | None,
     from randqa.report.json_report import write_json
     from randqa.sources.backends import backend_names, compiled_backend_names
 
+    check_output_paths({"--json": json_path})
     out = table_stream(json_path)
     report: dict[str, Any] = {}
     old_stdout = sys.stdout

@@ -1,18 +1,48 @@
-"""Pieces shared by every CLI command module: exit codes, option parsers, progress."""
+"""Pieces shared by every CLI command module: exit codes, option parsers,
+output paths, the memory check, progress."""
 
 from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 from typing import Any, TextIO
 
 import click
 
-from randqa.errors import UsageError
+from randqa.battery.suites import Suite, check_memory
+from randqa.engine.run import CHUNK_BYTES, last_stop_signal
+from randqa.errors import OutputError
 from randqa.sizes import parse_size
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+#: the standard streams (0, 1, 2) that were closed when randqa started
+CLOSED_STREAMS: set[int] = set()
+
+
+def reserve_standard_streams() -> None:
+    """Open /dev/null on stdin, stdout or stderr when one is closed (`2>&-`):
+    otherwise the next file opened takes its number, and a line meant for
+    stderr would land in a result file, or `generate`'s header in its bytes.
+    CLOSED_STREAMS records which were."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
+            CLOSED_STREAMS.add(fd)
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", closefd=False)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")
+
+
+def interrupted_exit_code() -> int:
+    """128 + the stop signal that ended the run (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+    return 128 + (last_stop_signal() or signal.SIGINT)
 
 
 def command_line() -> str:
@@ -25,12 +55,67 @@ def table_stream(json_path: str | None) -> TextIO:
     return sys.stderr if json_path == "-" else sys.stdout
 
 
-def check_output_path(path: str | None, option: str) -> None:
-    """Refuse an output path whose folder is missing before a long run, not after."""
-    if path and path != "-":
-        folder = os.path.dirname(path) or "."
-        if not os.path.isdir(folder):
-            raise UsageError(f"{option} {path}: folder {folder} does not exist")
+def emit(text: str, stream: TextIO) -> None:
+    """Print ``text`` and flush it, a failed write being one line, not a traceback
+    (a closed pipe still ends as BrokenPipeError, exit 141)."""
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        name = {1: "stdout", 2: "stderr"}.get(_fileno(stream), "the output")
+        raise OutputError(f"cannot write to {name} ({exc.strerror or exc})") from None
+
+
+def _fileno(stream: TextIO) -> int:
+    try:
+        return stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return -1
+
+
+def physical_memory() -> int | None:
+    """Bytes of memory this process may use: the machine's, or its cgroup's limit when lower."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as f:
+            limit = f.read().strip()
+        if limit.isdigit():
+            total = min(total, int(limit))
+    except OSError:
+        pass
+    return total
+
+
+def default_max_memory() -> int:
+    """--max-memory's default: half of physical memory (4 GiB when unknown)."""
+    total = physical_memory()
+    return total // 2 if total else 4 << 30
+
+
+def max_memory_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int:
+    """click callback for --max-memory: a size, or the default."""
+    return default_max_memory() if value is None else parse_size(value)
+
+
+MAX_MEMORY_HELP = ("Refuse, before the run, a suite whose tests and buffers would take more memory than this "
+                   "(1G, 512M; on top of randqa's own, about 100 MB). Default: half of physical memory.")
+
+
+def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "bytes", lengths: int = 1) -> int:
+    """Refuse a run of ``suite`` that would take more than ``limit`` bytes:
+    the tests' stated needs (randqa.battery.suites.check_memory), the read
+    buffers and the source's own (a bit-text reader holds 8 bytes per bit)."""
+    buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
+    return check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
+
+
+def progressive_lengths(first: int, last: int) -> int:
+    """How many lengths a progressive run from ``first`` to ``last`` judges (doubling)."""
+    return max(1, last // max(first, 1)).bit_length() + 1
 
 
 def size_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import click
 
-from randqa.cli.common import EXIT_OK, check_output_path, command_line, size_option, table_stream
+from randqa.cli.common import EXIT_OK, command_line, emit, size_option, table_stream
+from randqa.files import check_output_paths
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_predict
 from randqa.sources import open_source
@@ -28,15 +29,15 @@ def predict_command(source: str, size: int | None, seed: int | None, names: str 
     which is not a proof that the generator is unpredictable."""
     from randqa.predict import predict
 
-    check_output_path(json_path, "--json")
+    check_output_paths({"--json": json_path}, (source,))
     chosen = None if names is None else [n.strip() for n in names.split(",") if n.strip()]
     with open_source(source, seed=seed) as src:
         report = predict(src, size, predictors=chosen, check_bytes=check_bytes)
     doc = report.to_json()
     doc["command"] = command_line()
-    print(render_predict(doc), file=table_stream(json_path), flush=True)
-    if json_path:
+    if json_path:  # the file first: a closed stdout must not cost it
         write_json(doc, json_path)
+    emit(render_predict(doc), table_stream(json_path))
     return EXIT_OK
 
 

@@ -7,14 +7,28 @@ import sys
 
 import click
 
+from randqa import engine
+from randqa.battery.suites import DEFAULT_SUITE, load_suite
+from randqa.cli.common import (
+    EXIT_OK,
+    MAX_MEMORY_HELP,
+    ProgressBar,
+    check_run_memory,
+    command_line,
+    emit,
+    interrupted_exit_code,
+    max_memory_option,
+    progressive_lengths,
+    size_option,
+    table_stream,
+)
 from randqa.engine import compare as comparing
-from randqa.cli.common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line, size_option, table_stream
-from randqa.errors import UsageError
+from randqa.engine.run import InterruptGuard
+from randqa.errors import RandqaError, UsageError
+from randqa.files import check_output_paths
 from randqa.report.environment import environment
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_compare
-from randqa.battery.suites import DEFAULT_SUITE, load_suite
-
 
 #: where `randqa compare` writes its report unless --html or --no-html says otherwise
 DEFAULT_HTML = "randqa-report.html"
@@ -45,11 +59,12 @@ DEFAULT_HTML = "randqa-report.html"
               help="Threads that run the suite's tests side by side on each chunk.")
 @click.option("--predict/--no-predict", "run_predictors", default=True, show_default=True,
               help="Run randqa predict's predictors on each source: the table's 'predictable from' column.")
+@click.option("--max-memory", callback=max_memory_option, metavar="SIZE", help=MAX_MEMORY_HELP)
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
                     speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
-                    progress: bool | None, run_predictors: bool) -> int:
+                    run_predictors: bool, max_memory: int, progress: bool | None) -> int:
     """Compare generators: speed as applications call them next to test quality.
 
     Each SOURCE is a generator name (`randqa list`), a file, or '-' for
@@ -66,9 +81,8 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
         html_path = None
     if not progressive and (min_bytes or max_bytes or keep_going):
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
-    check_output_path(json_path, "--json")
-    check_output_path(html_path, "--html")
-    chosen = load_suite(suite, tests=test_names)
+    check_output_paths({"--json": json_path, "--html": html_path}, sources)
+    chosen = load_suite(suite, tests=test_names, max_memory=max_memory)
     options = comparing.CompareOptions(
         suite=chosen, size=size, seed=seed, progressive=progressive,
         min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,
@@ -76,24 +90,36 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     last = max_bytes or size
     if progressive and last and options.min_bytes > last:
         raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
+    lengths = progressive_lengths(options.min_bytes, last or engine.UNTIL_END) if progressive else 1
+    check_run_memory(chosen, max_memory, jobs=jobs, lengths=lengths)
 
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
+    failures: list[RandqaError] = []  # a source that failed after others finished: theirs are kept
     doc = comparing.run_comparison(list(sources) or list(comparing.DEFAULT_SOURCES), options,
-                                   command_line(), environment(), progress=bar)
+                                   command_line(), environment(), progress=bar, failures=failures)
     if not doc["runs"]:
-        print("randqa: interrupted before any source was tested", file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
-    print(render_compare(doc), file=table_stream(json_path), flush=True)
-    if json_path:
-        write_json(doc, json_path)
-    if html_path:
-        from randqa.report.html import write_html_report  # matplotlib loads only when a report is drawn
+        emit("randqa: interrupted before any source was tested", sys.stderr)
+        return interrupted_exit_code()
+    # the files first: a closed or full stdout must not cost them; a stop
+    # signal while they are written waits until they are whole
+    with InterruptGuard() as guard:
+        guard.updating = True
+        if json_path and json_path != "-":
+            write_json(doc, json_path)
+        if html_path:
+            from randqa.report.html import write_html_report  # matplotlib loads only when a report is drawn
 
-        write_html_report([doc], html_path)
-        print(f"report: {html_path}", file=sys.stderr, flush=True)
-    return EXIT_INTERRUPTED if doc["interrupted"] else EXIT_OK
+            write_html_report([doc], html_path)
+    if json_path == "-":
+        write_json(doc, json_path)
+    emit(render_compare(doc), table_stream(json_path))
+    if html_path:
+        emit(f"report: {html_path}", sys.stderr)
+    if failures:
+        raise failures[0]
+    return interrupted_exit_code() if doc["interrupted"] or guard.pending else EXIT_OK
 
 
 @click.command("report")
@@ -104,9 +130,9 @@ def report_command(results: tuple[str, ...], output: str) -> int:
     as one self-contained HTML report."""
     from randqa.report.html import load_document, write_html_report
 
-    check_output_path(output, "-o")
+    check_output_paths({"-o": output}, results)
     documents = [load_document(path) for path in results]
-    write_html_report(documents, output)
+    write_html_report(documents, output, "-o")
     return EXIT_OK
 
 

@@ -5,15 +5,28 @@ from __future__ import annotations
 import click
 
 from randqa import engine
-from randqa.cli.common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line,
-                               size_option, table_stream)
+from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
+from randqa.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    MAX_MEMORY_HELP,
+    ProgressBar,
+    check_run_memory,
+    command_line,
+    emit,
+    interrupted_exit_code,
+    max_memory_option,
+    progressive_lengths,
+    size_option,
+    table_stream,
+)
 from randqa.errors import UsageError
+from randqa.files import check_output_paths
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
 from randqa.results import RunResult, Verdict
 from randqa.sources import FORMATS, Source, open_source
 from randqa.sources.folded import FoldedSource
-from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
 
 #: how much of an endless generator `randqa test NAME` reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
@@ -51,14 +64,15 @@ PROGRESSIVE_GENERATOR_MAX = 1 << 30
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
               help="Threads that run the suite's tests side by side on each chunk.")
+@click.option("--max-memory", callback=max_memory_option, metavar="SIZE", help=MAX_MEMORY_HELP)
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
                  word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
-                 seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
+                 seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int,
+                 max_memory: int, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
-    check_output_path(json_path, "--json")
-    check_output_path(html_path, "--html")
-    chosen = load_suite(suite, tests=test_names)
+    check_output_paths({"--json": json_path, "--html": html_path}, (source,))
+    chosen = load_suite(suite, tests=test_names, max_memory=max_memory)
     if low_bits is not None and not word_bits:
         raise UsageError("--low-bits needs --word-bits")
     low_bits = low_bits or 1
@@ -78,10 +92,13 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
         return _report_run(result, json_path, html_path)
     if word_bits and fmt != "bytes":
         raise UsageError("--word-bits folds bytes; it does not take --format bits")
+    if not progressive:
+        check_run_memory(chosen, max_memory, jobs=jobs, fmt=fmt)
     with _open_folded(source, fmt, seed, word_bits, low_bits) as src:
         if progressive:
             # stdin and files: until the data ends
             last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else engine.UNTIL_END)
+            check_run_memory(chosen, max_memory, jobs=jobs, lengths=progressive_lengths(min_size, last))
             with ProgressBar(progress, last if last < engine.UNTIL_END else None) as bar:
                 result = engine.run_progressive(src, chosen, min_size, last, keep_going, jobs=jobs, on_progress=bar)
         else:
@@ -107,31 +124,45 @@ def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: 
                 on_progress: ProgressBar) -> RunResult:
     from randqa.engine.seed_sweep import run_seed_sweep
     from randqa.sources import backend_names, open_backend
+    from randqa.sources.base import UnseededSource
 
     if source not in backend_names():
         with open_source(source):  # a clear error for unknown names; stdin and files cannot be re-seeded
             pass
         raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
+    with open_backend(source, base_seed) as probe:
+        if isinstance(probe, UnseededSource) or probe.describe().get("reproducible") is False:
+            raise UsageError(f"--seed-sweep needs a generator that takes a seed; {source} draws from the system "
+                             "and cannot be seeded")
     return run_seed_sweep(source, lambda s: open_backend(source, s), seeds, positions=positions,
                           base_seed=base_seed, thresholds=suite.thresholds, on_progress=on_progress)
 
 
 def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:
-    """Print the table, write JSON/HTML, and return the exit code of a run."""
+    """Write JSON/HTML, then print the table; return the exit code of a run.
+
+    The files come first: a closed or full stdout must not cost them.  A
+    stop signal while they are written waits until they are whole.
+    """
+    from randqa.engine.run import InterruptGuard
     from randqa.report.environment import environment
 
     result.extra["command"] = command_line()
     result.extra.update(environment())
-    print(render_run(result), file=table_stream(json_path), flush=True)
     doc = result.to_json()
-    if json_path:
-        write_json(doc, json_path)
-    if html_path:
-        from randqa.report.html import write_html_report
+    with InterruptGuard() as guard:
+        guard.updating = True
+        if json_path and json_path != "-":
+            write_json(doc, json_path)
+        if html_path:
+            from randqa.report.html import write_html_report
 
-        write_html_report([doc], html_path)
-    if result.interrupted:
-        return EXIT_INTERRUPTED
+            write_html_report([doc], html_path)
+    if json_path == "-":
+        write_json(doc, json_path)
+    emit(render_run(result), table_stream(json_path))
+    if result.interrupted or guard.pending:
+        return interrupted_exit_code()
     return EXIT_FAILED if result.verdict == Verdict.FAIL else EXIT_OK
 
 

@@ -22,9 +22,9 @@ from randqa import engine
 from randqa._version import __version__
 from randqa.speed.as_called import AsCalledSpeed, as_called_speed
 from randqa.speed.generation import REPEATS as SPEED_REPEATS
-from randqa.errors import UsageError
+from randqa.errors import RandqaError, UsageError
 from randqa.results import RunResult
-from randqa.sources import Source, is_data_spec, open_source
+from randqa.sources import Source, is_data_spec, open_source, read_full
 from randqa.battery.suites import Suite
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
@@ -71,12 +71,17 @@ def _open(spec: str, seed: int | None) -> Source:
 
 
 def check_sources(specs: list[str], seed: int | None) -> None:
-    """Refuse unknown names and a repeated stdin before any work starts."""
+    """Refuse unknown names, a repeated stdin and unreadable files before any
+    work starts: a source that fails after an hour of others costs that hour."""
     if specs.count("-") > 1:
         raise UsageError("stdin ('-') can be compared only once")
     for spec in specs:
         if spec != "-":
-            _open(spec, seed).close()
+            with _open(spec, seed) as source:
+                if not source.endless:
+                    # a file that opens may still not read (/proc/self/mem, a
+                    # directory, a broken disk): read its first byte now
+                    read_full(source, memoryview(bytearray(1)))
 
 
 def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> AsCalledSpeed | None:
@@ -162,11 +167,14 @@ def compare_document(command: str, environment: dict[str, Any], options: Compare
 
 def run_comparison(specs: list[str], options: CompareOptions, command: str, environment: dict[str, Any],
                    progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
-                   ) -> dict[str, Any]:
+                   failures: list[RandqaError] | None = None) -> dict[str, Any]:
     """Measure and test every source in turn; return the compare document.
 
     Ctrl-C stops at once; the document covers the sources done so far (the
-    current one's partial run included) and says ``interrupted``.
+    current one's partial run included) and says ``interrupted``.  With a
+    ``failures`` list, a source that fails (RandqaError) after others have
+    finished ends the comparison too: the error is appended there and the
+    document holds the finished runs.
     """
     check_sources(specs, options.seed)
     start = time.perf_counter()
@@ -174,11 +182,17 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
     interrupted = False
     for spec in specs:
         try:
-            speed = measure_speed(spec, options.seed, options.speed_repeats)
-        except KeyboardInterrupt:
-            interrupted = True
+            try:
+                speed = measure_speed(spec, options.seed, options.speed_repeats)
+            except KeyboardInterrupt:
+                interrupted = True
+                break
+            result = run_source_tests(spec, options, progress)
+        except RandqaError as exc:
+            if failures is None or not runs:
+                raise
+            failures.append(exc)
             break
-        result = run_source_tests(spec, options, progress)
         run = result.to_json()
         run["speed_mb_s"] = None if speed is None else round(speed.speed.median, 3)
         run["speed_bytes"] = None if speed is None else speed.speed.nbytes

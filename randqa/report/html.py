@@ -19,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from randqa.errors import InputError
+from randqa.report.json_report import read_json_document, write_output_file
 from randqa.report import charts
 from randqa.report.terminal import format_number
 from randqa.results import Verdict
@@ -39,27 +40,9 @@ def check_document(doc: Any, origin: str) -> None:
         raise InputError(f"{origin}: {exc}") from None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def load_document(path: str) -> dict[str, Any]:
     """Read and validate a saved result; InputError names the file and the problem."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a JSON file (not UTF-8 text)") from None
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
-    except ValueError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    doc = read_json_document(path)
     check_document(doc, path)
     return doc
 
@@ -209,11 +192,12 @@ def render_html(documents: list[dict[str, Any]]) -> str:
     return _environment().get_template("report.html.j2").render(**build_context(documents))
 
 
-def write_html_report(documents: list[dict[str, Any]], path: str) -> None:
-    """Render ``documents`` (dicts as ``--json`` writes them) to an HTML file at ``path``."""
-    text = render_html(documents)
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot write the HTML report: {exc.strerror or exc}") from None
+def write_html_report(documents: list[dict[str, Any]], path: str, option: str = "--html") -> None:
+    """Render ``documents`` (dicts as ``--json`` writes them) to an HTML file at
+    ``path``, written whole or not at all (OutputError names ``option``)."""
+    import matplotlib
+
+    # names come from users and files: a '$' in one is text, not mathtext to parse
+    with matplotlib.rc_context({"text.parse_math": False}):
+        text = render_html(documents)
+    write_output_file(path, text.encode("utf-8"), option)

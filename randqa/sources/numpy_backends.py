@@ -14,7 +14,12 @@ getrandbits' words from the least significant end).
 
 A user's own generator is given as ``module:attribute`` (e.g.
 ``mypkg.gens:MyBitGenerator``): a BitGenerator class, or a callable
-taking the seed and returning a BitGenerator instance.
+taking the seed and returning a BitGenerator instance (or a randqa Source).
+randqa imports that module and runs its code.  What the code returns is
+checked at every call: ``random_raw`` must give a non-empty array of integer
+words, a Source's ``readinto`` a count from 0 to the buffer's length; an
+exception or anything else ends the run with one InputError line instead of
+a traceback, zeros from cast floats, or an endless loop.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from randqa.errors import UsageError
+from randqa.errors import InputError, UsageError
 from randqa.sources.base import Source
 from randqa.sources.compiled import resolve_seed
 
@@ -76,12 +81,35 @@ def _resolve(spec: str) -> Any:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
         raise UsageError(f"cannot import module {module_name!r} for backend {spec!r} ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
+        raise UsageError(f"backend {spec}: importing {module_name} raised {_exception_line(exc)}") from None
     for part in attribute.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             raise UsageError(f"module {module_name!r} has no attribute {attribute!r} (backend {spec!r})") from None
     return obj
+
+
+def _exception_line(exc: BaseException) -> str:
+    """``Type: message`` on one line, shortened."""
+    message = " ".join(str(exc).split())
+    message = message if len(message) <= 200 else message[:197] + "..."
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _checked_words(name: str, raw: Any, count: int) -> np.ndarray:
+    """``raw`` as random_raw(count) returned it, if it is a non-empty array of
+    integer words; InputError otherwise."""
+    if not isinstance(raw, np.ndarray):
+        raise InputError(f"backend {name}: random_raw({count}) returned {type(raw).__name__}, "
+                         "not a numpy array of unsigned integer words")
+    if raw.dtype.kind not in "ui":
+        raise InputError(f"backend {name}: random_raw({count}) returned {raw.dtype} values, not unsigned integer "
+                         "words (randqa tests the raw output bits, which floats do not carry)")
+    if raw.size == 0:
+        raise InputError(f"backend {name}: random_raw({count}) returned no words; a generator must not run dry")
+    return raw.reshape(-1)
 
 
 class _PendingBytes:
@@ -125,8 +153,11 @@ class BitGeneratorSource(Source):
         self._dtype = np.dtype("<u8") if word_bytes == 8 else np.dtype("<u4")
 
     def _words(self, count: int) -> np.ndarray:
-        raw = self.bitgen.random_raw(count)
-        return raw.astype(self._dtype, copy=False)
+        try:
+            raw = self.bitgen.random_raw(count)
+        except Exception as exc:  # noqa: BLE001 - the user's generator failed mid-stream
+            raise InputError(f"backend {self.name}: random_raw({count}) raised {_exception_line(exc)}") from None
+        return _checked_words(self.name, raw, count).astype(self._dtype, copy=False)
 
     def readinto(self, buffer: memoryview) -> int:
         return self._buffer.fill(buffer, self.word_bytes, self._words)
@@ -162,26 +193,77 @@ def open_user_bitgenerator(spec: str, seed: int | None) -> Source:
 
 def open_bitgenerator_factory(name: str, factory: Any, seed: int | None) -> Source:
     """A BitGenerator class, or a callable seed -> BitGenerator (or Source),
-    called with ``seed`` (64 bits drawn when None); ``name`` names it in reports."""
+    called with ``seed`` (64 bits drawn when None); ``name`` names it in
+    reports.  What the user's code returns is checked, at every call."""
     s = _any_size_seed(name, seed)
     if not callable(factory):
         raise UsageError(f"{name} is not a BitGenerator class or a callable")
-    made = factory(s)
+    made = _construct(name, factory, s)
     if isinstance(made, Source):
-        made.name = name if made.name == Source.name else made.name
-        made.seed = s if made.seed is None else made.seed
-        return made
-    raw = made.random_raw(256) if hasattr(made, "random_raw") else None
-    if raw is None:
+        checked = CheckedSource(made)
+        checked.name = name if made.name == Source.name else made.name
+        checked.seed = s if made.seed is None else made.seed
+        return checked
+    if not hasattr(made, "random_raw"):
         raise UsageError(f"{name}({s}) returned {type(made).__name__}, not a BitGenerator or randqa Source")
-    made = factory(s)  # fresh, so the stream starts at its beginning
+    try:
+        raw = made.random_raw(256)
+    except Exception as exc:  # noqa: BLE001
+        raise UsageError(f"backend {name}: random_raw(256) raised {_exception_line(exc)}") from None
+    try:
+        raw = _checked_words(name, raw, 256)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+    made = _construct(name, factory, s)  # fresh, so the stream starts at its beginning
     return BitGeneratorSource(name, s, made, raw_word_bytes(raw), seeding=f"{name}({s})")
 
 
 def raw_word_bytes(raw: np.ndarray) -> int:
     """Bytes per word of a generator whose ``random_raw`` gave ``raw``: 32-bit
     generators return words below 2**32, written as 4 bytes so no byte is constant."""
-    return 4 if int(np.max(raw)) < 1 << 32 else 8
+    return 4 if int(np.max(raw.astype(np.uint64))) < 1 << 32 else 8
+
+
+def _construct(spec: str, factory: Callable[[int], Any], seed: int) -> Any:
+    try:
+        return factory(seed)
+    except Exception as exc:  # noqa: BLE001 - the user's constructor failed
+        raise UsageError(f"backend {spec}: {spec}({seed}) raised {_exception_line(exc)}") from None
+
+
+class CheckedSource(Source):
+    """A user's Source, with what its code returns checked at every call:
+    ``readinto`` must return a whole number from 0 to the buffer's length
+    (anything else, an exception included, is an InputError), so a broken
+    plugin ends the run with one line instead of looping or a traceback."""
+
+    def __init__(self, inner: Source) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.seed = inner.seed
+        self.unit_bits = inner.unit_bits
+        self.endless = inner.endless
+
+    def readinto(self, buffer: memoryview) -> int:
+        try:
+            got = self.inner.readinto(buffer)
+        except Exception as exc:  # noqa: BLE001 - the user's code failed mid-stream
+            raise InputError(f"backend {self.name}: readinto raised {_exception_line(exc)}") from None
+        if not isinstance(got, (int, np.integer)) or isinstance(got, bool) or not 0 <= got <= len(buffer):
+            raise InputError(f"backend {self.name}: readinto returned {got!r} for a buffer of {len(buffer)} bytes; "
+                             f"it must return how many bytes it wrote, 0 to {len(buffer)}")
+        return int(got)
+
+    def read_bits(self, max_bits: int) -> np.ndarray:
+        return self.inner.read_bits(max_bits)
+
+    def describe(self) -> dict[str, Any]:
+        data = self.inner.describe()
+        data.update(name=self.name, seed=self.seed)
+        return data
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class PythonRandomSource(Source):

@@ -1,0 +1,96 @@
+"""SIGTERM and SIGHUP stop a run as Ctrl-C does: the chunk in flight is
+finished, the partial results are written marked ``interrupted``, and the
+exit code is 128 + the signal (143, 129).
+
+Source: POSIX signal semantics and the shell convention of 128 + N for a
+command ended by signal N; `timeout` and batch schedulers (Slurm, PBS) send
+SIGTERM, a closed terminal SIGHUP, and `nohup` starts a command with SIGHUP
+ignored, which must stay ignored.  The signals come from this test process
+to a real randqa child, once it has installed its handlers (its SigCgt mask
+in /proc) and spent a second of CPU testing.  Minimum data: one 4 MiB chunk
+tested before the signal, so the partial results are not empty.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cli_harness import catches_signal, cpu_seconds, ignore, randqa_command
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to know when the child is ready")
+
+CHUNK = 4 << 20
+
+
+def signal_when_busy(args: list[str], signum: int, cwd, *, preexec_fn=None) -> tuple[int, str, str]:
+    """Start randqa, wait until it handles SIGTERM and has tested for a CPU
+    second, send ``signum``; return its exit code, stdout and stderr."""
+    proc = subprocess.Popen(randqa_command(*args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=cwd, preexec_fn=preexec_fn)
+    deadline = time.monotonic() + 120
+    ready_at = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        busy = cpu_seconds(proc.pid)
+        if ready_at is None and catches_signal(proc.pid, signal.SIGTERM):
+            ready_at = busy
+        # a randqa that never handles SIGTERM gets the signal after 5 s of CPU anyway
+        if (ready_at is not None and busy >= ready_at + 1.0) or busy >= 5.0:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signum)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    return proc.returncode, out, err
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_stop_signal_writes_partial_results(tmp_path, signum, code):
+    returncode, out, err = signal_when_busy(["test", "pcg64", "-n", "8G", "--suite", "quick", "--seed", "1",
+                                             "--json", "r.json", "--html", "r.html"], signum, tmp_path)
+    assert returncode == code, err
+    assert "Traceback" not in err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["interrupted"] is True
+    assert doc["bytes_tested"] > 0 and doc["bytes_tested"] % CHUNK == 0  # whole chunks: none half-counted
+    assert {t["name"] for t in doc["tests"]} >= {"frequency", "runs", "chi_square"}
+    assert (tmp_path / "r.html").read_text().rstrip().endswith("</html>")
+    assert "interrupted" in out
+
+
+def test_sigterm_during_a_progressive_run_keeps_the_lengths(tmp_path):
+    returncode, out, err = signal_when_busy(["test", "pcg64", "--progressive", "--max", "64G", "--suite", "quick",
+                                             "--json", "p.json"], signal.SIGTERM, tmp_path)
+    assert returncode == 143, err
+    doc = json.loads((tmp_path / "p.json").read_text())
+    assert doc["interrupted"] is True and doc["lengths"]
+    assert doc["lengths"][0]["bytes"] == 1024
+
+
+def test_sigterm_stops_compare_with_the_runs_so_far(tmp_path):
+    returncode, out, err = signal_when_busy(["compare", "pcg64", "-n", "8G", "--no-progressive", "--suite", "quick",
+                                             "--speed-repeats", "1", "--no-html", "--json", "c.json"],
+                                            signal.SIGTERM, tmp_path)
+    assert returncode == 143, err
+    doc = json.loads((tmp_path / "c.json").read_text())
+    assert doc["interrupted"] is True
+    assert doc["runs"][0]["interrupted"] is True and doc["runs"][0]["bytes_tested"] > 0
+
+
+def test_sighup_ignored_by_nohup_stays_ignored(tmp_path):
+    # passes on the code before SIGHUP was handled too: it guards against
+    # handling a signal the user asked to ignore
+    returncode, out, err = signal_when_busy(["test", "pcg64", "-n", "512M", "--suite", "quick", "--seed", "1",
+                                             "--json", "r.json"], signal.SIGHUP, tmp_path,
+                                            preexec_fn=ignore(signal.SIGHUP))
+    assert returncode == 0, err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["interrupted"] is False and doc["bytes_tested"] == 512 << 20
