@@ -24,12 +24,13 @@ import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
+from randqa.battery._shared import BytePairs, SharesStatistic
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
 
 
-class ChiSquare(WholeBlockTest):
+class ChiSquare(SharesStatistic, WholeBlockTest):
     name = "chi_square"
 
     def __init__(self, *, bits: int = 8) -> None:
@@ -38,6 +39,17 @@ class ChiSquare(WholeBlockTest):
         super().__init__(bits // 8)
         self.bits = bits
         self.counts = np.zeros(2**bits, dtype=np.int64)
+
+    def shared_statistic(self) -> BytePairs | None:
+        return BytePairs() if self.bits == 8 else None
+
+    def _update(self, chunk: np.ndarray) -> None:
+        if not self._shared_update(chunk):
+            super()._update(chunk)
+
+    def _merge(self, other: "ChiSquare") -> None:
+        if not self._shared_merge(other):
+            super()._merge(other)
 
     def _scan(self, run: np.ndarray) -> None:
         if self.bits == 8:
@@ -49,13 +61,14 @@ class ChiSquare(WholeBlockTest):
         self.counts += other.counts
 
     def finalize(self) -> list[TestResult]:
-        bins = len(self.counts)
-        n = int(self.counts.sum())
+        counts = self._statistic().histogram() if self.shared is not None else self.counts
+        bins = len(counts)
+        n = int(counts.sum())
         label = self.name if self.bits == 8 else f"{self.name}[bits={self.bits}]"
         if n < MIN_EXPECTED * bins:
             return [insufficient(label, f"at least {MIN_EXPECTED * bins * self.bits // 8} bytes (5 expected per bin)", symbols=n)]
         expected = n / bins
-        statistic = float(np.sum((self.counts - expected) ** 2) / expected)
+        statistic = float(np.sum((counts - expected) ** 2) / expected)
         dof = bins - 1
         return [
             chi_square_result(label, statistic, dof, {"symbols": n, "dof": dof})
