@@ -58,11 +58,10 @@ from functools import partial
 from typing import Callable
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _spacings
 from randqa.battery._blocks import WholeBlockTest
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, insufficient, poisson_cdf, poisson_sf
 
 MAX_LAMBDA = 16.0
 MAX_POINTS_PER_CELL = 2.0**-14  # n/k, up to which mu (1 - n/2k) is within 6e-7 of E[Y]
@@ -153,8 +152,8 @@ class BirthdaySpacings(WholeBlockTest):
             TestResult(
                 name=self.name,
                 statistic=float(total),
-                pvalue=float(stats.poisson.sf(total - 1, mean)),
-                pvalue_low=float(stats.poisson.cdf(total, mean)),
+                pvalue=poisson_sf(total - 1, mean),
+                pvalue_low=poisson_cdf(total, mean),
                 details={"blocks": self.blocks, "expected": mean, "mean_per_block": self.mean_per_block,
                          "lambda_per_block": self.lambda_per_block, "cell_bits": self.cell_bits},
             )

@@ -27,11 +27,10 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _counts
 from randqa.battery._shared import BytePairs, SharesStatistic
-from randqa.results import TestResult, Verdict, insufficient
+from randqa.results import TestResult, Verdict, insufficient, normal_sf
 
 MIN_BYTES = 100
 _VALUES = np.arange(256, dtype=object)
@@ -111,7 +110,7 @@ class SerialCorrelation(SharesStatistic):
             # var = 0: every ordering of these bytes gives the same R, so R is not unusual
             z = float(t1 - mean) / math.sqrt(var) if var > 0 else 0.0
             results.append(
-                TestResult(label, float(r), float(2 * stats.norm.sf(abs(z))), details={"lag": k, "z": z, "bytes": n})
+                TestResult(label, float(r), 2 * normal_sf(abs(z)), details={"lag": k, "z": z, "bytes": n})
             )
         return results
 
