@@ -461,6 +461,93 @@ bit_pattern_scan(PyObject *Py_UNUSED(self), PyObject *args)
  * tuple adds 1 to counts[index] (2^(letter_bits * tuple_length) cells; the
  * caller maps them to base-d words).
  * ---------------------------------------------------------------------- */
+/* Adds the tuples that end at each of 8 new letters l[0..7] (oldest first)
+ * and returns the new index.  Packing the 8 letters after the previous ones
+ * in one word and cutting each tuple out of it keeps the letters off a
+ * chain of shifts through `index`, one per letter, which set the pace when
+ * counting bytes; the caller checks (tuple_length + 8) * letter_bits <= 64. */
+static inline uint64_t
+count_eight_tuples(uint64_t index, const uint8_t l[8], int lb, uint64_t index_mask, int64_t *counts)
+{
+    uint64_t high = ((uint64_t)l[0] << (7 * lb)) | ((uint64_t)l[1] << (6 * lb)) | ((uint64_t)l[2] << (5 * lb)) |
+                    ((uint64_t)l[3] << (4 * lb));
+    uint64_t low = ((uint64_t)l[4] << (3 * lb)) | ((uint64_t)l[5] << (2 * lb)) | ((uint64_t)l[6] << lb) | l[7];
+    uint64_t window = (index << (8 * lb)) | high | low;
+    for (int j = 7; j >= 0; j--)
+        counts[(window >> (j * lb)) & index_mask]++;
+    return window & index_mask;
+}
+
+/* Bytes as blocks (the level of 8-bit blocks) with 4-letter tuples whose
+ * index fits in 16 bits: 16 bytes at a time with SSSE3 (every x86-64 CPU
+ * since 2006), where byte-wise table lookups make both the letters (the
+ * popcount of each nibble, then the letter of each weight 0-8) and the tuple
+ * indices (the letters shifted by 1, 2 and 3 positions), so only the count
+ * increments remain one at a time: about twice the scalar loop's speed. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(RANDQA_NO_CLONES)
+#define HAVE_BYTE_TUPLES_SSSE3 1
+#include <tmmintrin.h>
+
+#define BYTE_TUPLE_RUN 2048
+
+/* Counts the 4-letter tuples ending at each of the n (a multiple of 16)
+ * bytes p[0..n) into counts; `index` holds the 3 letters before p[0] (the
+ * newest lowest, lb bits each); returns the index after p[n-1]. */
+__attribute__((target("ssse3"))) static uint64_t
+byte_tuples_ssse3(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight, int lb, uint64_t index,
+                  int64_t *counts)
+{
+    uint8_t weights16[16] = {0};
+    memcpy(weights16, letter_of_weight, 9);
+    const __m128i nibble_weight = _mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m128i letter = _mm_loadu_si128((const __m128i *)weights16);
+    const __m128i low4 = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
+    const __m128i shift = _mm_cvtsi32_si128(lb);
+    uint64_t lmask = ((uint64_t)1 << lb) - 1;
+    /* the previous 3 letters in the top bytes of `prev`, oldest first */
+    __m128i prev = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (char)((index >> (2 * lb)) & lmask),
+                                 (char)((index >> lb) & lmask), (char)(index & lmask));
+    uint16_t ix[BYTE_TUPLE_RUN];
+    /* two tables of 32-bit counts: a repeated tuple's increments alternate
+     * between them instead of waiting on each other; added to counts at the
+     * end (a call counts fewer than 2^32 tuples per table: see the caller) */
+    Py_ssize_t cells = (Py_ssize_t)1 << (4 * lb);
+    uint32_t *even = calloc(2 * (size_t)cells, sizeof *even);
+    if (!even)
+        return index | ((uint64_t)1 << 63); /* tells the caller to count one at a time */
+    uint32_t *odd = even + cells;
+    for (Py_ssize_t start = 0; start < n; start += BYTE_TUPLE_RUN) {
+        Py_ssize_t m = n - start < BYTE_TUPLE_RUN ? n - start : BYTE_TUPLE_RUN;
+        for (Py_ssize_t i = 0; i < m; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + start + i));
+            __m128i w = _mm_add_epi8(_mm_shuffle_epi8(nibble_weight, _mm_and_si128(v, low4)),
+                                     _mm_shuffle_epi8(nibble_weight, _mm_and_si128(_mm_srli_epi16(v, 4), low4)));
+            __m128i l0 = _mm_shuffle_epi8(letter, w);
+            __m128i l1 = _mm_alignr_epi8(l0, prev, 15), l2 = _mm_alignr_epi8(l0, prev, 14), l3 = _mm_alignr_epi8(l0, prev, 13);
+            __m128i lo = _mm_unpacklo_epi8(l3, zero), hi = _mm_unpackhi_epi8(l3, zero);
+            lo = _mm_or_si128(_mm_sll_epi16(lo, shift), _mm_unpacklo_epi8(l2, zero));
+            hi = _mm_or_si128(_mm_sll_epi16(hi, shift), _mm_unpackhi_epi8(l2, zero));
+            lo = _mm_or_si128(_mm_sll_epi16(lo, shift), _mm_unpacklo_epi8(l1, zero));
+            hi = _mm_or_si128(_mm_sll_epi16(hi, shift), _mm_unpackhi_epi8(l1, zero));
+            lo = _mm_or_si128(_mm_sll_epi16(lo, shift), _mm_unpacklo_epi8(l0, zero));
+            hi = _mm_or_si128(_mm_sll_epi16(hi, shift), _mm_unpackhi_epi8(l0, zero));
+            _mm_storeu_si128((__m128i *)(ix + i), lo);
+            _mm_storeu_si128((__m128i *)(ix + i + 8), hi);
+            prev = l0;
+        }
+        for (Py_ssize_t i = 0; i < m; i += 2) {
+            even[ix[i]]++;
+            odd[ix[i + 1]]++;
+        }
+        index = ix[m - 1];
+    }
+    for (Py_ssize_t c = 0; c < cells; c++)
+        counts[c] += (int64_t)even[c] + odd[c];
+    free(even);
+    return index;
+}
+#endif
+
 POPCNT_CLONES static void
 block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes, const uint8_t *letter,
                      int letter_bits, uint64_t index_mask, int64_t tuple_length, int64_t *counts, uint64_t *index_io,
@@ -479,15 +566,40 @@ block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes
         if (++have >= tuple_length)
             counts[index]++;
     }
+    uint8_t l[8];
+    int eight_at_once = (tuple_length + 8) * letter_bits <= 64;
     if (block_bytes == 1) {
         uint8_t letter_of_byte[256];
         for (int v = 0; v < 256; v++)
             letter_of_byte[v] = letter[__builtin_popcount(v)];
+#ifdef HAVE_BYTE_TUPLES_SSSE3
+        /* at most 2^32 bytes at a time, so the 32-bit counts cannot wrap */
+        while (tuple_length == 4 && 4 * letter_bits <= 16 && blocks - b >= 16 && __builtin_cpu_supports("ssse3")) {
+            Py_ssize_t whole = (blocks - b) - (blocks - b) % 16;
+            if (whole > ((Py_ssize_t)1 << 32))
+                whole = (Py_ssize_t)1 << 32;
+            uint64_t next = byte_tuples_ssse3(p + b, whole, letter, letter_bits, index, counts);
+            if (next >> 63)
+                break; /* no memory for the 32-bit tables */
+            index = next;
+            b += whole;
+        }
+#endif
+        for (; eight_at_once && b + 8 <= blocks; b += 8) {
+            for (int j = 0; j < 8; j++)
+                l[j] = letter_of_byte[p[b + j]];
+            index = count_eight_tuples(index, l, letter_bits, index_mask, counts);
+        }
         for (; b < blocks; b++) {
             index = ((index << letter_bits) | letter_of_byte[p[b]]) & index_mask;
             counts[index]++;
         }
     } else if (block_bytes == 2 || block_bytes == 4) {
+        for (; eight_at_once && b + 8 <= blocks; b += 8) {
+            for (int j = 0; j < 8; j++)
+                l[j] = letter[__builtin_popcountll(load_le(p + (b + j) * block_bytes, (int)block_bytes))];
+            index = count_eight_tuples(index, l, letter_bits, index_mask, counts);
+        }
         for (; b < blocks; b++) {
             index = ((index << letter_bits) | letter[__builtin_popcountll(load_le(p + b * block_bytes, (int)block_bytes))]) &
                     index_mask;
