@@ -272,6 +272,105 @@ byte_hits64(const uint8_t *p, uint8_t lo, uint8_t width_minus_1)
 #endif
 }
 
+/* Whether each of the 64 words at p is a hit: bit k for word k (constant
+ * word sizes, so the loads are plain and the loop unrolls). */
+#define DEFINE_WORD_HITS(BYTES)                                                       \
+    static inline uint64_t word_hits64_##BYTES(const uint8_t *p, uint64_t lo, uint64_t width) \
+    {                                                                                 \
+        uint64_t mask = 0;                                                            \
+        for (int k = 0; k < 64; k++)                                                  \
+            mask |= (uint64_t)(load_le(p + k * (BYTES), (BYTES)) - lo < width) << k;  \
+        return mask;                                                                  \
+    }
+DEFINE_WORD_HITS(2)
+DEFINE_WORD_HITS(4)
+DEFINE_WORD_HITS(8)
+
+#if defined(__SSE2__)
+/* 32-bit words: unsigned (w - lo) < width as a signed comparison of both
+ * sides with the top bit flipped (SSE2 compares signed words only) */
+static inline uint64_t
+word32_hits64(const uint8_t *p, uint64_t lo, uint64_t width)
+{
+    const __m128i flip = _mm_set1_epi32((int)0x80000000u), vlo = _mm_set1_epi32((int)(uint32_t)lo);
+    const __m128i limit = _mm_xor_si128(_mm_set1_epi32((int)(uint32_t)width), flip);
+    uint64_t mask = 0;
+    for (int k = 0; k < 16; k++) {
+        __m128i d = _mm_xor_si128(_mm_sub_epi32(_mm_loadu_si128((const __m128i *)(p + 16 * k)), vlo), flip);
+        mask |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(d, limit))) << (4 * k);
+    }
+    return mask;
+}
+#endif
+
+static inline uint64_t
+word_hits64(const uint8_t *p, int word_bytes, uint64_t lo, uint64_t width)
+{
+    switch (word_bytes) {
+    case 2:
+        return word_hits64_2(p, lo, width);
+    case 4:
+#if defined(__SSE2__)
+        if (width < (1ULL << 32))
+            return word32_hits64(p, lo, width);
+#endif
+        return word_hits64_4(p, lo, width);
+    default:
+        return word_hits64_8(p, lo, width);
+    }
+}
+
+/* When hits are common, the gaps inside each 8-word piece of the mask are
+ * looked up: GAPS_INSIDE[b] holds, byte j, how many gaps of j words lie
+ * between the hits of the piece b (at most 6, so only the gap that closes
+ * at the piece's first hit varies with what came before).  Counting them in
+ * the bytes of one word replaces the increments of a few histogram cells
+ * that follow each other, whose stores and loads would wait on each other. */
+static uint64_t GAPS_INSIDE[256];
+
+static void
+fill_gaps_inside(void)
+{
+    for (int b = 1; b < 256; b++) {
+        uint64_t packed = 0;
+        int previous = __builtin_ctz((unsigned)b);
+        for (int k = previous + 1; k < 8; k++)
+            if (b >> k & 1) {
+                packed += (uint64_t)1 << (8 * (k - previous - 1));
+                previous = k;
+            }
+        GAPS_INSIDE[b] = packed;
+    }
+}
+
+/* The gaps of one 64-word mask whose first hit is not the call's first
+ * (first >= 0): by 8-word pieces.  `open` is the gap still open before it;
+ * returns the gap open after it.  Each piece adds at most 7 to a byte of
+ * `small` (a gap of j < 8 words adds 1 to byte j), so after one mask the
+ * bytes are below 64 and are added to hist (class j counts in hist[min(j, top)]). */
+static inline long long
+gaps_by_pieces(uint64_t mask, long long open, int64_t *hist, long long top)
+{
+    uint64_t small = 0;
+    for (int k = 0; k < 8; k++) {
+        unsigned b = (unsigned)(mask >> (8 * k)) & 0xff;
+        if (!b) {
+            open += 8;
+            continue;
+        }
+        long long closing = open + __builtin_ctz(b);
+        if (closing < 8)
+            small += (uint64_t)1 << (8 * closing);
+        else
+            hist[closing < top ? closing : top]++;
+        small += GAPS_INSIDE[b];
+        open = 7 - (31 - __builtin_clz(b)); /* words after the piece's last hit */
+    }
+    for (int j = 0; j < 8; j++)
+        hist[j < top ? j : top] += (int64_t)(small >> (8 * j) & 0xff);
+    return open;
+}
+
 static PyObject *
 gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -297,17 +396,23 @@ gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     long long top = histv.len / 8 - 1;
     Py_ssize_t words = in.len / word_bytes;
     uint64_t width = hi - lo;
+    /* hits in at least a quarter of the words: by 8-word pieces; otherwise hit by hit */
+    int by_pieces = width >= (word_bytes == 8 ? (1ULL << 62) : (1ULL << (8 * word_bytes - 2)));
     /* positions are relative to data[0]; `last` is the previous hit's, and
      * -1 - open before the first hit makes the first gap come out as `open` */
     long long last = -1 - open, first = -1;
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t i = 0;
-    if (word_bytes == 1) {
-        for (; i + 64 <= words; i += 64) {
-            uint64_t mask = byte_hits64(p + i, (uint8_t)lo, (uint8_t)(width - 1));
-            for (; mask; mask &= mask - 1)
-                gap_hit(i + __builtin_ctzll(mask), &last, &first, hist, top);
+    for (; i + 64 <= words; i += 64) {
+        uint64_t mask = word_bytes == 1 ? byte_hits64(p + i, (uint8_t)lo, (uint8_t)(width - 1))
+                                        : word_hits64(p + i * word_bytes, word_bytes, lo, width);
+        if (by_pieces && first >= 0) {
+            long long after = gaps_by_pieces(mask, i - last - 1, hist, top);
+            last = i + 63 - after;
+            continue;
         }
+        for (; mask; mask &= mask - 1)
+            gap_hit(i + __builtin_ctzll(mask), &last, &first, hist, top);
     }
     for (; i < words; i++)
         if (load_le(p + i * word_bytes, word_bytes) - lo < width)
@@ -701,5 +806,6 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__counts(void)
 {
+    fill_gaps_inside();
     return PyModule_Create(&module_def);
 }
