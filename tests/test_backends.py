@@ -75,7 +75,7 @@ def test_compiled_backends_are_the_c_generators():
     assert set(compiled_backend_names()) == {
         "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "dnet-arc4",
         "arc4", "arc4-drop", "lfsr113", "siprand", "ansi-c-rand", "randu", "minstd", "mt19937", "xorshift32",
-        "splitmix64"}
+        "java-random", "mmix-lcg", "splitmix64"}
 
 
 # --------------------------------------------------------------------------

@@ -8,7 +8,8 @@ Where they come from:
   ``arc4-drop``;
 - the Linux prandom thread: ``lfsr113``, ``siprand``;
 - classic references: ``randu``, ``minstd``, ``ansi-c-rand``, ``mt19937``,
-  ``xorshift32``, ``splitmix64``, ``python-random`` and the numpy/randomgen
+  ``xorshift32``, ``java-random``, ``mmix-lcg``, ``splitmix64``,
+  ``python-random`` and the numpy/randomgen
   BitGenerators (``pcg64``, ``chacha``, ``aes-ctr``, ...);
 - a user's own: ``module:attribute`` naming a numpy BitGenerator, and
   third-party backends registered in the entry-point group
@@ -20,7 +21,8 @@ Byte order and word width.  Words are written little-endian unless the
 original API says otherwise:
 
 - 32-bit generators (``mt19937``, ``lfsr113``, ``siprand``, ``xorshift32``,
-  ``minstd``, ``randu``, ``python-random``) write each output as 4
+  ``minstd``, ``randu``, ``python-random``, ``java-random``, ``mmix-lcg``)
+  write each output as 4
   little-endian bytes; ``glibc-rand`` writes its 31-bit ``rand()`` values
   the same way (bit 31 always 0); ``splitmix64`` writes 8.
 - ``glibc-rand-short``, ``msvc-rand-short`` and ``ansi-c-rand`` write
