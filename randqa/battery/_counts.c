@@ -699,7 +699,22 @@ block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes
             index = ((index << letter_bits) | letter_of_byte[p[b]]) & index_mask;
             counts[index]++;
         }
-    } else if (block_bytes == 2 || block_bytes == 4) {
+    } else if (block_bytes == 4) {
+        for (; eight_at_once && b + 8 <= blocks; b += 8) {
+            for (int j = 0; j < 8; j++) {
+                uint32_t w;
+                memcpy(&w, p + (b + j) * 4, 4);
+                l[j] = letter[__builtin_popcount(w)];
+            }
+            index = count_eight_tuples(index, l, letter_bits, index_mask, counts);
+        }
+        for (; b < blocks; b++) {
+            uint32_t w;
+            memcpy(&w, p + b * 4, 4);
+            index = ((index << letter_bits) | letter[__builtin_popcount(w)]) & index_mask;
+            counts[index]++;
+        }
+    } else if (block_bytes == 2) {
         for (; eight_at_once && b + 8 <= blocks; b += 8) {
             for (int j = 0; j < 8; j++)
                 l[j] = letter[__builtin_popcountll(load_le(p + (b + j) * block_bytes, (int)block_bytes))];
