@@ -36,6 +36,9 @@ Parameters:
   word_bytes     bytes per word: 1, 2, 4 or 8 (default 4)
   bits_per_word  high bits kept from each word (default 8 * word_bytes)
   dims           words per point, t (default 1); dims * bits_per_word <= 64
+  every          test the first block of every ``every`` (default 1: all);
+                 the first block tested is the stream's first, and the
+                 blocks tested stay disjoint, so the law of the sum holds
 Needs one complete block (n * dims * word_bytes bytes); lambda must be at
 most 16, where the Poisson approximation is good, and n/k at most 2^-14.
 """
@@ -78,7 +81,8 @@ def expected_collisions(points: int, cell_bits: int) -> float:
 class BirthdaySpacings(WholeBlockTest):
     name = "birthday_spacings"
 
-    def __init__(self, *, points: int = 4096, word_bytes: int = 4, bits_per_word: int | None = None, dims: int = 1) -> None:
+    def __init__(self, *, points: int = 4096, word_bytes: int = 4, bits_per_word: int | None = None, dims: int = 1,
+                 every: int = 1) -> None:
         if word_bytes not in (1, 2, 4, 8):
             raise ValueError(f"word_bytes must be 1, 2, 4 or 8, not {word_bytes!r}")
         if bits_per_word is None:
@@ -89,6 +93,9 @@ class BirthdaySpacings(WholeBlockTest):
             raise ValueError(f"bits_per_word must be between 1 and {8 * word_bytes}, not {bits_per_word!r}")
         if not (dims >= 1 and dims * bits_per_word <= 64):
             raise ValueError(f"dims * bits_per_word must be at most 64, not {dims} * {bits_per_word}")
+        if not (isinstance(every, int) and not isinstance(every, bool) and every >= 1):
+            raise ValueError(f"every must be a positive integer, not {every!r}")
+        self.every = every
         self.points = points
         self.word_bytes = word_bytes
         self.bits_per_word = bits_per_word
@@ -107,11 +114,29 @@ class BirthdaySpacings(WholeBlockTest):
         self.mean_per_block = expected_collisions(points, self.cell_bits)
         self.block_bytes = points * dims * word_bytes
         super().__init__(self.block_bytes)
-        self.blocks = 0
+        self.blocks = 0  # blocks tested
+        self.passed = 0  # whole blocks seen, tested or not
         self.collisions = 0
         self._lock = threading.Lock()
 
+    @property
+    def alignment(self) -> int:
+        return self.block_bytes * self.every  # the right part's first block is one to test
+
+    def _tested(self, run: np.ndarray) -> np.ndarray:
+        """The blocks of ``run`` (whole blocks, the first being block number
+        ``passed`` of the stream) that are tested, as one contiguous array."""
+        blocks = len(run) // self.block_bytes
+        first = -self.passed % self.every
+        self.passed += blocks
+        if self.every == 1:
+            return run
+        return np.ascontiguousarray(run.reshape(blocks, self.block_bytes)[first :: self.every]).reshape(-1)
+
     def _scan(self, run: np.ndarray) -> None:
+        self._count(self._tested(run))
+
+    def _count(self, run: np.ndarray) -> None:
         counts = np.empty(len(run) // self.block_bytes, dtype=np.int64)
         _spacings.spacing_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims, counts)
         with self._lock:  # the parts of one chunk may be counted in parallel
@@ -123,13 +148,15 @@ class BirthdaySpacings(WholeBlockTest):
         # whole blocks are independent, so they split into parts freely
         tasks = []
         for run in self._blocks.split(chunk):
+            run = self._tested(run)
             blocks = len(run) // self.block_bytes
             bounds = [blocks * i // parts * self.block_bytes for i in range(parts + 1)]
-            tasks += [partial(self._scan, run[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+            tasks += [partial(self._count, run[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
         return tasks
 
     def _add_counts(self, other: "BirthdaySpacings") -> None:
         self.blocks += other.blocks
+        self.passed += other.passed
         self.collisions += other.collisions
 
     def finalize(self) -> list[TestResult]:
@@ -144,6 +171,7 @@ class BirthdaySpacings(WholeBlockTest):
                 pvalue=poisson_sf(total - 1, mean),
                 pvalue_low=poisson_cdf(total, mean),
                 details={"blocks": self.blocks, "expected": mean, "mean_per_block": self.mean_per_block,
-                         "lambda_per_block": self.lambda_per_block, "cell_bits": self.cell_bits},
+                         "lambda_per_block": self.lambda_per_block, "cell_bits": self.cell_bits,
+                         **({"every": self.every} if self.every > 1 else {})},
             )
         ]
