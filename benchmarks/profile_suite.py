@@ -51,7 +51,9 @@ def main() -> None:
           f"finalize {final:.2f} s")
     print(f"{'#':>2} {'entry':<58} {'CPU-s':>6} {'MB/CPU-s':>9} {'x suite':>8}")
     for i, (spec, acc, t) in enumerate(zip(suite.tests, accumulators, spent), 1):
-        label = repr(acc)[:58]
+        shared = getattr(acc, "shared", None)
+        role = "" if shared is None else " [fills shared]" if acc._feeds_shared else " [from shared]"
+        label = (repr(acc)[: 58 - len(role)] + role)
         rate = size / t / 1e6 if t > 0 else float("inf")
         print(f"{i:>2} {label:<58} {t:6.2f} {rate:9.0f} {total / t if t > 0 else float('inf'):8.1f}")
 
