@@ -12,16 +12,23 @@ across byte boundaries are P's cells whose a ends in another bit than b
 starts with, the lag-1 product sum is sum P[a, b] a b, and the m-bit
 patterns are read off each cell's 16 bits (tests/battery/
 pair_table_reference.py derives each; randqa/battery/_pair_table.c fills P
-at one increment per byte).  All are integers, so a test that finalises
-from P gives bit for bit the result it gives from its own counts.
+at one increment per byte).  The first four need less: the histogram, the
+lag-1 products and the transitions across bytes (``ByteCounts``, a fifth
+faster to count); a suite with only those four (quick) counts that, one
+with digraph or overlapping_serial too (standard) fills P for all six.
+All are integers, so a test that finalises from either gives bit for bit
+the result it gives from its own counts.
 
 How a suite shares (``share_statistics``, called by ``Suite.build``):
 
 - a test declares what it can finalise from: ``shared_statistic()`` returns
   a fresh statistic, or None; statistics with equal ``key`` are the same
-  counts.  A folded entry declares its inner test's statistic of the folded
-  stream (``FoldedStatistic``), so entries with the same folding share the
-  folding as well as the counts;
+  counts, and one statistic may hold another's (``covers``: P holds
+  ByteCounts), so every test of a suite that can finalise from the
+  broadest statistic any of them declares shares that one.  A folded entry
+  declares its inner test's statistic of the folded stream
+  (``FoldedStatistic``), so entries with the same folding share the folding
+  as well as the counts;
 - where two or more entries of one suite declare equal keys, the first of
   them in suite order is the statistic's **owner**: its ``update`` feeds
   the statistic and its ``merge`` merges it.  Every other member only counts
@@ -47,7 +54,7 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from randqa.battery import _pair_table
+from randqa.battery import _counts, _pair_table
 from randqa.battery.base import Accumulator
 from randqa.folding import FoldCarry, fold_low_bits
 
@@ -90,6 +97,10 @@ class SharedStatistic(ABC):
         self._merge(other)
         self.bytes_seen += other.bytes_seen
 
+    def covers(self, other: "SharedStatistic") -> bool:
+        """Whether a test that declared ``other`` can finalise from this statistic."""
+        return other.key == self.key
+
     @abstractmethod
     def _update(self, chunk: np.ndarray) -> None:
         """Add a non-empty chunk, which starts at stream position ``bytes_seen``."""
@@ -97,6 +108,64 @@ class SharedStatistic(ABC):
     @abstractmethod
     def _merge(self, other: Any) -> None:
         """Add the counts of ``other`` (``bytes_seen`` is still this one's own)."""
+
+
+class ByteCounts(SharedStatistic):
+    """The byte histogram, the lag-1 product sum, the bit transitions across
+    bytes, and the first and last bytes: what frequency, runs, chi_square
+    (bits = 8) and serial_correlation (lag 1) count.  ``BytePairs`` answers
+    the same questions (``histogram``, ``ones_and_transitions``,
+    ``lag1_products``, ``first_byte``, ``last_byte``) from more counts."""
+
+    key = ("byte_counts",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts = np.zeros(256, dtype=np.int64)
+        self.products = 0  # sum of x_i x_{i+1}
+        self.transitions = 0  # i where x_i's last bit differs from x_{i+1}'s first
+        self.head = b""  # the first byte
+        self.recent = 0  # the last byte
+
+    def _update(self, chunk: np.ndarray) -> None:
+        products, transitions = _counts.byte_counts(chunk, self.recent if self.bytes_seen else -1, self.counts)
+        self.products += products
+        self.transitions += transitions
+        if not self.head:
+            self.head = chunk[:1].tobytes()
+        self.recent = int(chunk[-1])
+
+    def _merge(self, other: "ByteCounts") -> None:
+        if other.bytes_seen == 0:
+            return
+        self.counts += other.counts
+        self.products += other.products
+        self.transitions += other.transitions
+        if self.bytes_seen:  # the pair across the join
+            first = other.head[0]
+            self.products += self.recent * first
+            self.transitions += (self.recent & 1) != first >> 7
+        else:
+            self.head = other.head
+        self.recent = other.recent
+
+    @property
+    def first_byte(self) -> int:
+        return self.head[0]
+
+    @property
+    def last_byte(self) -> int:
+        return self.recent
+
+    def histogram(self) -> np.ndarray:
+        return self.counts.copy()
+
+    def ones_and_transitions(self) -> tuple[int, int]:
+        ones = int(self.counts @ _POPCOUNT)
+        return ones, int(self.counts @ _INSIDE_TRANSITIONS) + self.transitions
+
+    def lag1_products(self) -> int:
+        return self.products
 
 
 class BytePairs(SharedStatistic):
@@ -108,6 +177,9 @@ class BytePairs(SharedStatistic):
     """
 
     key = ("byte_pairs",)
+
+    def covers(self, other: SharedStatistic) -> bool:
+        return other.key in (self.key, ByteCounts.key)
 
     def __init__(self) -> None:
         super().__init__()
@@ -182,6 +254,10 @@ class FoldedStatistic(SharedStatistic):
     def key(self) -> Hashable:
         return ("folded", self.word_bits, self.low_bits, self.inner.key)
 
+    def covers(self, other: SharedStatistic) -> bool:
+        return (isinstance(other, FoldedStatistic) and (other.word_bits, other.low_bits) == (self.word_bits, self.low_bits)
+                and self.inner.covers(other.inner))
+
     def _update(self, chunk: np.ndarray) -> None:
         packed, self.carry = fold_low_bits(chunk, self.word_bits // 8, self.low_bits, self.carry)
         self.inner.update(packed)
@@ -216,7 +292,7 @@ class SharesStatistic(Accumulator):
         compared with the statistic's.
         """
         declared = self.shared_statistic()
-        if declared is None or declared.key != statistic.key:
+        if declared is None or not statistic.covers(declared):
             raise ValueError(f"{self!r} cannot finalise from statistic {statistic.key!r}")
         if self.bytes_seen:
             raise ValueError(f"{self!r} has counted bytes already: only a fresh accumulator can share a statistic")
@@ -253,17 +329,20 @@ class SharesStatistic(Accumulator):
 
 
 def share_statistics(accumulators: list) -> None:
-    """Let the entries of one suite that declare the same statistic share it:
-    the first of them feeds it, all finalise from it (see the module doc).
-    Entries whose statistic no other entry declares are left as they are."""
-    groups: dict[Hashable, list] = {}
-    for acc in accumulators:
-        statistic = acc.shared_statistic()
-        if statistic is not None:
-            groups.setdefault(statistic.key, []).append((acc, statistic))
-    for members in groups.values():
+    """Let the entries of one suite whose declared statistics one statistic
+    covers share the broadest of them: the first of those entries feeds it,
+    all finalise from it (see the module doc).  An entry that would share
+    with no other is left as it is."""
+    declared = [(acc, acc.shared_statistic()) for acc in accumulators]
+    declared = [(acc, statistic) for acc, statistic in declared if statistic is not None]
+    groups: dict[Hashable, tuple[SharedStatistic, list]] = {}
+    for acc, statistic in declared:
+        covering = [other for _, other in declared if other.covers(statistic)]
+        # the one that covers every other covering statistic (itself when they do not nest)
+        broadest = next((c for c in covering if all(c.covers(d) for d in covering)), statistic)
+        groups.setdefault(broadest.key, (broadest, []))[1].append(acc)
+    for statistic, members in groups.values():
         if len(members) < 2:
             continue
-        statistic = members[0][1]
-        for position, (acc, _) in enumerate(members):
+        for position, acc in enumerate(members):
             acc.use_shared_statistic(statistic, owner=position == 0)

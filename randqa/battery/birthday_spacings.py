@@ -123,22 +123,27 @@ class BirthdaySpacings(WholeBlockTest):
     def alignment(self) -> int:
         return self.block_bytes * self.every  # the right part's first block is one to test
 
-    def _tested(self, run: np.ndarray) -> np.ndarray:
+    def _tested(self, run: np.ndarray) -> tuple[np.ndarray, int]:
         """The blocks of ``run`` (whole blocks, the first being block number
-        ``passed`` of the stream) that are tested, as one contiguous array."""
+        ``passed`` of the stream) that are tested: (the bytes from the first
+        of them on, how many there are); they lie ``every`` blocks apart."""
         blocks = len(run) // self.block_bytes
         first = -self.passed % self.every
         self.passed += blocks
-        if self.every == 1:
-            return run
-        return np.ascontiguousarray(run.reshape(blocks, self.block_bytes)[first :: self.every]).reshape(-1)
+        tested = max(0, -(-(blocks - first) // self.every))
+        return run[first * self.block_bytes :], tested
 
     def _scan(self, run: np.ndarray) -> None:
-        self._count(self._tested(run))
+        self._count(*self._tested(run))
 
-    def _count(self, run: np.ndarray) -> None:
-        counts = np.empty(len(run) // self.block_bytes, dtype=np.int64)
-        _spacings.spacing_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims, counts)
+    def _count(self, run: np.ndarray, blocks: int) -> None:
+        """Count the first ``blocks`` blocks of ``run`` that lie ``every`` blocks apart."""
+        if blocks == 0:
+            return
+        stride = self.every * self.block_bytes
+        run = run[: (blocks - 1) * stride + self.block_bytes]
+        counts = np.empty(blocks, dtype=np.int64)
+        _spacings.spacing_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims, counts, stride)
         with self._lock:  # the parts of one chunk may be counted in parallel
             self.blocks += len(counts)
             self.collisions += int(counts.sum())
@@ -147,11 +152,11 @@ class BirthdaySpacings(WholeBlockTest):
         # the unfinished block is carried over now, in stream order; the
         # whole blocks are independent, so they split into parts freely
         tasks = []
+        stride = self.every * self.block_bytes
         for run in self._blocks.split(chunk):
-            run = self._tested(run)
-            blocks = len(run) // self.block_bytes
-            bounds = [blocks * i // parts * self.block_bytes for i in range(parts + 1)]
-            tasks += [partial(self._count, run[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+            run, blocks = self._tested(run)
+            bounds = [blocks * i // parts for i in range(parts + 1)]
+            tasks += [partial(self._count, run[lo * stride :], hi - lo) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
         return tasks
 
     def _add_counts(self, other: "BirthdaySpacings") -> None:

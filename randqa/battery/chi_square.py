@@ -24,7 +24,7 @@ import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
-from randqa.battery._shared import BytePairs, SharesStatistic
+from randqa.battery._shared import ByteCounts, SharesStatistic
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
@@ -40,8 +40,8 @@ class ChiSquare(SharesStatistic, WholeBlockTest):
         self.bits = bits
         self.counts = np.zeros(2**bits, dtype=np.int64)
 
-    def shared_statistic(self) -> BytePairs | None:
-        return BytePairs() if self.bits == 8 else None
+    def shared_statistic(self) -> ByteCounts | None:
+        return ByteCounts() if self.bits == 8 else None
 
     def _update(self, chunk: np.ndarray) -> None:
         if not self._shared_update(chunk):

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._shared import BytePairs, SharesStatistic
+from randqa.battery._shared import ByteCounts, SharesStatistic
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 100
@@ -35,8 +35,8 @@ class Frequency(SharesStatistic):
         self.bits = 0
         self.ones = 0
 
-    def shared_statistic(self) -> BytePairs:
-        return BytePairs()
+    def shared_statistic(self) -> ByteCounts:
+        return ByteCounts()
 
     def _update(self, chunk: np.ndarray) -> None:
         if self._shared_update(chunk):

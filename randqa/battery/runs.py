@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._shared import BytePairs, SharesStatistic
+from randqa.battery._shared import ByteCounts, SharesStatistic
 from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BITS = 100
@@ -54,8 +54,8 @@ class Runs(SharesStatistic):
         self.transitions += transitions
         self.last_bit = last
 
-    def shared_statistic(self) -> BytePairs:
-        return BytePairs()
+    def shared_statistic(self) -> ByteCounts:
+        return ByteCounts()
 
     def _update(self, chunk: np.ndarray) -> None:
         if self._shared_update(chunk):

@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._shared import BytePairs, SharesStatistic
+from randqa.battery._shared import ByteCounts, SharesStatistic
 from randqa.results import TestResult, Verdict, insufficient, normal_sf
 
 MIN_BYTES = 100
@@ -51,8 +51,8 @@ class SerialCorrelation(SharesStatistic):
         self.head = b""  # the first `span` bytes of the stream
         self.tail = b""  # the last `span` bytes of the stream
 
-    def shared_statistic(self) -> BytePairs | None:
-        return BytePairs() if self.lags == [1] else None
+    def shared_statistic(self) -> ByteCounts | None:
+        return ByteCounts() if self.lags == [1] else None
 
     def _update(self, chunk: np.ndarray) -> None:
         if self._shared_update(chunk):

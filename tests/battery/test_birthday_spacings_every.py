@@ -65,3 +65,19 @@ def test_every_must_be_a_positive_integer():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="every"):
             BirthdaySpacings(every=bad)
+
+
+def test_kernel_stride_skips_the_bytes_between_blocks():
+    from randqa.battery import _spacings
+
+    data = lattice_stream(11)
+    for stride_blocks in (1, 2, 3):
+        stride = stride_blocks * BLOCK
+        picked = np.concatenate([data[b * BLOCK:(b + 1) * BLOCK] for b in range(0, 11, stride_blocks)])
+        expected = np.empty(len(picked) // BLOCK, dtype=np.int64)
+        _spacings.spacing_collisions(picked, POINTS, 4, 32, 1, expected)
+        got = np.empty(len(expected), dtype=np.int64)
+        _spacings.spacing_collisions(data[: (len(expected) - 1) * stride + BLOCK], POINTS, 4, 32, 1, got, stride)
+        assert np.array_equal(got, expected)
+    with pytest.raises(ValueError, match="stride"):
+        _spacings.spacing_collisions(data, POINTS, 4, 32, 1, np.empty(11, dtype=np.int64), BLOCK - 4)

@@ -1,7 +1,8 @@
 """Suite entries that share a statistic (randqa/battery/_shared.py) give
 exactly the results they give counting on their own: over any chunking,
 with a bit stream's final bits, merged as lists, pickled as a list, with
-threads, and folded; and a list pulled apart refuses to finalise."""
+threads, and folded, whether they share the byte-pair table or the smaller
+byte counts; and a list pulled apart refuses to finalise."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pickle
 import numpy as np
 import pytest
 
-from randqa.battery._shared import BytePairs, FoldedStatistic, share_statistics
+from randqa.battery import _counts
+from randqa.battery._shared import ByteCounts, BytePairs, FoldedStatistic, share_statistics
 from randqa.battery.suites import load_suite, parse_suite
 from randqa.engine.run import feed
 from randqa.sources.streams import ByteStream
@@ -67,6 +69,32 @@ m = 8
 fold_word_bits = 8
 fold_low_bits = 1
 """
+
+
+#: only tests that need no more than ByteCounts: they share that, not the pair table
+COUNT_SUITE = b"""
+name = "counts"
+[[tests]]
+test = "frequency"
+[[tests]]
+test = "runs"
+[[tests]]
+test = "chi_square"
+bits = 8
+[[tests]]
+test = "serial_correlation"
+lags = [1]
+[[tests]]
+test = "runs"
+fold_word_bits = 16
+fold_low_bits = 4
+[[tests]]
+test = "chi_square"
+fold_word_bits = 16
+fold_low_bits = 4
+"""
+
+SUITES = {"pairs": PAIR_SUITE, "counts": COUNT_SUITE}
 
 
 def pair_suite():
@@ -132,11 +160,46 @@ def test_the_standard_suite_fills_one_pair_table_for_six_entries():
     assert sharing == ["frequency", "runs", "chi_square", "serial_correlation", "digraph", "overlapping_serial"]
 
 
+def test_tests_that_need_less_share_byte_counts():
+    for accs in (parse_suite(COUNT_SUITE, "c.toml").build(), load_suite("quick").build()):
+        statistics = {id(a.shared): a.shared for a in accs if getattr(a, "shared", None) is not None}
+        kinds = sorted(type(s).__name__ for s in statistics.values())
+        assert kinds == (["ByteCounts", "FoldedStatistic"] if len(accs) == 6 else ["ByteCounts"])
+        assert [a._feeds_shared for a in accs if getattr(a, "shared", None) is not None][:4] == [True, False, False, False]
+    folded = parse_suite(COUNT_SUITE, "c.toml").build()[4].shared
+    assert isinstance(folded.inner, ByteCounts)
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_byte_counts_equal_what_the_pair_table_gives(sample):
+    data = SAMPLES[sample]
+    counts, pairs = ByteCounts(), BytePairs()
+    for lo, hi in [(0, 1), (1, 2), (2, 3000), (3000, len(data))]:
+        counts.update(data[lo:hi])
+        pairs.update(data[lo:hi])
+    assert np.array_equal(counts.histogram(), pairs.histogram())
+    assert counts.ones_and_transitions() == pairs.ones_and_transitions()
+    assert counts.lag1_products() == pairs.lag1_products()
+    assert (counts.first_byte, counts.last_byte) == (pairs.first_byte, pairs.last_byte)
+
+
+def test_byte_counts_kernel_equals_python():
+    rng_local = np.random.default_rng(8)
+    for n in (1, 2, 16, 17, 18, 33, 16383, 16384, 16385, 40_000):
+        data = rng_local.integers(0, 256, size=n, dtype=np.uint8)
+        hist = np.zeros(256, dtype=np.int64)
+        xs = [200, *map(int, data)]
+        expected = (sum(a * b for a, b in zip(xs, xs[1:])), sum((a & 1) != (b >> 7) for a, b in zip(xs, xs[1:])))
+        assert _counts.byte_counts(data, 200, hist) == expected
+        assert np.array_equal(hist, np.bincount(data, minlength=256))
+
+
+@pytest.mark.parametrize("suite_name", SUITES)
 @pytest.mark.parametrize("sample", SAMPLES)
 @pytest.mark.parametrize("tail", [None, np.array([1, 0, 1, 1, 0], dtype=np.uint8)])
-def test_shared_results_equal_unshared_ones(sample, tail):
+def test_shared_results_equal_unshared_ones(suite_name, sample, tail):
     data = SAMPLES[sample]
-    suite = pair_suite()
+    suite = parse_suite(SUITES[suite_name], "s.toml")
     alone = feed_in_pieces(unshared(suite), data, [], tail)
     cuts = sorted({c for c in (1, 2, 5, 4099, 70_000) if c < len(data)})
     together = feed_in_pieces(suite.build(), data, cuts, tail)
@@ -150,10 +213,11 @@ def test_a_bit_stream_shorter_than_a_byte():
     assert results_of(together) == results_of(feed_in_pieces(unshared(suite), np.zeros(0, dtype=np.uint8), [], tail))
 
 
+@pytest.mark.parametrize("suite_name", SUITES)
 @pytest.mark.parametrize("split", [8, 16, 65_536, 299_992])  # whole words of every folding
-def test_lists_merged_element_by_element_equal_the_whole(split):
+def test_lists_merged_element_by_element_equal_the_whole(suite_name, split):
     data = SAMPLES["random"]
-    suite = pair_suite()
+    suite = parse_suite(SUITES[suite_name], "s.toml")
     whole = feed_in_pieces(suite.build(), data, [])
     left = feed_in_pieces(suite.build(), data[:split], [split // 3])
     right = feed_in_pieces(suite.build(), data[split:], [7])
