@@ -29,7 +29,7 @@ How a suite shares (``share_statistics``, called by ``Suite.build``):
   declares its inner test's statistic of the folded stream
   (``FoldedStatistic``), so entries with the same folding share the folding
   as well as the counts;
-- where two or more entries of one suite declare equal keys, the first of
+- where two or more entries of one suite share a statistic, the first of
   them in suite order is the statistic's **owner**: its ``update`` feeds
   the statistic and its ``merge`` merges it.  Every other member only counts
   its bytes (and keeps what it alone reads, such as the final 1-7 bits of a
