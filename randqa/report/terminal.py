@@ -170,3 +170,21 @@ def render_predict(doc: dict[str, Any], *, width: int = 120) -> str:
         lines.append(f"predictable from {best:,} bytes ({', '.join(names)}): "
                      "* = every checked byte predicted exactly")
     return "\n".join(lines)
+
+
+def render_problems(run: dict[str, Any]) -> str:
+    """The failed and suspicious tests of a run document with their p-values,
+    failures first, then by their smaller tail p (one line each, after a header)."""
+    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.SUSPICIOUS)]
+
+    def order(test: dict[str, Any]) -> tuple[int, float]:
+        tails = [p for p in (test.get("p_value"), test.get("p_value_low")) if p is not None]
+        return -Verdict(test["verdict"]).severity, min(tails, default=1.0)
+
+    bad.sort(key=order)
+    width = max([len("test")] + [len(t["name"]) for t in bad])
+    lines = [f"{'test':<{width}}  {'p-value':>12}  {'lower-tail p':>12}  verdict"]
+    for t in bad:
+        low = "" if t.get("p_value_low") is None else format_number(t["p_value_low"])
+        lines.append(f"{t['name']:<{width}}  {format_number(t.get('p_value')):>12}  {low:>12}  {t['verdict']}")
+    return "\n".join(lines)

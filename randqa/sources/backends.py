@@ -51,7 +51,7 @@ reach this copy) and the state is keyed as ``prandom_reseed`` keys it, with
 the seed's low and high 64-bit halves in place of ``get_random_long()``:
 v0 = lo, v1 = hi, v2 = lo ^ K0, v3 = hi ^ K1 (K0 = 0x736f6d6570736575 ^
 0x6c7967656e657261, K1 = 0x646f72616e646f6d ^ 0x7465646279746573), zero
-words replaced by 2**64 - 1.  tests/test_backends.py checks the round
+words replaced by 2**64 - 1.  tests/sources/test_compiled.py checks the round
 against SipHash-2-4's published vector and the C code against a Python
 transcription of the above.  Seed 0 starts with
 v = (2**64-1, 2**64-1, K0, K1) and its first outputs are

@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import pcg64_bytes
 from randqa.battery import _differences
 from randqa.battery.lagged_difference import LaggedDifference, power_divergence
-from reference_generators import MMIX_INCREMENT, MMIX_MULTIPLIER, truncated_lcg_bytes
+from reference_generators import MMIX_INCREMENT, MMIX_MULTIPLIER, pcg64_bytes, truncated_lcg_bytes
 
 
 def direct_counts(data: bytes, word_bits: int, order: int, max_lag: int, bits: int, starts: int, period: int):

@@ -1,14 +1,14 @@
 """The overlapping byte-pair table kernel (randqa/battery/_pair_table.c)
 against numpy, and the counts of six tests derived from the table
-(pair_table_reference.py) against the counts those tests' own kernels make
+(tests/pair_table_reference.py) against the counts those tests' own kernels make
 on the same bytes: every one must be the same integer."""
 
 from __future__ import annotations
 
 import numpy as np
-import pair_table_reference as ref
 import pytest
 
+import pair_table_reference as ref
 from randqa.battery import _counts, _pair_table
 from randqa.battery.overlapping_serial import OverlappingSerial
 

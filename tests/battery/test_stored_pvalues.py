@@ -18,8 +18,9 @@ place) is a relative difference of 1e-12 allowed.
 
 A result whose statistic is changed on purpose (a re-tuned suite entry, a
 corrected formula) is listed in CHANGED_ON_PURPOSE with the reason, or the
-stored values are rewritten with ``python tests/battery/test_stored_pvalues.py
---store`` from a version of the code whose results are known to be right.
+stored values are rewritten with ``PYTHONPATH=tests python
+tests/battery/test_stored_pvalues.py --store`` (the helpers of tests/ on the
+path, as pytest puts them) from a version of the code whose results are known to be right.
 
 The stored values are not only the code's own output: ``test_stored_values_
 agree_with_a_numpy_pair_table`` recomputes the statistics of frequency, runs,
@@ -41,9 +42,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-import pair_table_reference as ref
 import pytest
 from scipy import special, stats
+
+import pair_table_reference as ref
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "stored_pvalues.json"
 SEED = 12345
@@ -231,5 +233,5 @@ def store() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--store"]:
-        sys.exit(f"usage: python {sys.argv[0]} --store   (rewrites {DATA})")
+        sys.exit(f"usage: PYTHONPATH=tests python {sys.argv[0]} --store   (rewrites {DATA})")
     store()

@@ -1,11 +1,11 @@
 """The predict runner: one read, predictions checked only on unseen bytes,
-the JSON of the issue, clear answers for bad input, no false claims."""
+the JSON it writes, clear answers for bad input, no false claims."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference_streams import backend_bytes
+from reference_generators import backend_bytes
 
 from randqa.errors import InputError, UsageError
 from randqa.predict import predict, predict_data, predictor_names
