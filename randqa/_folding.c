@@ -12,6 +12,87 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Whole output bytes from groups of 8 / LOW words of WB bytes (LOW = 1, 2
+ * or 4), the first word's bits highest: the loops with constant sizes, which
+ * compilers unroll and vectorise (the generic loop runs at a third of the speed). */
+#define DEFINE_GROUP_FOLD(WB, LOW)                                                               \
+    static void fold_groups_##WB##_##LOW(const uint8_t *p, Py_ssize_t groups, uint8_t *o)       \
+    {                                                                                            \
+        for (Py_ssize_t g = 0; g < groups; g++) {                                                \
+            const uint8_t *q = p + g * (8 / (LOW)) * (WB);                                       \
+            unsigned byte = 0;                                                                   \
+            for (int j = 0; j < 8 / (LOW); j++)                                                  \
+                byte = (byte << (LOW)) | (q[j * (WB)] & ((1u << (LOW)) - 1));                    \
+            o[g] = (uint8_t)byte;                                                                \
+        }                                                                                        \
+    }
+DEFINE_GROUP_FOLD(2, 1)
+DEFINE_GROUP_FOLD(4, 1)
+DEFINE_GROUP_FOLD(8, 1)
+DEFINE_GROUP_FOLD(1, 2)
+DEFINE_GROUP_FOLD(2, 2)
+DEFINE_GROUP_FOLD(4, 2)
+DEFINE_GROUP_FOLD(8, 2)
+DEFINE_GROUP_FOLD(1, 4)
+DEFINE_GROUP_FOLD(2, 4)
+DEFINE_GROUP_FOLD(4, 4)
+DEFINE_GROUP_FOLD(8, 4)
+
+/* The lowest bit of 8 bytes at once: in a little-endian load byte j's bit 0
+ * is bit 8j, and the multiplier moves it to bit 63 - j with no other product
+ * reaching the top byte and no carries (every partial product is one bit, at
+ * a distinct position). */
+static void
+fold_groups_1_1(const uint8_t *p, Py_ssize_t groups, uint8_t *o)
+{
+    for (Py_ssize_t g = 0; g < groups; g++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * g, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        o[g] = (uint8_t)(((w & 0x0101010101010101ULL) * 0x8040201008040201ULL) >> 56);
+    }
+}
+
+typedef void (*group_fold)(const uint8_t *, Py_ssize_t, uint8_t *);
+
+/* the group loop for words of word_bytes keeping low_bits (1, 2 or 4) */
+static group_fold
+group_fold_for(int word_bytes, int low_bits)
+{
+    static const group_fold table[3][4] = {
+        {fold_groups_1_1, fold_groups_2_1, fold_groups_4_1, fold_groups_8_1},
+        {fold_groups_1_2, fold_groups_2_2, fold_groups_4_2, fold_groups_8_2},
+        {fold_groups_1_4, fold_groups_2_4, fold_groups_4_4, fold_groups_8_4},
+    };
+    int row = low_bits == 1 ? 0 : low_bits == 2 ? 1 : low_bits == 4 ? 2 : -1;
+    int col = word_bytes == 1 ? 0 : word_bytes == 2 ? 1 : word_bytes == 4 ? 2 : word_bytes == 8 ? 3 : -1;
+    return row < 0 || col < 0 ? NULL : table[row][col];
+}
+
+/* the low byte of every word (word_bytes 2, 4 or 8), with constant strides */
+static int
+fold_low_bytes(const uint8_t *p, Py_ssize_t words, int word_bytes, uint8_t *o)
+{
+    switch (word_bytes) {
+    case 2:
+        for (Py_ssize_t i = 0; i < words; i++)
+            o[i] = p[2 * i];
+        return 1;
+    case 4:
+        for (Py_ssize_t i = 0; i < words; i++)
+            o[i] = p[4 * i];
+        return 1;
+    case 8:
+        for (Py_ssize_t i = 0; i < words; i++)
+            o[i] = p[8 * i];
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* ------------------------------------------------------------------------
  * fold_low_bits(data, word_bytes, low_bits, acc, acc_bits) -> (bytes, acc, acc_bits)
  *
@@ -62,12 +143,12 @@ fold_low_bits(PyObject *Py_UNUSED(self), PyObject *args)
         }
         int group = 8 / low_bits;
         Py_ssize_t groups = (words - i0) / group;
-        if (low_bits == 1 && word_bytes == 1) {
-            for (Py_ssize_t g = 0; g < groups; g++) {
-                const uint8_t *q = p + i0 + 8 * g;
-                *o++ = (uint8_t)(((q[0] & 1u) << 7) | ((q[1] & 1u) << 6) | ((q[2] & 1u) << 5) | ((q[3] & 1u) << 4) |
-                                 ((q[4] & 1u) << 3) | ((q[5] & 1u) << 2) | ((q[6] & 1u) << 1) | (q[7] & 1u));
-            }
+        group_fold fold_groups = group_fold_for(word_bytes, low_bits);
+        if (fold_groups) {
+            fold_groups(p + i0 * word_bytes, groups, o);
+            o += groups;
+        } else if (low_bits == 8 && fold_low_bytes(p + i0 * word_bytes, groups, word_bytes, o)) {
+            o += groups;
         } else {
             for (Py_ssize_t g = 0; g < groups; g++) {
                 const uint8_t *q = p + (i0 + (Py_ssize_t)group * g) * word_bytes;
@@ -85,9 +166,10 @@ fold_low_bits(PyObject *Py_UNUSED(self), PyObject *args)
     } else if (low_bits % 8 == 0 && nacc == 0) {
         /* whole bytes: the low bytes of each word, most significant first */
         int nb = low_bits / 8;
-        for (Py_ssize_t i = 0; i < words; i++)
-            for (int k = nb - 1; k >= 0; k--)
-                *o++ = p[i * word_bytes + k];
+        if (!(nb == 1 && fold_low_bytes(p, words, word_bytes, o)))
+            for (Py_ssize_t i = 0; i < words; i++)
+                for (int k = nb - 1; k >= 0; k--)
+                    *o++ = p[i * word_bytes + k];
     } else {
         /* pieces of at most 32 bits keep acc (< 8 pending + 32 new) in 64 bits */
         for (Py_ssize_t i = 0; i < words; i++) {

@@ -134,15 +134,74 @@ def chi_square_result(name: str, statistic: float, dof: int, details: dict[str, 
     upper tail, and ``pvalue_low`` the lower (a fit too good to be random)
     unless ``lower_tail`` is False, for tests whose standard judges the
     upper tail only (NIST SP 800-22's)."""
-    from scipy import stats
-
     return TestResult(
         name=name,
         statistic=statistic,
-        pvalue=float(stats.chi2.sf(statistic, dof)),
-        pvalue_low=float(stats.chi2.cdf(statistic, dof)) if lower_tail else None,
+        pvalue=chi_square_sf(statistic, dof),
+        pvalue_low=chi_square_cdf(statistic, dof) if lower_tail else None,
         details=details or {},
     )
+
+
+# ---- tail probabilities -----------------------------------------------------
+# The values of scipy.stats.chi2.sf/cdf, norm.sf and poisson.sf/cdf, bit for
+# bit: those call the scipy.special functions used here, after argument
+# checks whose outcomes are written out below.  scipy.special loads in about
+# a fifth of the time scipy.stats takes, which is most of randqa's start-up.
+# scipy is imported on first use, so `randqa list`, `generate` and `report`
+# never load it.
+
+def chi_square_sf(statistic: float, dof: int) -> float:
+    """P(X >= statistic) for X chi-square with ``dof`` > 0 degrees of freedom."""
+    from scipy import special
+
+    x = float(statistic)
+    if math.isnan(x):
+        return math.nan
+    if x <= 0:
+        return 1.0
+    if x == math.inf:
+        return 0.0
+    return float(special.chdtrc(dof, x))
+
+
+def chi_square_cdf(statistic: float, dof: int) -> float:
+    """P(X <= statistic) for X chi-square with ``dof`` > 0 degrees of freedom."""
+    from scipy import special
+
+    x = float(statistic)
+    if math.isnan(x):
+        return math.nan
+    if x <= 0:
+        return 0.0
+    if x == math.inf:
+        return 1.0
+    return float(special.chdtr(dof, x))
+
+
+def normal_sf(z: float) -> float:
+    """P(Z >= z) for a standard normal Z."""
+    from scipy import special
+
+    return float(special.ndtr(-float(z)))
+
+
+def poisson_sf(k: int, mean: float) -> float:
+    """P(X > k) for X Poisson with mean ``mean`` >= 0 (k an integer)."""
+    from scipy import special
+
+    if k < 0:
+        return 1.0
+    return min(max(float(special.pdtrc(float(k), mean)), 0.0), 1.0)
+
+
+def poisson_cdf(k: int, mean: float) -> float:
+    """P(X <= k) for X Poisson with mean ``mean`` >= 0 (k an integer)."""
+    from scipy import special
+
+    if k < 0:
+        return 0.0
+    return min(max(float(special.pdtr(float(k), mean)), 0.0), 1.0)
 
 
 def smallest_of(p_min: float, looks: int) -> float:

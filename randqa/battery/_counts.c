@@ -2,8 +2,9 @@
  * Counting kernels of the battery: histograms of bytes, 16-bit words and
  * overlapping byte pairs (chi_square, serial_correlation, digraph,
  * overlapping_serial, fluhrer_mcgrew), bit counts (frequency, runs), lag
- * products (serial_correlation), gaps (gap), overlapping bit patterns
- * (overlapping_serial) and Hamming-weight tuples (bcfn).
+ * products (serial_correlation), the byte statistics that frequency, runs,
+ * chi_square and serial_correlation share, gaps (gap), overlapping bit
+ * patterns (overlapping_serial) and Hamming-weight tuples (bcfn).
  *
  * Every function reads a contiguous bytes-like object through the buffer
  * protocol and either returns Python ints or adds into caller-owned int64
@@ -17,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* byte_histogram(data, counts): counts[v] += occurrences of byte v.
  * Four sub-histograms break the store-to-load dependency on repeated values. */
@@ -163,6 +167,117 @@ lag_product_sum(PyObject *Py_UNUSED(self), PyObject *args)
     PyBuffer_Release(&in);
     return PyLong_FromUnsignedLongLong(total);
 }
+/* ------------------------------------------------------------------------
+ * byte_counts(data, previous, hist) -> (products, transitions)
+ *
+ * hist[v] += the bytes of data equal to v; products is the sum of
+ * x_i x_{i+1} and transitions the number of i where the last bit of x_i
+ * differs from the first bit of x_{i+1}, over the adjacent pairs of data
+ * and, when previous is a byte value (not -1), the pair (previous, data[0]).
+ * With the first and last byte these are all that frequency, runs,
+ * chi_square (bits = 8) and serial_correlation (lag 1) count (the shared
+ * statistic ByteCounts, randqa/battery/_shared.py), in a fifth less time
+ * than the table of byte pairs that also holds them.
+ *
+ * In runs of 16 KiB, still cached for the second loop: the histogram in
+ * four tables of 32-bit counts (repeated values do not wait on each other),
+ * then the products and transitions 16 pairs at a time.
+ * ---------------------------------------------------------------------- */
+#define BYTE_COUNT_RUN 16384
+
+static void
+byte_counts_run(const uint8_t *p, Py_ssize_t n, uint32_t h[4][256], uint64_t *products, uint64_t *transitions)
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        h[0][p[i]]++;
+        h[1][p[i + 1]]++;
+        h[2][p[i + 2]]++;
+        h[3][p[i + 3]]++;
+    }
+    for (; i < n; i++)
+        h[0][p[i]]++;
+    uint64_t prod = 0, trans = 0;
+    Py_ssize_t j = 0;
+#if defined(__SSE2__)
+    /* products summed in pairs by pmaddwd into four 32-bit lanes (at most
+     * 2 * 2 * 255^2 per lane and step, 1024 steps: no wrap); the differing
+     * bits summed by psadbw */
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+    __m128i prod4 = zero, trans2 = zero;
+    for (; j + 17 <= n; j += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(p + j)), b = _mm_loadu_si128((const __m128i *)(p + j + 1));
+        prod4 = _mm_add_epi32(prod4, _mm_madd_epi16(_mm_unpacklo_epi8(a, zero), _mm_unpacklo_epi8(b, zero)));
+        prod4 = _mm_add_epi32(prod4, _mm_madd_epi16(_mm_unpackhi_epi8(a, zero), _mm_unpackhi_epi8(b, zero)));
+        /* b's top bit moved to bit 0 of its byte (the 16-bit shift's spill lands above bit 0) */
+        __m128i differ = _mm_and_si128(_mm_xor_si128(a, _mm_srli_epi16(b, 7)), one);
+        trans2 = _mm_add_epi64(trans2, _mm_sad_epu8(differ, zero));
+    }
+    uint32_t lanes[4];
+    uint64_t halves[2];
+    _mm_storeu_si128((__m128i *)lanes, prod4);
+    _mm_storeu_si128((__m128i *)halves, trans2);
+    prod = (uint64_t)lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    trans = halves[0] + halves[1];
+#endif
+    for (; j + 1 < n; j++) {
+        prod += (uint64_t)p[j] * p[j + 1];
+        trans += (uint64_t)((p[j] ^ (p[j + 1] >> 7)) & 1u);
+    }
+    *products += prod;
+    *transitions += trans;
+}
+
+static PyObject *
+byte_counts(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, out;
+    int previous;
+    PyObject *hist_obj;
+    if (!PyArg_ParseTuple(args, "y*iO", &in, &previous, &hist_obj))
+        return NULL;
+    if (previous < -1 || previous > 255) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "previous must be a byte value (0-255) or -1");
+        return NULL;
+    }
+    if (get_int64_out(hist_obj, &out, 256, "hist") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    Py_ssize_t n = in.len;
+    int64_t *hist = (int64_t *)out.buf;
+    uint64_t products = 0, transitions = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (n > 0 && previous >= 0) {
+        products += (uint64_t)previous * p[0];
+        transitions += (uint64_t)((previous ^ (p[0] >> 7)) & 1);
+    }
+    uint32_t h[4][256];
+    Py_ssize_t done = 0;
+    while (done < n) {
+        /* the 32-bit counts go to hist every 2^30 bytes, before they can wrap */
+        memset(h, 0, sizeof h);
+        Py_ssize_t stop = n - done > ((Py_ssize_t)1 << 30) ? done + ((Py_ssize_t)1 << 30) : n;
+        while (done < stop) {
+            Py_ssize_t m = stop - done < BYTE_COUNT_RUN ? stop - done : BYTE_COUNT_RUN;
+            byte_counts_run(p + done, m, h, &products, &transitions);
+            done += m;
+            if (done < n) { /* the pair across two runs */
+                products += (uint64_t)p[done - 1] * p[done];
+                transitions += (uint64_t)((p[done - 1] ^ (p[done] >> 7)) & 1u);
+            }
+        }
+        for (int v = 0; v < 256; v++)
+            hist[v] += (int64_t)h[0][v] + h[1][v] + h[2][v] + h[3][v];
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    return Py_BuildValue("(KK)", (unsigned long long)products, (unsigned long long)transitions);
+}
+
 /* rc4_digraph_counts(data, first_position, previous, low, high): counts the
  * byte pairs that can be Fluhrer-McGrew digraphs, by the position mod 256 of
  * their first byte (c).  low[c][k][b] counts pairs (a, b) with a = 0, 129,
@@ -248,9 +363,6 @@ gap_hit(long long pos, long long *last, long long *first, int64_t *hist, long lo
  * one), and the hits are then visited by counting trailing zeros: a branch
  * per hit would be mispredicted half the time at p = 1/2.
  * ---------------------------------------------------------------------- */
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 static inline uint64_t
 byte_hits64(const uint8_t *p, uint8_t lo, uint8_t width_minus_1)
@@ -270,6 +382,105 @@ byte_hits64(const uint8_t *p, uint8_t lo, uint8_t width_minus_1)
         mask |= (uint64_t)((uint8_t)(p[k] - lo) <= width_minus_1) << k;
     return mask;
 #endif
+}
+
+/* Whether each of the 64 words at p is a hit: bit k for word k (constant
+ * word sizes, so the loads are plain and the loop unrolls). */
+#define DEFINE_WORD_HITS(BYTES)                                                       \
+    static inline uint64_t word_hits64_##BYTES(const uint8_t *p, uint64_t lo, uint64_t width) \
+    {                                                                                 \
+        uint64_t mask = 0;                                                            \
+        for (int k = 0; k < 64; k++)                                                  \
+            mask |= (uint64_t)(load_le(p + k * (BYTES), (BYTES)) - lo < width) << k;  \
+        return mask;                                                                  \
+    }
+DEFINE_WORD_HITS(2)
+DEFINE_WORD_HITS(4)
+DEFINE_WORD_HITS(8)
+
+#if defined(__SSE2__)
+/* 32-bit words: unsigned (w - lo) < width as a signed comparison of both
+ * sides with the top bit flipped (SSE2 compares signed words only) */
+static inline uint64_t
+word32_hits64(const uint8_t *p, uint64_t lo, uint64_t width)
+{
+    const __m128i flip = _mm_set1_epi32((int)0x80000000u), vlo = _mm_set1_epi32((int)(uint32_t)lo);
+    const __m128i limit = _mm_xor_si128(_mm_set1_epi32((int)(uint32_t)width), flip);
+    uint64_t mask = 0;
+    for (int k = 0; k < 16; k++) {
+        __m128i d = _mm_xor_si128(_mm_sub_epi32(_mm_loadu_si128((const __m128i *)(p + 16 * k)), vlo), flip);
+        mask |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(d, limit))) << (4 * k);
+    }
+    return mask;
+}
+#endif
+
+static inline uint64_t
+word_hits64(const uint8_t *p, int word_bytes, uint64_t lo, uint64_t width)
+{
+    switch (word_bytes) {
+    case 2:
+        return word_hits64_2(p, lo, width);
+    case 4:
+#if defined(__SSE2__)
+        if (width < (1ULL << 32))
+            return word32_hits64(p, lo, width);
+#endif
+        return word_hits64_4(p, lo, width);
+    default:
+        return word_hits64_8(p, lo, width);
+    }
+}
+
+/* When hits are common, the gaps inside each 8-word piece of the mask are
+ * looked up: GAPS_INSIDE[b] holds, byte j, how many gaps of j words lie
+ * between the hits of the piece b (at most 6, so only the gap that closes
+ * at the piece's first hit varies with what came before).  Counting them in
+ * the bytes of one word replaces the increments of a few histogram cells
+ * that follow each other, whose stores and loads would wait on each other. */
+static uint64_t GAPS_INSIDE[256];
+
+static void
+fill_gaps_inside(void)
+{
+    for (int b = 1; b < 256; b++) {
+        uint64_t packed = 0;
+        int previous = __builtin_ctz((unsigned)b);
+        for (int k = previous + 1; k < 8; k++)
+            if (b >> k & 1) {
+                packed += (uint64_t)1 << (8 * (k - previous - 1));
+                previous = k;
+            }
+        GAPS_INSIDE[b] = packed;
+    }
+}
+
+/* The gaps of one 64-word mask whose first hit is not the call's first
+ * (first >= 0): by 8-word pieces.  `open` is the gap still open before it;
+ * returns the gap open after it.  Each piece adds at most 7 to a byte of
+ * `small` (a gap of j < 8 words adds 1 to byte j), so after one mask the
+ * bytes are below 64 and are added to hist (class j counts in hist[min(j, top)]). */
+static inline long long
+gaps_by_pieces(uint64_t mask, long long open, int64_t *hist, long long top)
+{
+    uint64_t small = 0;
+    for (int k = 0; k < 8; k++) {
+        unsigned b = (unsigned)(mask >> (8 * k)) & 0xff;
+        if (!b) {
+            open += 8;
+            continue;
+        }
+        long long closing = open + __builtin_ctz(b);
+        if (closing < 8)
+            small += (uint64_t)1 << (8 * closing);
+        else
+            hist[closing < top ? closing : top]++;
+        small += GAPS_INSIDE[b];
+        open = 7 - (31 - __builtin_clz(b)); /* words after the piece's last hit */
+    }
+    for (int j = 0; j < 8; j++)
+        hist[j < top ? j : top] += (int64_t)(small >> (8 * j) & 0xff);
+    return open;
 }
 
 static PyObject *
@@ -297,17 +508,23 @@ gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     long long top = histv.len / 8 - 1;
     Py_ssize_t words = in.len / word_bytes;
     uint64_t width = hi - lo;
+    /* hits in at least a quarter of the words: by 8-word pieces; otherwise hit by hit */
+    int by_pieces = width >= (word_bytes == 8 ? (1ULL << 62) : (1ULL << (8 * word_bytes - 2)));
     /* positions are relative to data[0]; `last` is the previous hit's, and
      * -1 - open before the first hit makes the first gap come out as `open` */
     long long last = -1 - open, first = -1;
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t i = 0;
-    if (word_bytes == 1) {
-        for (; i + 64 <= words; i += 64) {
-            uint64_t mask = byte_hits64(p + i, (uint8_t)lo, (uint8_t)(width - 1));
-            for (; mask; mask &= mask - 1)
-                gap_hit(i + __builtin_ctzll(mask), &last, &first, hist, top);
+    for (; i + 64 <= words; i += 64) {
+        uint64_t mask = word_bytes == 1 ? byte_hits64(p + i, (uint8_t)lo, (uint8_t)(width - 1))
+                                        : word_hits64(p + i * word_bytes, word_bytes, lo, width);
+        if (by_pieces && first >= 0) {
+            long long after = gaps_by_pieces(mask, i - last - 1, hist, top);
+            last = i + 63 - after;
+            continue;
         }
+        for (; mask; mask &= mask - 1)
+            gap_hit(i + __builtin_ctzll(mask), &last, &first, hist, top);
     }
     for (; i < words; i++)
         if (load_le(p + i * word_bytes, word_bytes) - lo < width)
@@ -461,6 +678,93 @@ bit_pattern_scan(PyObject *Py_UNUSED(self), PyObject *args)
  * tuple adds 1 to counts[index] (2^(letter_bits * tuple_length) cells; the
  * caller maps them to base-d words).
  * ---------------------------------------------------------------------- */
+/* Adds the tuples that end at each of 8 new letters l[0..7] (oldest first)
+ * and returns the new index.  Packing the 8 letters after the previous ones
+ * in one word and cutting each tuple out of it keeps the letters off a
+ * chain of shifts through `index`, one per letter, which set the pace when
+ * counting bytes; the caller checks (tuple_length + 8) * letter_bits <= 64. */
+static inline uint64_t
+count_eight_tuples(uint64_t index, const uint8_t l[8], int lb, uint64_t index_mask, int64_t *counts)
+{
+    uint64_t high = ((uint64_t)l[0] << (7 * lb)) | ((uint64_t)l[1] << (6 * lb)) | ((uint64_t)l[2] << (5 * lb)) |
+                    ((uint64_t)l[3] << (4 * lb));
+    uint64_t low = ((uint64_t)l[4] << (3 * lb)) | ((uint64_t)l[5] << (2 * lb)) | ((uint64_t)l[6] << lb) | l[7];
+    uint64_t window = (index << (8 * lb)) | high | low;
+    for (int j = 7; j >= 0; j--)
+        counts[(window >> (j * lb)) & index_mask]++;
+    return window & index_mask;
+}
+
+/* Bytes as blocks (the level of 8-bit blocks) with 4-letter tuples whose
+ * index fits in 16 bits: 16 bytes at a time with SSSE3 (every x86-64 CPU
+ * since 2006), where byte-wise table lookups make both the letters (the
+ * popcount of each nibble, then the letter of each weight 0-8) and the tuple
+ * indices (the letters shifted by 1, 2 and 3 positions), so only the count
+ * increments remain one at a time: about twice the scalar loop's speed. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(RANDQA_NO_CLONES)
+#define HAVE_BYTE_TUPLES_SSSE3 1
+#include <tmmintrin.h>
+
+#define BYTE_TUPLE_RUN 2048
+
+/* Counts the 4-letter tuples ending at each of the n (a multiple of 16)
+ * bytes p[0..n) into counts; `index` holds the 3 letters before p[0] (the
+ * newest lowest, lb bits each); returns the index after p[n-1]. */
+__attribute__((target("ssse3"))) static uint64_t
+byte_tuples_ssse3(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight, int lb, uint64_t index,
+                  int64_t *counts)
+{
+    uint8_t weights16[16] = {0};
+    memcpy(weights16, letter_of_weight, 9);
+    const __m128i nibble_weight = _mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m128i letter = _mm_loadu_si128((const __m128i *)weights16);
+    const __m128i low4 = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
+    const __m128i shift = _mm_cvtsi32_si128(lb);
+    uint64_t lmask = ((uint64_t)1 << lb) - 1;
+    /* the previous 3 letters in the top bytes of `prev`, oldest first */
+    __m128i prev = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (char)((index >> (2 * lb)) & lmask),
+                                 (char)((index >> lb) & lmask), (char)(index & lmask));
+    uint16_t ix[BYTE_TUPLE_RUN];
+    /* two tables of 32-bit counts: a repeated tuple's increments alternate
+     * between them instead of waiting on each other; added to counts at the
+     * end (a call counts fewer than 2^32 tuples per table: see the caller) */
+    Py_ssize_t cells = (Py_ssize_t)1 << (4 * lb);
+    uint32_t *even = calloc(2 * (size_t)cells, sizeof *even);
+    if (!even)
+        return index | ((uint64_t)1 << 63); /* tells the caller to count one at a time */
+    uint32_t *odd = even + cells;
+    for (Py_ssize_t start = 0; start < n; start += BYTE_TUPLE_RUN) {
+        Py_ssize_t m = n - start < BYTE_TUPLE_RUN ? n - start : BYTE_TUPLE_RUN;
+        for (Py_ssize_t i = 0; i < m; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + start + i));
+            __m128i w = _mm_add_epi8(_mm_shuffle_epi8(nibble_weight, _mm_and_si128(v, low4)),
+                                     _mm_shuffle_epi8(nibble_weight, _mm_and_si128(_mm_srli_epi16(v, 4), low4)));
+            __m128i l0 = _mm_shuffle_epi8(letter, w);
+            __m128i l1 = _mm_alignr_epi8(l0, prev, 15), l2 = _mm_alignr_epi8(l0, prev, 14), l3 = _mm_alignr_epi8(l0, prev, 13);
+            __m128i lo = _mm_unpacklo_epi8(l3, zero), hi = _mm_unpackhi_epi8(l3, zero);
+            lo = _mm_or_si128(_mm_sll_epi16(lo, shift), _mm_unpacklo_epi8(l2, zero));
+            hi = _mm_or_si128(_mm_sll_epi16(hi, shift), _mm_unpackhi_epi8(l2, zero));
+            lo = _mm_or_si128(_mm_sll_epi16(lo, shift), _mm_unpacklo_epi8(l1, zero));
+            hi = _mm_or_si128(_mm_sll_epi16(hi, shift), _mm_unpackhi_epi8(l1, zero));
+            lo = _mm_or_si128(_mm_sll_epi16(lo, shift), _mm_unpacklo_epi8(l0, zero));
+            hi = _mm_or_si128(_mm_sll_epi16(hi, shift), _mm_unpackhi_epi8(l0, zero));
+            _mm_storeu_si128((__m128i *)(ix + i), lo);
+            _mm_storeu_si128((__m128i *)(ix + i + 8), hi);
+            prev = l0;
+        }
+        for (Py_ssize_t i = 0; i < m; i += 2) {
+            even[ix[i]]++;
+            odd[ix[i + 1]]++;
+        }
+        index = ix[m - 1];
+    }
+    for (Py_ssize_t c = 0; c < cells; c++)
+        counts[c] += (int64_t)even[c] + odd[c];
+    free(even);
+    return index;
+}
+#endif
+
 POPCNT_CLONES static void
 block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes, const uint8_t *letter,
                      int letter_bits, uint64_t index_mask, int64_t tuple_length, int64_t *counts, uint64_t *index_io,
@@ -479,15 +783,55 @@ block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes
         if (++have >= tuple_length)
             counts[index]++;
     }
+    uint8_t l[8];
+    int eight_at_once = (tuple_length + 8) * letter_bits <= 64;
     if (block_bytes == 1) {
         uint8_t letter_of_byte[256];
         for (int v = 0; v < 256; v++)
             letter_of_byte[v] = letter[__builtin_popcount(v)];
+#ifdef HAVE_BYTE_TUPLES_SSSE3
+        /* at most 2^32 bytes at a time, so the 32-bit counts cannot wrap */
+        while (tuple_length == 4 && 4 * letter_bits <= 16 && blocks - b >= 16 && __builtin_cpu_supports("ssse3")) {
+            Py_ssize_t whole = (blocks - b) - (blocks - b) % 16;
+            if (whole > ((Py_ssize_t)1 << 32))
+                whole = (Py_ssize_t)1 << 32;
+            uint64_t next = byte_tuples_ssse3(p + b, whole, letter, letter_bits, index, counts);
+            if (next >> 63)
+                break; /* no memory for the 32-bit tables */
+            index = next;
+            b += whole;
+        }
+#endif
+        for (; eight_at_once && b + 8 <= blocks; b += 8) {
+            for (int j = 0; j < 8; j++)
+                l[j] = letter_of_byte[p[b + j]];
+            index = count_eight_tuples(index, l, letter_bits, index_mask, counts);
+        }
         for (; b < blocks; b++) {
             index = ((index << letter_bits) | letter_of_byte[p[b]]) & index_mask;
             counts[index]++;
         }
-    } else if (block_bytes == 2 || block_bytes == 4) {
+    } else if (block_bytes == 4) {
+        for (; eight_at_once && b + 8 <= blocks; b += 8) {
+            for (int j = 0; j < 8; j++) {
+                uint32_t w;
+                memcpy(&w, p + (b + j) * 4, 4);
+                l[j] = letter[__builtin_popcount(w)];
+            }
+            index = count_eight_tuples(index, l, letter_bits, index_mask, counts);
+        }
+        for (; b < blocks; b++) {
+            uint32_t w;
+            memcpy(&w, p + b * 4, 4);
+            index = ((index << letter_bits) | letter[__builtin_popcount(w)]) & index_mask;
+            counts[index]++;
+        }
+    } else if (block_bytes == 2) {
+        for (; eight_at_once && b + 8 <= blocks; b += 8) {
+            for (int j = 0; j < 8; j++)
+                l[j] = letter[__builtin_popcountll(load_le(p + (b + j) * block_bytes, (int)block_bytes))];
+            index = count_eight_tuples(index, l, letter_bits, index_mask, counts);
+        }
         for (; b < blocks; b++) {
             index = ((index << letter_bits) | letter[__builtin_popcountll(load_le(p + b * block_bytes, (int)block_bytes))]) &
                     index_mask;
@@ -570,6 +914,8 @@ static PyMethodDef methods[] = {
     {"word16_histogram", word16_histogram, METH_VARARGS, "Add little-endian 16-bit word counts into an int64[65536] array."},
     {"bit_counts", bit_counts, METH_VARARGS, "Return (ones, transitions) of the bits of data, MSB first."},
     {"lag_product_sum", lag_product_sum, METH_VARARGS, "Return sum of data[i]*data[i+lag] inside data."},
+    {"byte_counts", byte_counts, METH_VARARGS,
+     "Add the byte histogram into an int64[256] array; return (sum of x_i x_{i+1}, bit transitions across bytes)."},
     {"rc4_digraph_counts", rc4_digraph_counts, METH_VARARGS, "Count the pairs that can be Fluhrer-McGrew digraphs, by position mod 256."},
     {"gap_scan", gap_scan, METH_VARARGS, "Gap lengths between words in [lo, hi)."},
     {"digraph_scan", digraph_scan, METH_VARARGS, "Counts of overlapping byte pairs, optionally by position class."},
@@ -589,5 +935,6 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__counts(void)
 {
+    fill_gaps_inside();
     return PyModule_Create(&module_def);
 }

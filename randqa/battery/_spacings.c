@@ -291,13 +291,12 @@ valid_parameters(Py_ssize_t points, int word_bytes, int bits_per_word, int dims)
 }
 
 /* counts[blk] = the repeated spacings of each of the nblocks complete blocks
- * of p; bucketed = 0 counts with two radix sorts.  Needs no GIL; returns -1
- * when out of memory. */
+ * of p, block blk starting at p + blk * stride; bucketed = 0 counts with two
+ * radix sorts.  Needs no GIL; returns -1 when out of memory. */
 static int
-count_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t points, int word_bytes, int bits_per_word, int dims,
-             int64_t *counts, int bucketed)
+count_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t stride, Py_ssize_t points, int word_bytes,
+             int bits_per_word, int dims, int64_t *counts, int bucketed)
 {
-    Py_ssize_t block_bytes = points * dims * word_bytes;
     int key_bits = dims * bits_per_word;
     size_t key_size = key_bits > 32 ? 8 : 4;
     /* about two points per bucket: half the offsets to sum, a few more odd-even rounds */
@@ -320,7 +319,7 @@ count_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t points, int word_b
     memset(filter, 0, ((size_t)1 << filter_bits) + ((size_t)1 << SECOND_FILTER_BITS));
     int drop = 8 * word_bytes - bits_per_word;
     for (Py_ssize_t blk = 0; blk < nblocks; blk++) {
-        const uint8_t *q = p + blk * block_bytes;
+        const uint8_t *q = p + blk * stride;
         if (key_size == 4) {
             uint32_t *pt = (uint32_t *)pts;
             const uint32_t *keys = pt;
@@ -357,33 +356,45 @@ count_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t points, int word_b
     return 0;
 }
 
-/* spacing_collisions(data, points, word_bytes, bits_per_word, dims, counts):
+/* spacing_collisions(data, points, word_bytes, bits_per_word, dims, counts[, stride]):
  * counts[b] = the repeated spacings of block b, for every complete block of
  * `points` points in data (counts: int64, exactly one item per complete
  * block).  A point is `dims` consecutive little-endian words of
  * `word_bytes` bytes, the top `bits_per_word` bits of each; trailing bytes
- * that do not fill a block are the caller's to keep for the next chunk. */
+ * that do not fill a block are the caller's to keep for the next chunk.
+ * With `stride` (at least a block's bytes) block b starts at b * stride and
+ * the bytes between blocks are skipped: a test that counts one block in
+ * several needs no copy of them. */
 static PyObject *
 spacing_collisions(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, out;
-    Py_ssize_t points;
+    Py_ssize_t points, stride = 0;
     int word_bytes, bits_per_word, dims;
     PyObject *counts_obj;
-    if (!PyArg_ParseTuple(args, "y*niiiO", &in, &points, &word_bytes, &bits_per_word, &dims, &counts_obj))
+    if (!PyArg_ParseTuple(args, "y*niiiO|n", &in, &points, &word_bytes, &bits_per_word, &dims, &counts_obj, &stride))
         return NULL;
     if (!valid_parameters(points, word_bytes, bits_per_word, dims)) {
         PyBuffer_Release(&in);
         return NULL;
     }
-    Py_ssize_t nblocks = in.len / (points * dims * word_bytes);
+    Py_ssize_t block_bytes = points * dims * word_bytes;
+    if (stride == 0)
+        stride = block_bytes;
+    if (stride < block_bytes) {
+        PyBuffer_Release(&in);
+        PyErr_SetString(PyExc_ValueError, "stride must be at least the bytes of one block");
+        return NULL;
+    }
+    Py_ssize_t nblocks = in.len < block_bytes ? 0 : (in.len - block_bytes) / stride + 1;
     if (get_int64_out(counts_obj, &out, nblocks, "counts (one per complete block)") < 0) {
         PyBuffer_Release(&in);
         return NULL;
     }
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = count_blocks((const uint8_t *)in.buf, nblocks, points, word_bytes, bits_per_word, dims, (int64_t *)out.buf, 1);
+    status = count_blocks((const uint8_t *)in.buf, nblocks, stride, points, word_bytes, bits_per_word, dims,
+                          (int64_t *)out.buf, 1);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&in);
     PyBuffer_Release(&out);
@@ -413,7 +424,8 @@ birthday_collisions(PyObject *Py_UNUSED(self), PyObject *args)
     int status = -1;
     if (counts && result) {
         Py_BEGIN_ALLOW_THREADS
-        status = count_blocks((const uint8_t *)in.buf, nblocks, points, word_bytes, bits_per_word, dims, counts, 0);
+        status = count_blocks((const uint8_t *)in.buf, nblocks, points * dims * word_bytes, points, word_bytes,
+                              bits_per_word, dims, counts, 0);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&in);

@@ -26,8 +26,13 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import (DEFAULT_MAX_BITS, WholeSequenceTest, pattern_count_bytes, pattern_counts,
-                                    with_wraparound)
+from randqa.battery._bitseq import (
+    DEFAULT_MAX_BITS,
+    WholeSequenceTest,
+    pattern_count_bytes,
+    pattern_counts,
+    with_wraparound,
+)
 from randqa.battery.base import Range
 from randqa.battery.serial import MAX_M, fold
 from randqa.results import TestResult, insufficient

@@ -26,11 +26,14 @@ import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
 from randqa.results import TestResult
+
+if TYPE_CHECKING:
+    from randqa.battery._shared import SharedStatistic
 
 
 #: Python objects of one accumulator, its module's constants and its
@@ -155,6 +158,17 @@ class Accumulator(ABC):
     @abstractmethod
     def finalize(self) -> list[TestResult]:
         """Statistic and p-value of everything seen so far (state is not changed)."""
+
+    def shared_statistic(self) -> "SharedStatistic | None":
+        """A fresh statistic (randqa/battery/_shared.py) this test can
+        finalise from, which a suite fills once for every entry that declares
+        an equal one; None (the default): the test counts on its own."""
+        return None
+
+    def use_shared_statistic(self, statistic: "SharedStatistic", *, owner: bool, sees_stream: bool = True) -> None:
+        """Finalise from ``statistic``; the ``owner`` also feeds and merges it
+        (randqa.battery._shared.SharesStatistic implements this)."""
+        raise TypeError(f"{self!r} declares no shared statistic")
 
     def _check_mergeable(self, other: "Accumulator") -> None:
         if type(other) is not type(self) or other.parameters() != self.parameters():

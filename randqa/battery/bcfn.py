@@ -38,11 +38,10 @@ Each block size needs 5 expected words in the rarest cell.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
 import math
+from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlocks, pending_block_bytes
@@ -53,6 +52,19 @@ MIN_EXPECTED = 5
 MAX_BLOCK_BITS = 2**20
 
 
+def binomial_half_pmf(n: int) -> np.ndarray:
+    """P(W = k), k = 0..n, for W Binomial(n, 1/2): scipy.stats.binom.pmf's
+    values, from the Boost kernel it calls, without loading scipy.stats."""
+    weights = np.arange(n + 1)
+    try:
+        from scipy.special._ufuncs import _binom_pmf
+    except ImportError:  # a scipy that keeps it elsewhere: the public route
+        from scipy import stats
+
+        return stats.binom.pmf(weights, n, 0.5)
+    return np.clip(_binom_pmf(weights.astype(np.float64), float(n), 0.5), 0, 1)
+
+
 def weight_letters(block_bits: int, letters: int) -> tuple[np.ndarray, np.ndarray]:
     """(letter of each weight 0..block_bits, probability of each letter).
 
@@ -60,7 +72,7 @@ def weight_letters(block_bits: int, letters: int) -> tuple[np.ndarray, np.ndarra
     cut points that coincide merge letters, so fewer may come back.
     """
     weights = np.arange(block_bits + 1)
-    pmf = stats.binom.pmf(weights, block_bits, 0.5)
+    pmf = binomial_half_pmf(block_bits)
     cdf = np.cumsum(pmf)
     cuts = sorted({int(np.argmin(np.abs(cdf[:-1] - k / letters))) for k in range(1, letters)})
     letter_of_weight = np.searchsorted(np.array(cuts), weights, side="left").astype(np.uint8)

@@ -36,6 +36,9 @@ Parameters:
   word_bytes     bytes per word: 1, 2, 4 or 8 (default 4)
   bits_per_word  high bits kept from each word (default 8 * word_bytes)
   dims           words per point, t (default 1); dims * bits_per_word <= 64
+  every          test the first block of every ``every`` (default 1: all);
+                 the first block tested is the stream's first, and the
+                 blocks tested stay disjoint, so the law of the sum holds
 Needs one complete block (n * dims * word_bytes bytes); lambda must be at
 most 16, where the Poisson approximation is good, and n/k at most 2^-14.
 """
@@ -47,12 +50,11 @@ from functools import partial
 from typing import Any, Callable, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _spacings
 from randqa.battery._blocks import WholeBlockTest, pending_block_bytes
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, insufficient, poisson_cdf, poisson_sf
 
 MAX_LAMBDA = 16.0
 MAX_POINTS_PER_CELL = 2.0**-14  # n/k, up to which mu (1 - n/2k) is within 6e-7 of E[Y]
@@ -80,7 +82,7 @@ def expected_collisions(points: int, cell_bits: int) -> float:
 class BirthdaySpacings(WholeBlockTest):
     name = "birthday_spacings"
     parameter_ranges: ClassVar[dict[str, Range]] = {
-        "points": Range(2, 1 << 24), "word_bytes": Range(1, 8), "bits_per_word": Range(1, 64), "dims": Range(1, 64)}
+        "points": Range(2, 1 << 24), "word_bytes": Range(1, 8), "bits_per_word": Range(1, 64), "dims": Range(1, 64), "every": Range(1, 1 << 24)}
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -93,7 +95,8 @@ class BirthdaySpacings(WholeBlockTest):
         scan = 16 * points + 48 * (chunk_bytes // block + 1)
         return MemoryNeed(pending_held + OBJECT_BYTES, pending_working + scan)
 
-    def __init__(self, *, points: int = 4096, word_bytes: int = 4, bits_per_word: int | None = None, dims: int = 1) -> None:
+    def __init__(self, *, points: int = 4096, word_bytes: int = 4, bits_per_word: int | None = None, dims: int = 1,
+                 every: int = 1) -> None:
         if word_bytes not in (1, 2, 4, 8):
             raise ValueError(f"word_bytes must be 1, 2, 4 or 8, not {word_bytes!r}")
         if bits_per_word is None:
@@ -104,6 +107,9 @@ class BirthdaySpacings(WholeBlockTest):
             raise ValueError(f"bits_per_word must be between 1 and {8 * word_bytes}, not {bits_per_word!r}")
         if not (dims >= 1 and dims * bits_per_word <= 64):
             raise ValueError(f"dims * bits_per_word must be at most 64, not {dims} * {bits_per_word}")
+        if not (isinstance(every, int) and not isinstance(every, bool) and every >= 1):
+            raise ValueError(f"every must be a positive integer, not {every!r}")
+        self.every = every
         self.points = points
         self.word_bytes = word_bytes
         self.bits_per_word = bits_per_word
@@ -122,13 +128,36 @@ class BirthdaySpacings(WholeBlockTest):
         self.mean_per_block = expected_collisions(points, self.cell_bits)
         self.block_bytes = points * dims * word_bytes
         super().__init__(self.block_bytes)
-        self.blocks = 0
+        self.blocks = 0  # blocks tested
+        self.passed = 0  # whole blocks seen, tested or not
         self.collisions = 0
         self._lock = threading.Lock()
 
+    @property
+    def alignment(self) -> int:
+        return self.block_bytes * self.every  # the right part's first block is one to test
+
+    def _tested(self, run: np.ndarray) -> tuple[np.ndarray, int]:
+        """The blocks of ``run`` (whole blocks, the first being block number
+        ``passed`` of the stream) that are tested: (the bytes from the first
+        of them on, how many there are); they lie ``every`` blocks apart."""
+        blocks = len(run) // self.block_bytes
+        first = -self.passed % self.every
+        self.passed += blocks
+        tested = max(0, -(-(blocks - first) // self.every))
+        return run[first * self.block_bytes :], tested
+
     def _scan(self, run: np.ndarray) -> None:
-        counts = np.empty(len(run) // self.block_bytes, dtype=np.int64)
-        _spacings.spacing_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims, counts)
+        self._count(*self._tested(run))
+
+    def _count(self, run: np.ndarray, blocks: int) -> None:
+        """Count the first ``blocks`` blocks of ``run`` that lie ``every`` blocks apart."""
+        if blocks == 0:
+            return
+        stride = self.every * self.block_bytes
+        run = run[: (blocks - 1) * stride + self.block_bytes]
+        counts = np.empty(blocks, dtype=np.int64)
+        _spacings.spacing_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims, counts, stride)
         with self._lock:  # the parts of one chunk may be counted in parallel
             self.blocks += len(counts)
             self.collisions += int(counts.sum())
@@ -137,14 +166,16 @@ class BirthdaySpacings(WholeBlockTest):
         # the unfinished block is carried over now, in stream order; the
         # whole blocks are independent, so they split into parts freely
         tasks = []
+        stride = self.every * self.block_bytes
         for run in self._blocks.split(chunk):
-            blocks = len(run) // self.block_bytes
-            bounds = [blocks * i // parts * self.block_bytes for i in range(parts + 1)]
-            tasks += [partial(self._scan, run[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+            run, blocks = self._tested(run)
+            bounds = [blocks * i // parts for i in range(parts + 1)]
+            tasks += [partial(self._count, run[lo * stride :], hi - lo) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
         return tasks
 
     def _add_counts(self, other: "BirthdaySpacings") -> None:
         self.blocks += other.blocks
+        self.passed += other.passed
         self.collisions += other.collisions
 
     def finalize(self) -> list[TestResult]:
@@ -156,9 +187,10 @@ class BirthdaySpacings(WholeBlockTest):
             TestResult(
                 name=self.name,
                 statistic=float(total),
-                pvalue=float(stats.poisson.sf(total - 1, mean)),
-                pvalue_low=float(stats.poisson.cdf(total, mean)),
+                pvalue=poisson_sf(total - 1, mean),
+                pvalue_low=poisson_cdf(total, mean),
                 details={"blocks": self.blocks, "expected": mean, "mean_per_block": self.mean_per_block,
-                         "lambda_per_block": self.lambda_per_block, "cell_bits": self.cell_bits},
+                         "lambda_per_block": self.lambda_per_block, "cell_bits": self.cell_bits,
+                         **({"every": self.every} if self.every > 1 else {})},
             )
         ]

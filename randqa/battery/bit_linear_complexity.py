@@ -48,15 +48,15 @@ Parameters:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
 import math
+from typing import Any, ClassVar
 
 import numpy as np
 
 from randqa.battery import _linear
 from randqa.battery._blocks import WholeBlockTest
-from randqa.battery.linear_complexity import complexity_pmf
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
+from randqa.battery.linear_complexity import complexity_pmf
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic, smallest_of
 
 MIN_EXPECTED = 5

@@ -21,17 +21,19 @@ Needs an expected count of at least 5 per bin (Cochran's rule):
 from __future__ import annotations
 
 from typing import Any, ClassVar
+
 import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
+from randqa.battery._shared import ByteCounts, SharesStatistic
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 5
 
 
-class ChiSquare(WholeBlockTest):
+class ChiSquare(SharesStatistic, WholeBlockTest):
     name = "chi_square"
     parameter_ranges: ClassVar[dict[str, Range]] = {"bits": Range(8, 16)}
 
@@ -48,6 +50,17 @@ class ChiSquare(WholeBlockTest):
         self.bits = bits
         self.counts = np.zeros(2**bits, dtype=np.int64)
 
+    def shared_statistic(self) -> ByteCounts | None:
+        return ByteCounts() if self.bits == 8 else None
+
+    def _update(self, chunk: np.ndarray) -> None:
+        if not self._shared_update(chunk):
+            super()._update(chunk)
+
+    def _merge(self, other: "ChiSquare") -> None:
+        if not self._shared_merge(other):
+            super()._merge(other)
+
     def _scan(self, run: np.ndarray) -> None:
         if self.bits == 8:
             _counts.byte_histogram(run, self.counts)
@@ -58,13 +71,14 @@ class ChiSquare(WholeBlockTest):
         self.counts += other.counts
 
     def finalize(self) -> list[TestResult]:
-        bins = len(self.counts)
-        n = int(self.counts.sum())
+        counts = self._statistic().histogram() if self.shared is not None else self.counts
+        bins = len(counts)
+        n = int(counts.sum())
         label = self.name if self.bits == 8 else f"{self.name}[bits={self.bits}]"
         if n < MIN_EXPECTED * bins:
             return [insufficient(label, f"at least {MIN_EXPECTED * bins * self.bits // 8} bytes (5 expected per bin)", symbols=n)]
         expected = n / bins
-        statistic = float(np.sum((self.counts - expected) ** 2) / expected)
+        statistic = float(np.sum((counts - expected) ** 2) / expected)
         dof = bins - 1
         return [
             chi_square_result(label, statistic, dof, {"symbols": n, "dof": dof})

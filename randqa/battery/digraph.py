@@ -47,10 +47,12 @@ Needs 65,536 pairs per table: 64 KiB + 1 byte, times P.
 from __future__ import annotations
 
 from typing import Any, ClassVar
+
 import numpy as np
 
-from randqa.battery import _counts
+from randqa.battery import _counts, _pair_table
 from randqa.battery._pairs import BytePairTest
+from randqa.battery._shared import BytePairs, SharesStatistic
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient
 
@@ -58,7 +60,7 @@ MIN_EXPECTED = 1
 MAX_POSITION_MOD = 4096
 
 
-class Digraph(BytePairTest):
+class Digraph(SharesStatistic, BytePairTest):
     name = "digraph"
     parameter_ranges: ClassVar[dict[str, Range]] = {"position_mod": Range(0, MAX_POSITION_MOD)}
 
@@ -84,15 +86,30 @@ class Digraph(BytePairTest):
     def alignment(self) -> int:
         return self.classes
 
+    def shared_statistic(self) -> BytePairs | None:
+        return BytePairs() if self.position_mod == 0 else None
+
+    def _update(self, chunk: np.ndarray) -> None:
+        if not self._shared_update(chunk):
+            super()._update(chunk)
+
+    def _merge(self, other: "Digraph") -> None:
+        if not self._shared_merge(other):
+            super()._merge(other)
+
     def _scan(self, data: np.ndarray, start: int, previous: int) -> None:
-        _counts.digraph_scan(data, previous, start, self.position_mod, self.counts)
+        if self.classes == 1:
+            _pair_table.add_pair_counts(data, previous, self.counts)
+        else:
+            _counts.digraph_scan(data, previous, start, self.position_mod, self.counts)
 
     def _add_counts(self, other: BytePairTest) -> None:
         self.counts += other.counts
 
     def finalize(self) -> list[TestResult]:
         label = self.name if self.position_mod == 0 else f"{self.name}[position_mod={self.position_mod}]"
-        tables = self.counts.reshape(self.classes, 256, 256)
+        counts = self._statistic().counts if self.shared is not None else self.counts
+        tables = counts.reshape(self.classes, 256, 256)
         pairs = tables.sum(axis=(1, 2))
         needed = MIN_EXPECTED * 65536
         if pairs.min() < needed:

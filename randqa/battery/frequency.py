@@ -15,19 +15,20 @@ but the verdict is ``insufficient``.
 
 from __future__ import annotations
 
-from typing import Any
 import math
+from typing import Any
 
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed
+from randqa.battery._shared import ByteCounts, SharesStatistic
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 100
 
 
-class Frequency(Accumulator):
+class Frequency(SharesStatistic):
     name = "frequency"
 
     @classmethod
@@ -36,10 +37,16 @@ class Frequency(Accumulator):
 
     def __init__(self) -> None:
         super().__init__()
+        # when sharing the byte-pair table: the final 1-7 bits of a bit stream only
         self.bits = 0
         self.ones = 0
 
+    def shared_statistic(self) -> ByteCounts:
+        return ByteCounts()
+
     def _update(self, chunk: np.ndarray) -> None:
+        if self._shared_update(chunk):
+            return
         ones, _ = _counts.bit_counts(chunk)
         self.ones += ones
         self.bits += 8 * len(chunk)
@@ -48,21 +55,26 @@ class Frequency(Accumulator):
         self.ones += int(np.count_nonzero(bits))
         self.bits += len(bits)
 
-    def _merge(self, other: Accumulator) -> None:
+    def _merge(self, other: "Frequency") -> None:
+        self._shared_merge(other)
         self.ones += other.ones
         self.bits += other.bits
 
     def finalize(self) -> list[TestResult]:
-        n = self.bits
+        n, ones = self.bits, self.ones
+        if self.shared is not None:
+            pairs = self._statistic()
+            n += 8 * pairs.bytes_seen
+            ones += pairs.ones_and_transitions()[0]
         if n == 0:
             return [insufficient(self.name, f"at least {MIN_BITS} bits")]
-        s_n = 2 * self.ones - n
+        s_n = 2 * ones - n
         s_obs = abs(s_n) / math.sqrt(n)
         result = TestResult(
             name=self.name,
             statistic=s_obs,
             pvalue=math.erfc(s_obs / math.sqrt(2)),
-            details={"bits": n, "ones": self.ones, "S_n": s_n},
+            details={"bits": n, "ones": ones, "S_n": s_n},
         )
         if n < MIN_BITS:
             result.withhold_verdict(f"at least {MIN_BITS} bits (NIST SP 800-22 2.1.7)")

@@ -30,8 +30,8 @@ Needs 5 expected gaps in the rarest class.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
 import math
+from typing import Any, ClassVar
 
 import numpy as np
 

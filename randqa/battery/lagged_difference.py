@@ -72,12 +72,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _differences
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_sf, insufficient
 
 MIN_EXPECTED = 8
 MAX_LAG = 1 << 20
@@ -199,8 +198,8 @@ class LaggedDifference(WholeBlockTest):
         samples = self.counts.sum(axis=1)
         rows = np.flatnonzero(samples >= MIN_EXPECTED * classes)
         statistics = power_divergence(self.counts[rows], samples[rows])
-        pvalues = stats.chi2.sf(statistics, classes - 1)
-        judged = sorted(zip(pvalues.tolist(), statistics.tolist(), self.lags[rows].tolist(), samples[rows].tolist()))
+        pvalues = [chi_square_sf(x, classes - 1) for x in statistics.tolist()]
+        judged = sorted(zip(pvalues, statistics.tolist(), self.lags[rows].tolist(), samples[rows].tolist()))
         if not judged:
             return [insufficient(label, f"at least {self._needed_words() * self.word_bytes} bytes "
                                         f"({MIN_EXPECTED * classes} counted starts at lag 1)")]

@@ -38,8 +38,8 @@ block.  ``alignment`` = lcm(M, 8) / 8 bytes.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
 import functools
+from typing import Any, ClassVar
 
 import numpy as np
 

@@ -36,9 +36,9 @@ bits is ``insufficient``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
 import functools
 import math
+from typing import Any, ClassVar
 
 import numpy as np
 

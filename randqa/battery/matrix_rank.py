@@ -37,9 +37,9 @@ size^2 / 8 bytes).  ``alignment`` = lcm(rows * cols, 8) / 8 bytes.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
 import functools
 import math
+from typing import Any, ClassVar
 
 import numpy as np
 

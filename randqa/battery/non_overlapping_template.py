@@ -37,8 +37,14 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import (DEFAULT_MAX_BITS, MAX_WINDOW_BITS, WholeSequenceTest, pattern_count_bytes,
-                                    pattern_counts, template_from_string)
+from randqa.battery._bitseq import (
+    DEFAULT_MAX_BITS,
+    MAX_WINDOW_BITS,
+    WholeSequenceTest,
+    pattern_count_bytes,
+    pattern_counts,
+    template_from_string,
+)
 from randqa.battery.base import RESULT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, insufficient
 

@@ -30,10 +30,12 @@ asks for m < log2(n) - 2); shorter input is computed but ``insufficient``.
 from __future__ import annotations
 
 from typing import Any, ClassVar
+
 import numpy as np
 
-from randqa.battery import _counts
-from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
+from randqa.battery import _counts, _pair_table
+from randqa.battery._shared import BytePairs, SharesStatistic
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.battery.serial import fold
 from randqa.results import TestResult, chi_square_result, insufficient
 
@@ -63,7 +65,13 @@ def _bits_of(data: bytes) -> list[int]:
     return [(byte >> (7 - k)) & 1 for byte in data for k in range(8)]
 
 
-class OverlappingSerial(Accumulator):
+def _latest_bits(recent: int, bytes_seen: int, k: int) -> list[int]:
+    """The last min(k, 8 * bytes_seen) bits of a byte stream whose latest bits are ``recent``, oldest first."""
+    k = min(k, 8 * bytes_seen)
+    return [(recent >> (k - 1 - j)) & 1 for j in range(k)]
+
+
+class OverlappingSerial(SharesStatistic):
     name = "overlapping_serial"
     parameter_ranges: ClassVar[dict[str, Range]] = {"m": Range(2, 20)}
 
@@ -89,14 +97,14 @@ class OverlappingSerial(Accumulator):
         self.recent = 0  # the latest bits of the byte part, newest in bit 0
         self.tail_bits: list[int] = []
 
-    def _recent_bits(self, k: int) -> list[int]:
-        """The last min(k, 8 * bytes) bits of the byte part, oldest first."""
-        k = min(k, 8 * self.bytes_seen)
-        return [(self.recent >> (k - 1 - j)) & 1 for j in range(k)]
+    def shared_statistic(self) -> BytePairs | None:
+        return BytePairs() if self.by_pairs else None
 
     def _update(self, chunk: np.ndarray) -> None:
+        if self._shared_update(chunk):
+            return
         if self.by_pairs:
-            _counts.digraph_scan(chunk, self.recent & 0xFF if self.bytes_seen else -1, 0, 0, self.counts)
+            _pair_table.add_pair_counts(chunk, self.recent & 0xFF if self.bytes_seen else -1, self.counts)
             self.recent = ((self.recent << 8) | int(chunk[-1])) & 0xFFFF
         else:
             self.recent = _counts.bit_pattern_scan(chunk, self.m, self.counts, self.recent, min(8 * self.bytes_seen, 63))
@@ -106,7 +114,10 @@ class OverlappingSerial(Accumulator):
     def update_tail_bits(self, bits: np.ndarray) -> None:
         self.tail_bits.extend(int(b) for b in bits)
 
-    def _merge(self, other: Accumulator) -> None:
+    def _merge(self, other: "OverlappingSerial") -> None:
+        if self._shared_merge(other):  # the final bits are this test's own
+            self.tail_bits = self.tail_bits + other.tail_bits if other.shared.bytes_seen == 0 else list(other.tail_bits)
+            return
         if other.bytes_seen == 0:
             self.tail_bits.extend(other.tail_bits)
             return
@@ -116,7 +127,7 @@ class OverlappingSerial(Accumulator):
                 self.counts[(self.recent & 0xFF) * 256 + other.head[0]] += 1
             else:
                 # patterns that start in our bytes and end in the other's first m-1 bits
-                before = self._recent_bits(self.m - 1)
+                before = _latest_bits(self.recent, self.bytes_seen, self.m - 1)
                 after = _bits_of(other.head)[: min(self.m - 1, 8 * other.bytes_seen)]
                 joined = before + after
                 for end in range(len(before), len(joined)):
@@ -129,26 +140,34 @@ class OverlappingSerial(Accumulator):
         self.recent = ((self.recent << shift) | other.recent) & ((1 << width) - 1)
         self.tail_bits = list(other.tail_bits)
 
+    def _byte_part(self) -> tuple[np.ndarray, int, bytes, int]:
+        """The counts, the number of bytes, the first bytes and the latest bits of the byte part of the stream."""
+        if self.shared is None:
+            return self.counts, self.bytes_seen, self.head, self.recent
+        pairs = self._statistic()
+        return pairs.counts, pairs.bytes_seen, pairs.head, pairs.recent
+
     def pattern_counts(self) -> tuple[np.ndarray, int]:
         """The circular counts of the m-bit patterns, and the number of bits n."""
         m = self.m
-        n = 8 * self.bytes_seen + len(self.tail_bits)
+        byte_counts, bytes_seen, head, recent = self._byte_part()
+        n = 8 * bytes_seen + len(self.tail_bits)
         if self.by_pairs:
             counts = np.zeros(2**m, dtype=np.int64)
             values = np.arange(65536)
             for offset in range(8):  # patterns starting at bit `offset` of the first byte of a pair
                 patterns = (values >> (16 - m - offset)) & (2**m - 1)
-                np.add.at(counts, patterns, self.counts)  # in integers: float weights round past 2^53
-            inside = 8 * max(self.bytes_seen - 1, 0)  # bits whose patterns the pairs counted
+                np.add.at(counts, patterns, byte_counts)  # in integers: float weights round past 2^53
+            inside = 8 * max(bytes_seen - 1, 0)  # bits whose patterns the pairs counted
         else:
-            counts = self.counts.copy()
-            inside = max(8 * self.bytes_seen - m + 1, 0)
+            counts = byte_counts.copy()
+            inside = max(8 * bytes_seen - m + 1, 0)
         # every pattern that starts at or after bit `inside`: wholly inside the
         # byte part, through the final bits, or wrapping around to the start
         # the stream's first m-1 bits (the head bytes hold at least 19 bits, or all of them)
-        head_bits = _bits_of(self.head) + (self.tail_bits if self.bytes_seen <= HEAD_BYTES else [])
+        head_bits = _bits_of(head) + (self.tail_bits if bytes_seen <= HEAD_BYTES else [])
         stream_head = head_bits[: m - 1]
-        rest = self._recent_bits(8 * self.bytes_seen - inside) + self.tail_bits
+        rest = _latest_bits(recent, bytes_seen, 8 * bytes_seen - inside) + self.tail_bits
         extended = rest + stream_head
         for start in range(len(rest)):
             window = extended[start : start + m]
@@ -157,7 +176,7 @@ class OverlappingSerial(Accumulator):
 
     def finalize(self) -> list[TestResult]:
         m = self.m
-        n = 8 * self.bytes_seen + len(self.tail_bits)
+        n = 8 * self._byte_part()[1] + len(self.tail_bits)
         labels = (f"{self.name}[m={m},nabla]", f"{self.name}[m={m},nabla2]")
         if n < m:
             return [insufficient(label, f"at least {MIN_EXPECTED * 2**m} bits", bits=n) for label in labels]

@@ -45,7 +45,14 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, MAX_WINDOW_BITS, SLICE_BITS, WholeSequenceTest, template_from_string, window_values
+from randqa.battery._bitseq import (
+    DEFAULT_MAX_BITS,
+    MAX_WINDOW_BITS,
+    SLICE_BITS,
+    WholeSequenceTest,
+    template_from_string,
+    window_values,
+)
 from randqa.battery.base import Range
 from randqa.results import TestResult, insufficient
 

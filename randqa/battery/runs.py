@@ -19,19 +19,20 @@ Parameters: none.  The standard asks for n >= 100 bits; shorter input is
 
 from __future__ import annotations
 
-from typing import Any
 import math
+from typing import Any
 
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed
+from randqa.battery._shared import ByteCounts, SharesStatistic
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed
 from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BITS = 100
 
 
-class Runs(Accumulator):
+class Runs(SharesStatistic):
     name = "runs"
 
     @classmethod
@@ -40,6 +41,7 @@ class Runs(Accumulator):
 
     def __init__(self) -> None:
         super().__init__()
+        # when sharing the byte-pair table: the final 1-7 bits of a bit stream only
         self.bits = 0
         self.ones = 0
         self.transitions = 0
@@ -58,7 +60,12 @@ class Runs(Accumulator):
         self.transitions += transitions
         self.last_bit = last
 
+    def shared_statistic(self) -> ByteCounts:
+        return ByteCounts()
+
     def _update(self, chunk: np.ndarray) -> None:
+        if self._shared_update(chunk):
+            return
         ones, transitions = _counts.bit_counts(chunk)
         self._absorb(8 * len(chunk), ones, transitions, int(chunk[0]) >> 7, int(chunk[-1]) & 1)
 
@@ -69,17 +76,29 @@ class Runs(Accumulator):
         transitions = int(np.count_nonzero(np.diff(bits)))
         self._absorb(len(bits), int(bits.sum()), transitions, int(bits[0]), int(bits[-1]))
 
-    def _merge(self, other: Accumulator) -> None:
+    def _merge(self, other: "Runs") -> None:
+        self._shared_merge(other)
         self._absorb(other.bits, other.ones, other.transitions, other.first_bit, other.last_bit)
 
+    def _totals(self) -> tuple[int, int, int]:
+        """Bits, ones and adjacent differing bits of everything seen."""
+        if self.shared is None:
+            return self.bits, self.ones, self.transitions
+        pairs = self._statistic()
+        bits = 8 * pairs.bytes_seen
+        ones, transitions = pairs.ones_and_transitions()
+        if self.bits and bits:  # the bytes' last bit and the first of the final bits
+            transitions += (pairs.last_byte & 1) != self.first_bit
+        return bits + self.bits, ones + self.ones, transitions + self.transitions
+
     def finalize(self) -> list[TestResult]:
-        n = self.bits
+        n, ones, transitions = self._totals()
         needs = f"at least {MIN_BITS} bits (NIST SP 800-22 2.3.7)"
         if n < MIN_BITS:
             return [insufficient(self.name, needs, bits=n)]
-        pi = self.ones / n
+        pi = ones / n
         tau = 2 / math.sqrt(n)
-        v_obs = self.transitions + 1
+        v_obs = transitions + 1
         details = {"bits": n, "pi": pi, "tau": tau, "V_n": v_obs, "precondition_passed": abs(pi - 0.5) < tau}
         if not details["precondition_passed"]:
             details["note"] = "frequency pre-condition |pi - 1/2| < tau failed; test not applicable, p-value 0 as in SP 800-22"

@@ -23,22 +23,22 @@ Needs at least 100 bytes and n > 2 * lag.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
 import math
 from fractions import Fraction
+from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from randqa.battery import _counts
-from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
-from randqa.results import TestResult, Verdict, insufficient
+from randqa.battery._shared import ByteCounts, SharesStatistic
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
+from randqa.results import TestResult, Verdict, insufficient, normal_sf
 
 MIN_BYTES = 100
 _VALUES = np.arange(256, dtype=object)
 
 
-class SerialCorrelation(Accumulator):
+class SerialCorrelation(SharesStatistic):
     name = "serial_correlation"
     parameter_ranges: ClassVar[dict[str, Range]] = {"lags": Range(1, 1 << 20, items=64)}
 
@@ -64,7 +64,12 @@ class SerialCorrelation(Accumulator):
         self.head = b""  # the first `span` bytes of the stream
         self.tail = b""  # the last `span` bytes of the stream
 
+    def shared_statistic(self) -> ByteCounts | None:
+        return ByteCounts() if self.lags == [1] else None
+
     def _update(self, chunk: np.ndarray) -> None:
+        if self._shared_update(chunk):
+            return
         _counts.byte_histogram(chunk, self.counts)
         for k in self.lags:
             # pairs that straddle the previous chunk and this one, then pairs inside it
@@ -74,8 +79,8 @@ class SerialCorrelation(Accumulator):
             self.head = (self.head + chunk[: self.span].tobytes())[: self.span]
         self.tail = (self.tail + chunk[-self.span :].tobytes())[-self.span :]
 
-    def _merge(self, other: Accumulator) -> None:
-        if other.bytes_seen == 0:
+    def _merge(self, other: "SerialCorrelation") -> None:
+        if self._shared_merge(other) or other.bytes_seen == 0:
             return
         for k in self.lags:
             self.products[k] += _straddling_products(self.tail, other.head, k) + other.products[k]
@@ -83,9 +88,17 @@ class SerialCorrelation(Accumulator):
         self.head = (self.head + other.head)[: self.span]
         self.tail = (self.tail + other.tail)[-self.span :]
 
+    def _sums(self) -> tuple[int, np.ndarray, dict[int, int], bytes, bytes]:
+        """The bytes seen, their histogram, the non-circular lag products, the first and the last bytes."""
+        if self.shared is None:
+            return self.bytes_seen, self.counts, self.products, self.head, self.tail
+        pairs = self._statistic()
+        ends = (bytes([pairs.first_byte]), bytes([pairs.last_byte])) if pairs.bytes_seen else (b"", b"")
+        return pairs.bytes_seen, pairs.histogram(), {1: pairs.lag1_products()}, *ends
+
     def finalize(self) -> list[TestResult]:
-        n = self.bytes_seen
-        counts = self.counts.astype(object)  # exact integer moments
+        n, histogram, products, head, tail = self._sums()
+        counts = histogram.astype(object)  # exact integer moments
         s1, s2, s3, s4 = (int(np.sum(counts * _VALUES**r)) for r in (1, 2, 3, 4))
         results = []
         for k in self.lags:
@@ -94,7 +107,7 @@ class SerialCorrelation(Accumulator):
                 results.append(insufficient(label, f"at least {max(MIN_BYTES, 2 * k + 1)} bytes", bytes=n))
                 continue
             # circular wrap: the last k bytes pair with the first k
-            t1 = self.products[k] + _straddling_products(self.tail, self.head, k)
+            t1 = products[k] + _straddling_products(tail, head, k)
             denominator = n * s2 - s1 * s1
             if denominator == 0:
                 results.append(TestResult(label, None, 0.0, verdict=Verdict.FAIL, details={"note": "every byte has the same value"}))
@@ -110,7 +123,7 @@ class SerialCorrelation(Accumulator):
             # var = 0: every ordering of these bytes gives the same R, so R is not unusual
             z = float(t1 - mean) / math.sqrt(var) if var > 0 else 0.0
             results.append(
-                TestResult(label, float(r), float(2 * stats.norm.sf(abs(z))), details={"lag": k, "z": z, "bytes": n})
+                TestResult(label, float(r), 2 * normal_sf(abs(z)), details={"lag": k, "z": z, "bytes": n})
             )
         return results
 

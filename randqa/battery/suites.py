@@ -38,11 +38,12 @@ from typing import Any
 
 from randqa.battery import Accumulator, accumulator_class, available_tests, parameter_defaults
 from randqa.battery._folding import FoldedTest
+from randqa.battery._sequences import PerSequence
+from randqa.battery._shared import share_statistics
 from randqa.battery.base import OBJECT_BYTES, RESULT_BYTES, MemoryNeed, Range
 from randqa.errors import SuiteError, UsageError
 from randqa.folding import check_folding
 from randqa.results import Thresholds
-from randqa.battery._sequences import PerSequence
 from randqa.sizes import MAX_SIZE, format_size
 
 DEFAULT_SUITE = "standard"
@@ -111,8 +112,12 @@ class Suite:
     path: str
 
     def build(self) -> list[Accumulator]:
-        """Fresh accumulators, one per entry."""
-        return [spec.build() for spec in self.tests]
+        """Fresh accumulators, one per entry; entries that finalise from the
+        same counts share them (randqa/battery/_shared.py), so keep the list
+        together: merge lists element by element, pickle the whole list."""
+        accumulators = [spec.build() for spec in self.tests]
+        share_statistics(accumulators)
+        return accumulators
 
     def select(self, names: list[str]) -> "Suite":
         """The same suite restricted to the named tests (``--tests a,b``)."""
