@@ -23,6 +23,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
+from randqa.battery._state import export_state, import_state
 from randqa.results import TestResult
 
 
@@ -97,6 +98,17 @@ class Accumulator(ABC):
             raise ValueError(f"cannot merge {other!r} into {self!r}: different test or parameters")
         if self.bytes_seen % self.alignment:
             raise ValueError(f"{self.name}: left part of a merge must end on a {self.alignment}-byte boundary")
+
+    def state(self) -> dict[str, Any]:
+        """Everything this accumulator has counted, as plain data (numpy
+        arrays and JSON values; see randqa/battery/_state.py): what a
+        checkpoint saves and what workers send back."""
+        return export_state(self)
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Take the counts of ``state`` (from ``state()`` of an accumulator
+        built from the same suite entry); StateError if it does not fit."""
+        import_state(self, state)
 
     def parameters(self) -> dict[str, Any]:
         """The keyword parameters this instance was built with (for reports)."""
