@@ -5,15 +5,15 @@ from __future__ import annotations
 import click
 
 from randqa import engine
-from randqa.cli.common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line,
-                               size_option, table_stream)
+from randqa.cli.common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, check_output_path, command_line, size_option,
+                               table_stream)
+from randqa.cli.workers import launch_run, parallel_options
 from randqa.errors import UsageError
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
 from randqa.results import RunResult, Verdict
-from randqa.sources import FORMATS, Source, open_source
-from randqa.sources.folded import FoldedSource
-from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
+from randqa.sources import FORMATS, is_data_spec, open_source
+from randqa.battery.suites import DEFAULT_SUITE, load_suite, suite_names
 
 #: how much of an endless generator `randqa test NAME` reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
@@ -49,12 +49,13 @@ PROGRESSIVE_GENERATOR_MAX = 1 << 30
               help="Bytes read from the start of each stream by --seed-sweep.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
-              help="Threads that run the suite's tests side by side on each chunk.")
+@parallel_options
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
                  word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
-                 seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int, progress: bool | None) -> int:
+                 seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int,
+                 scheduler: str | None, segment: int | None, checkpoint: str | None, checkpoint_every: float,
+                 progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     check_output_path(json_path, "--json")
     check_output_path(html_path, "--html")
@@ -70,50 +71,45 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
         size = sequences * chosen.sequence_bytes * (8 if fmt == "bits" else 1)  # -n counts bits of bit text
     if progressive and fmt != "bytes":
         raise UsageError("--progressive reads bytes; it does not take --format bits")
+    from randqa.engine.checkpoint import RunSpec, suite_to_json
+    from randqa.engine.launch import identity_of
+
+    check_output_path(checkpoint, "--checkpoint")
     if seed_sweep is not None:
         if progressive or size is not None or word_bits or fmt != "bytes":
             raise UsageError("--seed-sweep reads --positions bytes of each seeded stream: it takes no --progressive, -n, --word-bits or --format")
-        with ProgressBar(progress, seed_sweep * positions) as bar:
-            result = _seed_sweep(source, seed_sweep, positions, seed or 0, chosen, bar)
-        return _report_run(result, json_path, html_path)
-    if word_bits and fmt != "bytes":
-        raise UsageError("--word-bits folds bytes; it does not take --format bits")
-    with _open_folded(source, fmt, seed, word_bits, low_bits) as src:
+        _check_sweepable(source)
+        run = RunSpec(kind="seed-sweep", source=source, suite=suite_to_json(chosen), seed=seed or 0, segment=segment,
+                      seed_sweep={"seeds": seed_sweep, "positions": positions, "base_seed": seed or 0})
+    else:
+        if word_bits and fmt != "bytes":
+            raise UsageError("--word-bits folds bytes; it does not take --format bits")
+        endless = not is_data_spec(source)
+        progression = None
         if progressive:
             # stdin and files: until the data ends
-            last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else engine.UNTIL_END)
-            with ProgressBar(progress, last if last < engine.UNTIL_END else None) as bar:
-                result = engine.run_progressive(src, chosen, min_size, last, keep_going, jobs=jobs, on_progress=bar)
-        else:
-            if size is None and src.endless:
-                size = DEFAULT_GENERATOR_BYTES
-            with ProgressBar(progress, size if src.unit_bits == 8 else None) as bar:
-                result = engine.run(src, chosen, limit=size, jobs=jobs, on_progress=bar)
+            last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if endless else engine.UNTIL_END)
+            if min_size > last:
+                raise UsageError(f"--min ({min_size}) is larger than --max ({last})")
+            progression = {"min_bytes": min_size, "max_bytes": last, "keep_going": keep_going}
+            size = None
+        elif size is None and endless:
+            size = DEFAULT_GENERATOR_BYTES
+        run = RunSpec(kind="test", source=source, suite=suite_to_json(chosen), seed=seed, fmt=fmt,
+                      fold=[int(word_bits), low_bits] if word_bits else None, limit=size, progressive=progression,
+                      segment=segment, identity=identity_of(source, fmt))
+    result = launch_run(run, jobs=jobs, scheduler=scheduler, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
+                        outputs={"json": json_path, "html": html_path}, progress=progress)
     return _report_run(result, json_path, html_path)
 
 
-def _open_folded(source: str, fmt: str, seed: int | None, word_bits: str | None, low_bits: int) -> Source:
-    src = open_source(source, fmt=fmt, seed=seed)
-    if not word_bits:
-        return src
-    try:
-        return FoldedSource(src, int(word_bits), low_bits)
-    except ValueError as exc:
-        src.close()
-        raise UsageError(f"--low-bits: {exc}") from None
-
-
-def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: Suite,
-                on_progress: ProgressBar) -> RunResult:
-    from randqa.engine.seed_sweep import run_seed_sweep
-    from randqa.sources import backend_names, open_backend
+def _check_sweepable(source: str) -> None:
+    from randqa.sources import backend_names
 
     if source not in backend_names():
         with open_source(source):  # a clear error for unknown names; stdin and files cannot be re-seeded
             pass
         raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
-    return run_seed_sweep(source, lambda s: open_backend(source, s), seeds, positions=positions,
-                          base_seed=base_seed, thresholds=suite.thresholds, on_progress=on_progress)
 
 
 def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:

@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from randqa.battery import Accumulator
+from randqa.battery._state import StateError, import_state
 from randqa.battery.suites import Suite
 from randqa.engine.run import CHUNK_BYTES, InterruptGuard, feed, judge
 from randqa.errors import InputError, UsageError
@@ -436,15 +437,13 @@ def _load(acc: Any, state: dict[str, Any]) -> None:
     if isinstance(acc, Accumulator):
         acc.load_state(state)
     else:
-        from randqa.battery._state import import_state
-
         import_state(acc, state)
 
 
 def _loaded(job: SegmentJob, start: int, states: list[dict[str, Any]]) -> list[Any]:
     accumulators = job.build(start)
     if len(states) != len(accumulators):
-        raise ValueError("a segment's result holds another number of tests")
+        raise StateError("a segment's result holds another number of tests")
     for acc, state in zip(accumulators, states):
         _load(acc, state)
     return accumulators
@@ -480,7 +479,7 @@ class RunLoop:
             self.progress, states = resume
             self.resumed_at = self.progress.position
             if len(states) != len(self.merged):
-                raise ValueError("the saved state holds another number of tests")
+                raise StateError(f"the saved state holds {len(states)} tests, the run {len(self.merged)}")
             for acc, state in zip(self.merged, states):
                 _load(acc, state)
         size = workload.size()

@@ -274,34 +274,19 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
 
 
 def _wait(pending: _Pending, client: Any, submit: Callable[[Segment], Any], interrupted: Callable[[], bool]) -> dict:
-    from distributed import wait
-
     while True:
-        try:
-            wait([pending.future], timeout=POLL_S)
-        except TimeoutError:
-            pass
         if interrupted():
             raise KeyboardInterrupt
-        status = pending.future.status
-        if status == "finished":
-            return pending.future.result()
-        if status in ("error", "cancelled", "lost"):
-            error = _error_of(pending.future)
-            if isinstance(error, RandqaError):
-                raise error
+        try:
+            return pending.future.result(timeout=POLL_S)
+        except TimeoutError:
+            continue
+        except RandqaError:
+            raise
+        except Exception as error:
             if pending.segment.data is not None and pending.resends < RESENDS:
                 # the worker that held the producer's data was lost: send it again
                 pending.resends += 1
                 pending.future = submit(pending.segment)
                 continue
-            if isinstance(error, Exception):
-                raise error
-            raise RuntimeError(f"segment {pending.segment.index} was {status}")
-
-
-def _error_of(future: Any) -> BaseException | None:
-    try:
-        return future.exception(timeout=CONNECT_TIMEOUT_S)
-    except BaseException as exc:  # cancelled: the exception is the cancellation
-        return exc
+            raise error
