@@ -3,6 +3,8 @@
 - ``test``: ``randqa test``, ``randqa suites``;
 - ``backends``: ``randqa list``, ``generate``, ``bench``;
 - ``reports``: ``randqa compare``, ``randqa report``;
+- ``resume``: ``randqa resume`` (a run from its checkpoint); ``workers``: the
+  options of runs whose segments go to Dask workers;
 - ``common``: exit codes, option parsing, output paths, progress bars.
 
 Exit codes: 0 nothing failed, 1 a test failed, 2 usage or input error (one
@@ -19,7 +21,7 @@ import sys
 import click
 
 from randqa._version import __version__
-from randqa.cli import backends, reports, test
+from randqa.cli import backends, reports, resume, test
 from randqa.cli.common import EXIT_INTERRUPTED, EXIT_USAGE
 from randqa.errors import OutputClosed, RandqaError
 
@@ -41,7 +43,7 @@ def cli() -> None:
     """Statistical randomness quality tester: quality next to speed."""
 
 
-for _command in test.COMMANDS + backends.COMMANDS + reports.COMMANDS:
+for _command in test.COMMANDS + backends.COMMANDS + reports.COMMANDS + resume.COMMANDS:
     cli.add_command(_command)
 
 

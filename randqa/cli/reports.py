@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import os
+import contextlib
 import sys
+from typing import Any
 
 import click
 
 from randqa.engine import compare as comparing
+from randqa.cli.workers import parallel_options
 from randqa.cli.common import EXIT_INTERRUPTED, EXIT_OK, ProgressBar, check_output_path, command_line, size_option, table_stream
 from randqa.errors import UsageError
 from randqa.report.environment import environment
@@ -41,12 +43,12 @@ DEFAULT_HTML = "randqa-report.html"
 @click.option("--html", "html_path", metavar="PATH", default=DEFAULT_HTML, show_default=True,
               help="Write a self-contained HTML report to PATH.")
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=min(2, os.cpu_count() or 1), show_default=True,
-              help="Threads that run the suite's tests side by side on each chunk.")
+@parallel_options
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
                     speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
+                    scheduler: str | None, segment: int | None, checkpoint: str | None, checkpoint_every: float,
                     progress: bool | None) -> int:
     """Compare generators: speed as applications call them next to test quality.
 
@@ -66,20 +68,44 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
     check_output_path(json_path, "--json")
     check_output_path(html_path, "--html")
+    check_output_path(checkpoint, "--checkpoint")
     chosen = load_suite(suite, tests=test_names)
     options = comparing.CompareOptions(
         suite=chosen, size=size, seed=seed, progressive=progressive,
         min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,
-        keep_going=keep_going, speed_repeats=speed_repeats, jobs=jobs)
+        keep_going=keep_going, speed_repeats=speed_repeats, jobs=jobs, segment=segment, checkpoint=checkpoint,
+        checkpoint_every_s=checkpoint_every)
     last = max_bytes or size
     if progressive and last and options.min_bytes > last:
         raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
+    return _compare(list(sources) or list(comparing.DEFAULT_SOURCES), options, scheduler=scheduler,
+                    json_path=json_path, html_path=html_path, progress=progress, outputs={"json": json_path, "html": html_path})
+
+
+def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, checkpoint_every: float,
+                      json_path: str | None, html_path: str | None, progress: bool | None) -> int:
+    """`randqa resume` of a comparison's checkpoint: the sources not finished yet."""
+    state = saved.context["compare"]
+    options = comparing.CompareOptions.from_json(state["options"], jobs=jobs, checkpoint=saved.path,
+                                                 checkpoint_every_s=checkpoint_every)
+    return _compare(state["sources"], options, scheduler=scheduler, json_path=json_path, html_path=html_path,
+                    progress=progress, saved=saved, command=saved.command, outputs={"json": json_path, "html": html_path})
+
+
+def _compare(sources: list[str], options: Any, *, scheduler: str | None, json_path: str | None,
+             html_path: str | None, progress: bool | None, saved: Any = None, command: str | None = None,
+             outputs: dict[str, Any] | None = None) -> int:
+    from randqa.engine.parallel import Workers, scheduler_address
 
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
-    doc = comparing.run_comparison(list(sources) or list(comparing.DEFAULT_SOURCES), options,
-                                   command_line(), environment(), progress=bar)
+    options.outputs = outputs or {}
+    address = scheduler_address(scheduler)
+    options.workers = Workers(options.jobs, address) if options.jobs > 1 or address else None
+    with options.workers if options.workers is not None else contextlib.nullcontext():
+        doc = comparing.run_comparison(sources, options, command or command_line(), environment(), progress=bar,
+                                       saved=saved)
     if not doc["runs"]:
         print("randqa: interrupted before any source was tested", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED

@@ -15,8 +15,9 @@ from randqa.engine.execute import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.results import RunResult
 
 
-def parallel_options(command: Any) -> Any:
-    """--jobs, --scheduler, --segment, --checkpoint and --checkpoint-every (test and compare)."""
+def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
+    """--jobs, --scheduler, --segment, --checkpoint and --checkpoint-every
+    (test and compare; resume takes the first two and the last)."""
     options = [
         click.option("-j", "--jobs", type=click.IntRange(min=1, max=1024), default=os.cpu_count() or 1,
                      show_default="every core",
@@ -26,17 +27,25 @@ def parallel_options(command: Any) -> Any:
         click.option("--scheduler", metavar="ADDRESS",
                      help="Send the segments to the Dask cluster at ADDRESS (tcp://host:8786) instead; "
                           "default: $RANDQA_SCHEDULER."),
-        click.option("--segment", callback=size_option, metavar="SIZE",
-                     help="Bytes per segment (default: the multiple of every test's block size nearest 256 MiB)."),
-        click.option("--checkpoint", metavar="PATH",
-                     help="Save the merged results of the finished prefix to PATH, and continue from it when PATH "
-                          "holds this run (see `randqa resume`)."),
-        click.option("--checkpoint-every", type=click.FloatRange(min=0), default=DEFAULT_CHECKPOINT_EVERY_S,
-                     show_default=True, metavar="SECONDS", help="Seconds between checkpoints (and one at exit)."),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    if not resume:
+        options += [
+            click.option("--segment", callback=size_option, metavar="SIZE",
+                         help="Bytes per segment (default: the multiple of every test's block size nearest 256 MiB)."),
+            click.option("--checkpoint", metavar="PATH",
+                         help="Save the merged results of the finished prefix to PATH, and continue from it when "
+                              "PATH holds this run (see `randqa resume`)."),
+        ]
+    options.append(click.option("--checkpoint-every", type=click.FloatRange(min=0), default=DEFAULT_CHECKPOINT_EVERY_S,
+                                show_default=True, metavar="SECONDS",
+                                help="Seconds between checkpoints (one is also written at exit)."))
+
+    def decorate(target: Any) -> Any:
+        for option in reversed(options):
+            target = option(target)
+        return target
+
+    return decorate(command) if command is not None else decorate
 
 
 def launch_run(run: Any, *, jobs: int, scheduler: str | None, checkpoint: str | None, checkpoint_every: float,

@@ -704,7 +704,7 @@ class RunLoop:
         was split."""
         data: dict[str, Any]
         if self.progress.segments:
-            data = self.workers.describe() if self.workers is not None and self.workers.started else {"mode": "workers"}
+            data = self.workers.describe() if self.workers is not None else {"mode": "in-process"}
             data.update({
                 "split": self.workload.split,
                 f"segment_{self.workload.unit}": self.segment,
