@@ -26,6 +26,8 @@ import logging
 import os
 import signal
 import sys
+import threading
+import time
 import warnings
 from collections import deque
 from dataclasses import dataclass, field
@@ -225,10 +227,19 @@ def scheduler_address(option: str | None) -> str | None:
 
 
 class _Pending:
+    """A segment in flight.  Its result is fetched once the task is done:
+    fetching with a timeout would cancel and restart long transfers (the
+    rc4 suite's 128 MiB of digraph counts) at every poll."""
+
     def __init__(self, segment: Segment, future: Any) -> None:
         self.segment = segment
-        self.future = future
         self.resends = 0
+        self.follow(future)
+
+    def follow(self, future: Any) -> None:
+        self.future = future
+        self.done = threading.Event()
+        future.add_done_callback(lambda _future: self.done.set())
 
 
 def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
@@ -248,7 +259,14 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
     def submit(segment: Segment) -> Any:
         data = segment.data
         if data is not None:
-            data = client.scatter(data, hash=False)
+            for attempt in range(RESENDS + 1):
+                try:
+                    data = client.scatter(data, hash=False)
+                    break
+                except OSError:  # the worker chosen was just lost: the scheduler soon knows
+                    if attempt == RESENDS:
+                        raise
+                    time.sleep(1.0)
         plain = Segment(segment.index, segment.start, segment.count, segment.snapshots)
         return client.submit(run_segment, __version__, job, plain, data, pure=False, retries=2)
 
@@ -275,18 +293,17 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
 
 def _wait(pending: _Pending, client: Any, submit: Callable[[Segment], Any], interrupted: Callable[[], bool]) -> dict:
     while True:
-        if interrupted():
-            raise KeyboardInterrupt
+        while not pending.done.wait(POLL_S):
+            if interrupted():
+                raise KeyboardInterrupt
         try:
-            return pending.future.result(timeout=POLL_S)
-        except TimeoutError:
-            continue
+            return pending.future.result()
         except RandqaError:
             raise
         except Exception as error:
             if pending.segment.data is not None and pending.resends < RESENDS:
                 # the worker that held the producer's data was lost: send it again
                 pending.resends += 1
-                pending.future = submit(pending.segment)
+                pending.follow(submit(pending.segment))
                 continue
             raise error
