@@ -146,7 +146,8 @@ def run_source_tests(spec: str, options: CompareOptions,
                           checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
                           context=context)
     bar = (lambda total: progress(name, total)) if progress else None
-    return launch(saved.run if saved is not None else source_run(spec, options), execution, bar, saved=saved)
+    return launch(saved.run if saved is not None else source_run(spec, options), execution, bar, saved=saved,
+                  fresh=saved is None)
 
 
 def planned_bytes(options: CompareOptions) -> int:

@@ -79,9 +79,11 @@ def open_run_source(run: RunSpec) -> Source:
 
 
 def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None = None,
-           saved: Saved | None = None) -> RunResult:
-    """Run (or continue) ``run``; ``saved`` is its checkpoint when the caller read it."""
-    if saved is None:
+           saved: Saved | None = None, fresh: bool = False) -> RunResult:
+    """Run (or continue) ``run``; ``saved`` is its checkpoint when the caller
+    read it; ``fresh``: start anew whatever the checkpoint path holds (the
+    next source of a comparison)."""
+    if saved is None and not fresh:
         saved = prior_checkpoint(run, execution)
     if saved is not None:
         run.seed = saved.run.seed
