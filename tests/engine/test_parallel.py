@@ -265,3 +265,61 @@ def test_a_real_cluster_gives_the_one_process_results(real_cluster, stream_file)
     doc = json.loads(piped.stdout)
     assert doc["execution"]["split"] == "sequential" and doc["execution"]["segments_on_workers"] == 5
     assert comparable(doc) == expected
+
+
+class _DoneFuture:
+    """Stands for a Dask future whose task ran at once, in this process."""
+
+    def __init__(self, function, args) -> None:
+        self.value = function(*args)
+
+    def add_done_callback(self, callback) -> None:
+        callback(self)
+
+    def result(self):
+        return self.value
+
+    def cancel(self) -> None:
+        pass
+
+
+class _InlineWorkers:
+    """Workers whose client runs every task when it is submitted."""
+
+    started = True
+
+    def __init__(self, slots: int) -> None:
+        self._slots = slots
+
+    def slots(self) -> int:
+        return self._slots
+
+    def client(self):
+        return self
+
+    def scatter(self, data, hash=False):
+        return data
+
+    def submit(self, function, *args, **kwargs):
+        return _DoneFuture(function, args)
+
+
+def test_a_producer_holds_at_most_two_segments_per_worker():
+    """Segments are read from the stream only as far as two per worker ahead of the merged prefix."""
+    from randqa.engine.execute import StreamJob
+    from randqa.engine.parallel import Segment, in_stream_order
+
+    job = StreamJob(load_suite("quick"))
+    pulled, merged, ahead = [], [], []
+
+    def segments():
+        for index in range(40):
+            pulled.append(index)
+            ahead.append(len(pulled) - len(merged))
+            yield Segment(index, index * 16384, 16384, (), np.zeros(16384, dtype=np.uint8))
+
+    for segment, result in in_stream_order(_InlineWorkers(3), job, segments(), lambda: False):
+        merged.append(segment.index)
+        assert result["count"] == 16384
+    assert merged == list(range(40))
+    assert max(ahead) == 2 * 3
