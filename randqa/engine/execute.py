@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from randqa.battery import Accumulator
-from randqa.battery._state import StateError, import_state
+from randqa.battery._state import StateError, export_state, import_state
 from randqa.battery.suites import Suite
 from randqa.engine.run import CHUNK_BYTES, InterruptGuard, feed, judge
 from randqa.errors import InputError, UsageError
@@ -117,8 +117,8 @@ class SegmentJob(ABC):
                 if fed < want:
                     break
                 if point != start + count:
-                    states[point] = [acc.state() for acc in accumulators]
-        return {"count": position - start, "states": [acc.state() for acc in accumulators], "snapshots": states}
+                    states[point] = [export_state(acc) for acc in accumulators]
+        return {"count": position - start, "states": [export_state(acc) for acc in accumulators], "snapshots": states}
 
 
 class Reader(ABC):
@@ -429,7 +429,7 @@ def copy_accumulators(job: SegmentJob, accumulators: list[Any]) -> list[Any]:
     """Independent copies, through their state (locks and factories rebuilt)."""
     copies = job.build(0)
     for copy, acc in zip(copies, accumulators):
-        _load(copy, acc.state())
+        _load(copy, export_state(acc))
     return copies
 
 

@@ -323,3 +323,18 @@ def test_a_producer_holds_at_most_two_segments_per_worker():
         assert result["count"] == 16384
     assert merged == list(range(40))
     assert max(ahead) == 2 * 3
+
+
+def test_a_seed_sweep_on_workers(workers):
+    """Blocks of seeds are segments too: SeedSweep merges in seed order."""
+    from randqa.engine.seed_sweep import run_seed_sweep
+    from randqa.sources import open_backend
+
+    def sweep(**kwargs):
+        return run_seed_sweep("arc4", lambda s: open_backend("arc4", s), 3 * 4096 + 5, positions=64, base_seed=11,
+                              **kwargs)
+
+    on_workers = sweep(workers=workers, segment=64 * 4096)
+    assert on_workers.extra["execution"]["split"] == "seeds"
+    assert on_workers.extra["execution"]["segments_on_workers"] == 4
+    assert comparable(on_workers) == comparable(sweep())
