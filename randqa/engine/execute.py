@@ -484,15 +484,12 @@ class RunLoop:
                 _load(acc, state)
         size = workload.size()
         self.limit = plan.limit if size is None else size if plan.limit is None else min(plan.limit, size)
-        if size is not None and plan.limit is not None and size < plan.limit:
-            self.data_short = True  # a file shorter than asked: it ends at its size
-        else:
-            self.data_short = False
+        #: a file shorter than asked: it ends at its size
+        self.data_short = size is not None and plan.limit is not None and size < plan.limit
         self.final: list[TestResult] | None = None
-        self.interrupt_record: dict[str, Any] | None = None
+        self._stopped_with: list[Any] | None = None
         self._start = time.perf_counter()
         self._last_save = time.monotonic()
-        self._used_workers = False
 
     # -- judging ------------------------------------------------------------
 
@@ -602,7 +599,6 @@ class RunLoop:
     def _on_workers(self, guard: InterruptGuard, position: int) -> int:
         from randqa.engine.parallel import in_stream_order
 
-        self._used_workers = True
         job = self.workload.job
         for segment, result in in_stream_order(self.workers, job, self._segments(guard, position),
                                                lambda: guard.pending):
@@ -640,7 +636,6 @@ class RunLoop:
     def run(self) -> Outcome:
         progress = self.progress
         interrupted = False
-        self._stopped_with: list[Any] | None = None
         with InterruptGuard() as guard:
             guard.updating = True  # outside reads, Ctrl-C waits until the merged state is consistent
             progress.sessions += 1

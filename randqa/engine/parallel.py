@@ -165,9 +165,9 @@ class Workers:
     def _dashboard_line(self) -> str:
         where = self.scheduler or f"{self.jobs} local worker processes"
         link = self._client.dashboard_link
-        try:
-            import bokeh  # noqa: F401  (the dashboard needs it)
-        except ImportError:
+        import importlib.util
+
+        if importlib.util.find_spec("bokeh") is None:  # the dashboard's pages need it
             link += " (needs bokeh: pip install bokeh)"
         return f"randqa: segments on {where}; Dask dashboard {link}"
 
