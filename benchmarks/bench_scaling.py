@@ -31,6 +31,7 @@ what to read.  The lead reruns this on a quiet machine.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pickle
 import statistics
@@ -45,10 +46,12 @@ from randqa.battery.suites import load_suite
 from randqa.sizes import format_size, parse_size
 
 
-def timed(command: list[str]) -> float:
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall time of a whole command, and the part its cluster's start-up took."""
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    done = subprocess.run([*command, "--json", "-"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    return wall, json.loads(done.stdout)["execution"].get("startup_s", 0.0)
 
 
 def write_stream(path: str, size: int) -> None:
@@ -76,13 +79,18 @@ def threads_rate(suite_name: str, size: int, threads: int) -> float:
 
 def scaling(size: int, workers: int, suites: list[str], path: str) -> None:
     randqa = [sys.executable, "-m", "randqa", "test", "--no-progress", "-n", str(size)]
-    print(f"\n{format_size(size)} per run; MB/s = 10^6 bytes/s of whole commands (cluster start-up included)")
-    print(f"{'suite':<9} {'source':<7} {'--jobs 1':>9} {f'--jobs {workers}':>9} {'ratio':>6}")
+    print(f"\n{format_size(size)} per run; MB/s = 10^6 bytes/s of whole commands; 'running': without the "
+          f"cluster's start-up")
+    print(f"{'suite':<9} {'source':<7} {'--jobs 1':>9} {f'--jobs {workers}':>9} {'ratio':>6} {'running':>8} "
+          f"{'ratio':>6} {'start-up':>8}")
     for suite in suites:
         for label, source in (("pcg64", ["pcg64", "--seed", "1"]), ("file", [path])):
-            one = size / timed([*randqa, *source, "--suite", suite, "--jobs", "1"]) / 1e6
-            many = size / timed([*randqa, *source, "--suite", suite, "--jobs", str(workers)]) / 1e6
-            print(f"{suite:<9} {label:<7} {one:>9.1f} {many:>9.1f} {many / one:>5.2f}x", flush=True)
+            wall, _ = timed([*randqa, *source, "--suite", suite, "--jobs", "1"])
+            one = size / wall / 1e6
+            wall, startup = timed([*randqa, *source, "--suite", suite, "--jobs", str(workers)])
+            many, running = size / wall / 1e6, size / (wall - startup) / 1e6
+            print(f"{suite:<9} {label:<7} {one:>9.1f} {many:>9.1f} {many / one:>5.2f}x {running:>8.1f} "
+                  f"{running / one:>5.2f}x {startup:>7.1f}s", flush=True)
         threaded = threads_rate(suite, size, workers)
         print(f"{suite:<9} {'pcg64':<7} {'':>9} {threaded:>9.1f} {'':>6}  ({workers} threads in one process)", flush=True)
 

@@ -109,6 +109,8 @@ class Workers:
         self.notice = notice or (lambda line: print(line, file=sys.stderr, flush=True))
         self._client: Any = None
         self._cluster: Any = None
+        #: seconds spent starting or connecting to the cluster
+        self.startup_s = 0.0
 
     @property
     def wanted(self) -> bool:
@@ -126,7 +128,9 @@ class Workers:
     def client(self) -> Any:
         """The Dask client, connecting or starting the cluster the first time."""
         if self._client is None:
+            start = time.perf_counter()
             self._start()
+            self.startup_s = time.perf_counter() - start
         return self._client
 
     def _start(self) -> None:
@@ -144,14 +148,17 @@ class Workers:
                 self.close()
                 raise UsageError(f"--scheduler {self.scheduler}: no worker joined in {CONNECT_TIMEOUT_S} s") from None
         else:
+            import dask
             from distributed import LocalCluster
 
             # a terminal's Ctrl-C goes to the whole process group: the workers
             # ignore it (inherited SIG_IGN) and this process ends the run cleanly
             previous = _ignore_sigint()
             try:
-                self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                             dashboard_address=":0", silence_logs=logging.CRITICAL)
+                # no statistical profiler: it would take the GIL 100 times a second from the tests
+                with dask.config.set({"distributed.worker.profile.enabled": False}):
+                    self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                                                 dashboard_address=":0", silence_logs=logging.CRITICAL)
                 self._client = Client(self._cluster, set_as_default=False)
             finally:
                 _restore_sigint(previous)
@@ -183,7 +190,8 @@ class Workers:
 
     def describe(self) -> dict[str, Any]:
         """How segments were executed, for the run's JSON."""
-        data: dict[str, Any] = {"mode": self.mode, "workers": self.slots() if self.started else self.jobs}
+        data: dict[str, Any] = {"mode": self.mode, "workers": self.slots() if self.started else self.jobs,
+                                "startup_s": round(self.startup_s, 3)}
         if self.scheduler:
             data["scheduler"] = self.scheduler
         return data
