@@ -276,6 +276,7 @@ class StreamWorkload(Workload):
         self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold)
         self.alignment = suite_alignment(suite, fold)
         self._consumed: int | None = 0  # stream position of ``source``; None when unknown
+        self._tail_bits = 0
 
     def _at(self, start: int) -> None:
         """Put the local source at unit ``start``."""
@@ -303,8 +304,10 @@ class StreamWorkload(Workload):
     def feed(self, accumulators: list[Any], start: int, count: int, threads: int,
              on_progress: Callable[[int], None] | None) -> tuple[int, bool]:
         self._at(start)
-        fed, _bits, interrupted = feed(self.source, accumulators, limit=count * 8 // self.unit_bits, jobs=threads,
-                                       chunk_bytes=self.chunk_bytes, on_progress=on_progress)
+        fed, bits, interrupted = feed(self.source, accumulators, limit=count * 8 // self.unit_bits, jobs=threads,
+                                      chunk_bytes=self.chunk_bytes, on_progress=on_progress)
+        # bit text that ends inside this piece: feed has given its final bits already
+        self._tail_bits = bits - 8 * fed
         self._consumed = None if interrupted else start + fed
         return fed, interrupted
 
@@ -317,8 +320,8 @@ class StreamWorkload(Workload):
         return buffer[:got]
 
     def finish(self, accumulators: list[Any], position: int) -> int:
-        if self.unit_bits != 1:
-            return 0
+        if self.unit_bits != 1 or self._tail_bits:
+            return self._tail_bits
         remaining = 7 if self.limit_bits is None else min(7, self.limit_bits - 8 * position)
         if remaining <= 0:
             return 0

@@ -338,3 +338,21 @@ def test_a_seed_sweep_on_workers(workers):
     assert on_workers.extra["execution"]["split"] == "seeds"
     assert on_workers.extra["execution"]["segments_on_workers"] == 4
     assert comparable(on_workers) == comparable(sweep())
+
+
+def test_bit_text_with_its_final_bits(workers, tmp_path):
+    """ASCII 0/1 text is read in order and handed out; its last 1-7 bits are fed here at the end."""
+    path = tmp_path / "bits.txt"
+    bits = np.random.default_rng(3).integers(0, 2, 8 * (3 << 17) + 5)
+    path.write_bytes(bytes(48 + bits.astype(np.uint8)))
+    suite = load_suite("quick")
+
+    def run(**kwargs):
+        with open_source(str(path), fmt="bits") as source:
+            return run_stream(source, suite, **kwargs)
+
+    expected = run()
+    on_workers = run(segment=128 << 10, workers=workers, spec=str(path))
+    assert on_workers.extra["execution"]["segments_on_workers"] == 2
+    assert on_workers.bits_tested == expected.bits_tested == len(bits)
+    assert comparable(on_workers) == comparable(expected)
