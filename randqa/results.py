@@ -91,7 +91,16 @@ class TestResult:
             return self.pvalue
         return min(self.pvalue, self.pvalue_low)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "TestResult":
+        """The result a ``tests`` entry of a JSON document describes (``to_json``'s inverse)."""
+        verdict = data.get("verdict")
+        return cls(name=data["name"], statistic=data.get("statistic"), pvalue=data.get("p_value"),
+                   pvalue_low=data.get("p_value_low"), verdict=None if verdict is None else Verdict(verdict),
+                   needs=data.get("needs"), details=dict(data.get("details") or {}))
+
     def to_json(self) -> dict[str, Any]:
+        """The ``tests`` entry of the JSON document (non-finite numbers as null)."""
         data: dict[str, Any] = {
             "name": self.name,
             "statistic": _json_number(self.statistic),
@@ -199,7 +208,7 @@ class RunResult:
 
     @property
     def verdict(self) -> Verdict:
-        return worst_verdict([r.verdict for r in self.results])
+        return worst_verdict([r.verdict for r in self.results if r.verdict is not None])
 
     @property
     def notes(self) -> list[str]:

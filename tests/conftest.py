@@ -1,4 +1,4 @@
-"""Shared fixtures: running the CLI as a user would, and reference streams."""
+"""Shared fixtures, and running the CLI as a user would (in a subprocess or in process)."""
 
 from __future__ import annotations
 
@@ -37,29 +37,41 @@ def cli():
     return run_cli
 
 
-def msvc_rand_low_bytes(n: int, seed: int = 1) -> bytes:
-    """n bytes of MSVC rand()'s low byte: x = x*214013 + 2531011; (x >> 16) & 0xff.
+def run_main(*args: str) -> int:
+    """Run randqa's CLI in this process; its exit code."""
+    from randqa.cli import main
 
-    Vectorised: 65,536 consecutive states are stepped together by the LCG's
-    65,536-step jump (A^65536, C') so no Python loop runs per output.
-    """
-    a, c, mask = 214013, 2531011, 0xFFFFFFFF
-    lanes = 1 << 16
-    first = np.empty(lanes, dtype=np.uint64)
-    x = seed
-    for i in range(lanes):
-        x = (x * a + c) & mask
-        first[i] = x
-    jump_a, jump_c = 1, 0
-    for _ in range(lanes):
-        jump_a, jump_c = (jump_a * a) & mask, (jump_c * a + c) & mask
-    rows = -(-n // lanes)
-    states = np.empty((rows, lanes), dtype=np.uint64)
-    cur = first
-    for r in range(rows):
-        states[r] = cur
-        cur = (cur * np.uint64(jump_a) + np.uint64(jump_c)) & np.uint64(mask)
-    return ((states.ravel()[:n] >> np.uint64(16)) & np.uint64(0xFF)).astype(np.uint8).tobytes()
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    return exit_info.value.code
+
+
+def run_cli_inprocess(capsys, *args: str) -> tuple[int, str, str]:
+    """run_main, with what it printed: (exit code, stdout, stderr)."""
+    code = run_main(*args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def in_tmp_folder(monkeypatch, tmp_path):
+    """`randqa compare` writes randqa-report.html to the current folder by default."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def counter_file(tmp_path):
+    """A file source that fails: bytes 0, 1, ..., 255, 0, 1, ..."""
+    path = tmp_path / "counter.bin"
+    path.write_bytes(np.arange(1 << 20, dtype=np.uint32).astype(np.uint8).tobytes())
+    return str(path)
+
+
+@pytest.fixture
+def random_file(tmp_path):
+    path = tmp_path / "random.bin"
+    path.write_bytes(np.random.Generator(np.random.PCG64(7)).bytes(1 << 20))
+    return str(path)
 
 
 @pytest.fixture(scope="session")
@@ -68,15 +80,3 @@ def e() -> np.ndarray:
     from nist_reference import e_bytes
 
     return e_bytes()
-
-
-def feed_in_pieces(acc, data: bytes | np.ndarray, cuts: list[int]) -> None:
-    """Feed ``data`` to an accumulator cut at the given offsets."""
-    arr = np.frombuffer(data, dtype=np.uint8)
-    bounds = [0, *sorted(cuts), len(arr)]
-    for lo, hi in zip(bounds, bounds[1:]):
-        acc.update(arr[lo:hi])
-
-
-def pcg64_bytes(n: int, seed: int) -> bytes:
-    return np.random.Generator(np.random.PCG64(seed)).bytes(n)

@@ -1,5 +1,13 @@
 """Reference data of NIST SP 800-22 Rev 1a shared by the tests that
-reproduce its worked examples and its Appendix B table."""
+reproduce its worked examples and its Appendix B table.
+
+Each test module of tests/battery/ that reproduces the standard holds a
+``REFERENCES`` table: (section, factory, input ("e", "e100k" or a bit
+string), result name, field, printed value, tolerance), where field is "p"
+(p-value), "stat" (statistic) or a details key, and the tolerance is half a
+unit of the last printed digit unless a note there says why not.  Run this
+file as a script to print every reference value next to randqa's.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +19,17 @@ import numpy as np
 E_BITS = 1_000_000
 
 # The 100-bit sequence of the examples in 2.1.8, 2.2.8, 2.3.8, 2.6.8, 2.12.8, 2.13.8
-# (the binary expansion of pi from its leading '11'; tests/test_reference_values.py derives it).
+# (the binary expansion of pi from its leading '11'; tests/cli/test_test.py derives it with pi_bits).
 EPSILON_100 = (
     "11001001000011111101101010100010001000010110100011"
     "00001000110100110001001100011001100010100010111000"
+)
+
+# 2.4.8, n = 128
+EPSILON_128 = (
+    "11001100000101010110110001001100111000000000001001"
+    "00110101010001000100111101011010000000110101111100"
+    "1100111001101101100010110010"
 )
 
 
@@ -78,6 +93,30 @@ def reference_matches(got, expected, tolerance: float) -> bool:
     return math.isclose(got, expected, abs_tol=tolerance)
 
 
+def reference_id(ref: tuple) -> str:
+    """The test id of a REFERENCES row: section, result name and field."""
+    return f"{ref[0]}-{ref[3]}-{ref[4]}"
+
+
+def check_reference(ref: tuple, e: np.ndarray) -> None:
+    """A REFERENCES row reproduced: randqa's value matches the printed one."""
+    section, factory, data, name, field, expected, tolerance = ref
+    got = observed(results_for(factory, data, e), name, field)
+    assert reference_matches(got, expected, tolerance), (section, name, field, got, expected)
+
+
+def reference_test(references: list):
+    """The test of a module's REFERENCES table, one case a row:
+    ``test_reference_value = reference_test(REFERENCES)``."""
+    import pytest
+
+    @pytest.mark.parametrize("ref", references, ids=reference_id)
+    def test_reference_value(ref, e):
+        check_reference(ref, e)
+
+    return test_reference_value
+
+
 def print_references(references: list, e: np.ndarray, name_width: int, field_width: int, value_width: int) -> None:
     """Print every reference value next to randqa's (the test files' script mode)."""
     from randqa.battery.frequency import Frequency
@@ -93,15 +132,51 @@ def print_references(references: list, e: np.ndarray, name_width: int, field_wid
               f"{shown:>{value_width + 2}}  {'yes' if ok else 'NO'}")
 
 
-def feed_in_sizes(acc, data: np.ndarray, sizes: tuple[int, ...] = (1, 7, 4093, 3, 10_000, 997)) -> None:
-    """Feed ``data`` in chunks of the given sizes, cycling through them."""
-    pos = 0
-    while pos < len(data):
-        step = sizes[pos % len(sizes)]
-        acc.update(data[pos : pos + step])
-        pos += step
+def _battery_references() -> list:
+    """The REFERENCES tables of tests/battery/test_*.py, in file order."""
+    import importlib.util
+    from pathlib import Path
+
+    references = []
+    for path in sorted((Path(__file__).parent / "battery").glob("test_*.py")):
+        spec = importlib.util.spec_from_file_location(f"battery_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        references += getattr(module, "REFERENCES", [])
+    return references
 
 
-def same_results(a: list, b: list) -> None:
-    assert [(r.name, r.statistic, r.pvalue, r.verdict, r.details) for r in a] == \
-           [(r.name, r.statistic, r.pvalue, r.verdict, r.details) for r in b]
+def print_printed_value_notes(e: np.ndarray) -> None:
+    """What the standard's misprinted values come from, and randqa's exact-probability values on e."""
+    from randqa.battery.dft import DFT, peak_count_pvalue
+    from randqa.battery.linear_complexity import LinearComplexity
+    from randqa.battery.longest_run import LongestRun
+    from randqa.battery.matrix_rank import MatrixRank
+    from randqa.battery.overlapping_template import OverlappingTemplate
+    from randqa.battery.universal import EXPECTED_VALUE, VARIANCE, Universal
+
+    rank3 = results_for(lambda: MatrixRank(rows=3, cols=3), "01011001001010101101", e)["matrix_rank[3x3]"]
+    printed_pi = np.array([0.2888, 0.5776, 0.1336]) * rank3.details["matrices"]
+    chi2 = float(((np.array(rank3.details["counts"]) - printed_pi) ** 2 / printed_pi).sum())
+    print(f"2.5.4 counts with the printed 32x32 pi: chi2 {chi2:.6f} (0.596953), p {math.exp(-chi2 / 2):.6f} (0.741948);"
+          f" randqa's 3x3 pi give p {rank3.pvalue:.6f}")
+    for n, n1, printed in [(10, 4, 0.029523), (100, 46, 0.168669)]:
+        print(f"2.6 printed N1 = {n1} of n = {n}: p {peak_count_pvalue(n, n1)[1]:.6f} ({printed});"
+              f" the algorithm counts N1 = {run(DFT(), '1001010011' if n == 10 else EPSILON_100)['dft'].details['N1']}")
+    f_n = results_for(lambda: Universal(L=2, Q=4), "01011010011101010111", e)["universal"].statistic
+    p_printed_style = math.erfc(abs(f_n - EXPECTED_VALUE[2]) / math.sqrt(2 * VARIANCE[2]))
+    print(f"2.9.4 with sigma = sqrt(variance(2)): p {p_printed_style:.6f} (0.767189)")
+    print("with exact class probabilities (the default) on e:")
+    for label, acc, name, printed in [("longest_run", LongestRun(), "longest_run", "App. B, 'sts' table: 0.718945"),
+                                      ("linear_complexity", LinearComplexity(), "linear_complexity", "App. B, 'sts' pi: 0.826335"),
+                                      ("linear_complexity M=1000", LinearComplexity(M=1000), "linear_complexity",
+                                       "2.10.8, 'sts' pi: 0.845406"),
+                                      ("overlapping_template", OverlappingTemplate(), "overlapping_template",
+                                       "App. B, 'sts' pi: 0.110434")]:
+        print(f"  {label:25} {run(acc, e)[name].pvalue:.6f}  ({printed})")
+
+
+if __name__ == "__main__":
+    bits_of_e = e_bytes()
+    print_references(_battery_references(), bits_of_e, 40, 13, 30)
+    print_printed_value_notes(bits_of_e)

@@ -16,6 +16,7 @@ included, so a lazy import cannot hide an upward one.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import randqa
@@ -118,7 +119,7 @@ def test_the_checker_sees_an_upward_import(tmp_path, monkeypatch) -> None:
     (fake / "sources" / "base.py").write_text("")
     (fake / "report" / "html.py").write_text("")
     (fake / "battery" / "leaky.py").write_text("def f():\n    from randqa.sources import base\n    import randqa.report.html\n")
-    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     problems = upward_imports()
     assert len(problems) == 2
     assert "randqa.battery.leaky (battery) imports randqa.sources.base (sources)" in problems[0]

@@ -23,7 +23,7 @@
 
 /* A writable C-contiguous array of 8-byte integers with exactly `want` items
  * (want < 0: any length of at least one item, returned through view->len). */
-static int
+static inline int
 get_int64_out(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
@@ -117,7 +117,7 @@ get_bits(const uint8_t *p, Py_ssize_t len, uint64_t pos, int count)
 }
 
 /* Parse (data, nbits, ...) and check nbits against the buffer. */
-static int
+static inline int
 check_nbits(Py_buffer *in, long long nbits)
 {
     if (nbits < 0 || nbits > 8 * (long long)in->len) {

@@ -1,11 +1,34 @@
 /*
- * Birthday spacings (birthday_spacings): per block of points, sort the
- * points, take the spacings between neighbours, sort those and count the
- * repeated values.  Sorting thousands of small blocks through numpy costs
- * more than the data is worth, hence the compiled radix sorts.
+ * Birthday spacings: the number of repeated spacings in each block of points
+ * (Marsaglia's test, Knuth TAOCP vol. 2, 3.3.2 J; randqa/battery/birthday_spacings.py).
  *
- * The kernel reads a contiguous bytes-like object through the buffer
- * protocol and returns the collision counts; it keeps no state.
+ * Per block of n points: sort the points, take the n spacings between
+ * neighbours (the last one wrapping around), and count the spacings whose
+ * value repeats an earlier one, that is n minus the number of distinct
+ * spacings.  Instead of two LSD radix sorts (eight scatter passes) this does
+ * about four passes, none with a branch that depends on the data, so it runs
+ * more than twice as fast (benchmarks/bench_birthday_spacings.py):
+ *
+ * - The points are sorted by one counting pass on their top log2(n) - 1
+ *   bits (about two points per bucket for random points), then odd-even
+ *   transposition rounds: they only ever compare neighbours, and keys of
+ *   different buckets are already in order, so each bucket is sorted on its
+ *   own, a bucket of k keys after k rounds (Habermann, "Parallel
+ *   neighbor-sort", CMU 1972; Knuth TAOCP vol. 3, 5.3.4).  The rounds are
+ *   plain min/max loops that compilers vectorise.
+ * - The spacings are not sorted.  Each is multiplied by an odd constant, a
+ *   bijection, so the products repeat exactly where the spacings do and
+ *   their top bits are spread evenly.  A value alone in its slot of a table
+ *   indexed by those top bits (8n slots) repeats nothing and is repeated by
+ *   nothing; only the values that share a slot (about 12% for random points)
+ *   are kept.  The same filter on low bits leaves a handful, whose repeats
+ *   are counted pair by pair.
+ *
+ * A block on which either step would be slow (many points in one bucket, many
+ * spacings left after filtering: a generator whose points crowd together) is
+ * counted with radix sorts instead, so the cost per block stays bounded and the
+ * count is always the same exact number.  Blocks of more than 65,536 points
+ * always take the radix path.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -14,68 +37,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* LSD radix sort of 64-bit keys in 8-bit digits; returns the buffer that
- * holds the sorted keys (a or tmp), as radix_sort_u32 does. */
-static uint64_t *
-radix_sort_u64(uint64_t *a, uint64_t *tmp, Py_ssize_t n, int key_bits)
-{
-    Py_ssize_t count[256];
-    for (int shift = 0; shift < key_bits; shift += 8) {
-        memset(count, 0, sizeof count);
-        for (Py_ssize_t i = 0; i < n; i++)
-            count[(a[i] >> shift) & 0xff]++;
-        Py_ssize_t sum = 0;
-        for (int d = 0; d < 256; d++) {
-            Py_ssize_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (Py_ssize_t i = 0; i < n; i++)
-            tmp[count[(a[i] >> shift) & 0xff]++] = a[i];
-        uint64_t *t = a;
-        a = tmp;
-        tmp = t;
-    }
-    return a;
-}
+/* Vector versions of the min/max rounds chosen when the module loads, where
+ * the toolchain and C library support ifunc (glibc on x86-64); elsewhere the
+ * compiler's baseline vectorisation (SSE2, NEON) is used. */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute) && !defined(RANDQA_NO_CLONES)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
 
-/* LSD radix sort of 32-bit keys in 8-bit digits: one pass builds all four
- * histograms (4 KiB), then one scatter pass per digit that the keys do not
- * all share.  Returns the buffer that holds the sorted keys (a or tmp). */
-static uint32_t *
-radix_sort_u32(uint32_t *a, uint32_t *tmp, Py_ssize_t n, int key_bits)
-{
-    uint32_t count[4][256];
-    int passes = (key_bits + 7) / 8;
-    memset(count, 0, sizeof count);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint32_t v = a[i];
-        count[0][v & 0xff]++;
-        count[1][(v >> 8) & 0xff]++;
-        count[2][(v >> 16) & 0xff]++;
-        count[3][v >> 24]++;
-    }
-    for (int pass = 0; pass < passes; pass++) {
-        uint32_t sum = 0, *c = count[pass];
-        int trivial = 0;
-        for (int d = 0; d < 256; d++) {
-            if (c[d] == (uint32_t)n)
-                trivial = 1;
-            uint32_t t = c[d];
-            c[d] = sum;
-            sum += t;
-        }
-        if (trivial)
-            continue;
-        int shift = 8 * pass;
-        for (Py_ssize_t i = 0; i < n; i++)
-            tmp[c[(a[i] >> shift) & 0xff]++] = a[i];
-        uint32_t *t = a;
-        a = tmp;
-        tmp = t;
-    }
-    return a;
-}
+#define MAX_BUCKETED_POINTS 65536
+/* more points than this in one bucket: odd-even rounds cost more than a radix sort */
+#define MAX_BUCKET 48
+/* more spacings than this left after both filters: sort them instead of comparing pairs */
+#define MAX_PAIRWISE 64
+#define SECOND_FILTER_BITS 14
 
 /* One point: `dims` consecutive little-endian words of `word_bytes` bytes,
  * the top `bits_per_word` bits of each, the first word highest. */
@@ -89,15 +68,333 @@ read_point(const uint8_t *q, int dims, int word_bytes, int bits_per_word)
     return pt;
 }
 
-/* birthday_collisions(data, points, word_bytes, bits_per_word, dims) ->
- * list of the spacing-collision count of each complete block.
- *
- * A point is made of `dims` consecutive little-endian words of `word_bytes`
- * bytes, keeping the top `bits_per_word` bits of each; a block is `points`
- * points.  Within a block the points are sorted, the spacings taken with
- * wrap-around (Knuth, TAOCP 3.3.2 J), sorted, and each spacing equal to its
- * predecessor counts one collision.  Trailing bytes that do not fill a block
- * are ignored: the caller keeps them for the next chunk. */
+/* floor(log2(x)) for x >= 1 */
+static int
+floor_log2(Py_ssize_t x)
+{
+    int k = 0;
+    while (x >>= 1)
+        k++;
+    return k;
+}
+
+/* Turns bucket counts into the positions where each bucket's keys start (a
+ * power of two of buckets); returns the largest count. */
+VECTOR_CLONES static uint32_t
+bucket_offsets(uint32_t *restrict bucket, Py_ssize_t buckets)
+{
+    uint32_t most = 0;
+    for (Py_ssize_t b = 0; b < buckets; b++)
+        most = bucket[b] > most ? bucket[b] : most;
+    if (buckets < 4) {
+        uint32_t sum = 0;
+        for (Py_ssize_t b = 0; b < buckets; b++) {
+            uint32_t c = bucket[b];
+            bucket[b] = sum;
+            sum += c;
+        }
+        return most;
+    }
+    /* four independent running sums over the four quarters, then each quarter
+     * shifted by the totals before it */
+    Py_ssize_t q = buckets / 4;
+    uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (Py_ssize_t b = 0; b < q; b++) {
+        uint32_t c0 = bucket[b], c1 = bucket[b + q], c2 = bucket[b + 2 * q], c3 = bucket[b + 3 * q];
+        bucket[b] = s0;
+        bucket[b + q] = s1;
+        bucket[b + 2 * q] = s2;
+        bucket[b + 3 * q] = s3;
+        s0 += c0;
+        s1 += c1;
+        s2 += c2;
+        s3 += c3;
+    }
+    uint32_t a1 = s0, a2 = s0 + s1, a3 = s0 + s1 + s2;
+    for (Py_ssize_t b = 0; b < q; b++) {
+        bucket[b + q] += a1;
+        bucket[b + 2 * q] += a2;
+        bucket[b + 3 * q] += a3;
+    }
+    return most;
+}
+
+/* Everything below exists once per key type: 32-bit keys (points of up to
+ * 32 bits) and 64-bit keys.  MIX is odd, so multiplying by it is a bijection. */
+#define DEFINE_SPACINGS(T, SUFFIX, BITS, MIX)                                                            \
+    /* LSD radix sort of key_bits-bit keys in 8-bit digits: one pass counts every                      \
+     * digit, then one scatter per digit that the keys do not all share.                                \
+     * Returns the buffer that holds the result (a or tmp). */                                          \
+    static T *radix_sort_##SUFFIX(T *a, T *tmp, Py_ssize_t n, int key_bits)                              \
+    {                                                                                                    \
+        uint32_t count[BITS / 8][256];                                                                   \
+        int digits = (key_bits + 7) / 8;                                                                 \
+        memset(count, 0, sizeof count);                                                                  \
+        for (Py_ssize_t i = 0; i < n; i++) /* digits above key_bits are all 0, and skipped below */     \
+            for (int d = 0; d < BITS / 8; d++)                                                           \
+                count[d][(a[i] >> (8 * d)) & 0xff]++;                                                    \
+        for (int d = 0; d < digits; d++) {                                                               \
+            uint32_t sum = 0, *c = count[d];                                                             \
+            int shared = 0;                                                                              \
+            for (int v = 0; v < 256; v++) {                                                              \
+                shared |= c[v] == (uint32_t)n;                                                           \
+                uint32_t t = c[v];                                                                       \
+                c[v] = sum;                                                                              \
+                sum += t;                                                                                \
+            }                                                                                            \
+            if (shared)                                                                                  \
+                continue;                                                                                \
+            for (Py_ssize_t i = 0; i < n; i++)                                                           \
+                tmp[c[(a[i] >> (8 * d)) & 0xff]++] = a[i];                                               \
+            T *t = a;                                                                                    \
+            a = tmp;                                                                                     \
+            tmp = t;                                                                                     \
+        }                                                                                                \
+        return a;                                                                                        \
+    }                                                                                                    \
+                                                                                                         \
+    /* n minus the number of distinct values in a[0..n), by sorting (a and tmp are clobbered) */         \
+    static long repeats_by_sort_##SUFFIX(T *a, T *tmp, Py_ssize_t n, int key_bits)                       \
+    {                                                                                                    \
+        T *s = radix_sort_##SUFFIX(a, tmp, n, key_bits);                                                 \
+        long repeats = 0;                                                                                \
+        for (Py_ssize_t j = 1; j < n; j++)                                                               \
+            repeats += s[j] == s[j - 1];                                                                 \
+        return repeats;                                                                                  \
+    }                                                                                                    \
+                                                                                                         \
+    /* `rounds` pairs of odd-even transposition rounds over s[0..n) */                                   \
+    VECTOR_CLONES static void odd_even_rounds_##SUFFIX(T *restrict s, Py_ssize_t n, int rounds)          \
+    {                                                                                                    \
+        for (int r = 0; r < rounds; r++)                                                                 \
+            for (Py_ssize_t start = 0; start < 2; start++)                                               \
+                for (Py_ssize_t i = start; i + 1 < n; i += 2) {                                          \
+                    T a = s[i], b = s[i + 1];                                                            \
+                    s[i] = a < b ? a : b;                                                                \
+                    s[i + 1] = a < b ? b : a;                                                            \
+                }                                                                                        \
+    }                                                                                                    \
+                                                                                                         \
+    /* Sorts the n keys into out by their top bucket_bits (of key_bits) and odd-even                     \
+     * rounds; returns -1, out unusable, when a bucket holds too many keys. */                           \
+    static int bucket_sort_##SUFFIX(const T *keys, T *out, uint32_t *bucket, Py_ssize_t n, int key_bits, \
+                                    int bucket_bits)                                                     \
+    {                                                                                                    \
+        int shift = key_bits - bucket_bits;                                                              \
+        Py_ssize_t buckets = (Py_ssize_t)1 << bucket_bits;                                               \
+        memset(bucket, 0, (size_t)buckets * sizeof *bucket);                                             \
+        for (Py_ssize_t i = 0; i < n; i++)                                                               \
+            bucket[keys[i] >> shift]++;                                                                  \
+        uint32_t most = bucket_offsets(bucket, buckets);                                                 \
+        if (shift > 0 && most > MAX_BUCKET)                                                              \
+            return -1;                                                                                   \
+        for (Py_ssize_t i = 0; i < n; i++)                                                               \
+            out[bucket[keys[i] >> shift]++] = keys[i];                                                   \
+        if (shift > 0) /* keys of different buckets are already in order and never swap */              \
+            odd_even_rounds_##SUFFIX(out, n, (int)(most + 1) / 2);                                       \
+        return 0;                                                                                        \
+    }                                                                                                    \
+                                                                                                         \
+    /* Marks value h in a byte table of slots: 0, 1, then 3 for two or more (a                          \
+     * saturating count, so it cannot wrap back to 1). */                                                \
+    static inline void mark_##SUFFIX(uint8_t *table, size_t slot)                                        \
+    {                                                                                                    \
+        table[slot] = (uint8_t)(((table[slot] << 1) | 1) & 3);                                           \
+    }                                                                                                    \
+                                                                                                         \
+    /* The slot of value v in a table of 2^bits: its top bits, or its low bits */                       \
+    static inline size_t slot_##SUFFIX(T v, int bits, int top)                                           \
+    {                                                                                                    \
+        return (size_t)(top ? v >> (BITS - bits) : v & (((T)1 << bits) - 1));                           \
+    }                                                                                                    \
+                                                                                                         \
+    /* Copies to kept the values of v[0..n) whose slot in table (marked by mark_)                        \
+     * holds another value too; returns how many. */                                                     \
+    static Py_ssize_t keep_shared_##SUFFIX(const T *v, Py_ssize_t n, T *kept, const uint8_t *table,     \
+                                           int bits, int top)                                            \
+    {                                                                                                    \
+        Py_ssize_t k = 0;                                                                                \
+        for (Py_ssize_t j = 0; j < n; j++) {                                                             \
+            kept[k] = v[j];                                                                              \
+            k += table[slot_##SUFFIX(v[j], bits, top)] != 1;                                             \
+        }                                                                                                \
+        return k;                                                                                        \
+    }                                                                                                    \
+                                                                                                         \
+    /* The repeated spacings of the sorted points s[0..n) (key_bits-bit keys).                           \
+     * Scratch: a, b of n keys each; two zeroed byte tables of 2^filter_bits and                         \
+     * 2^SECOND_FILTER_BITS entries, left zero. */                                                       \
+    static long repeated_spacings_##SUFFIX(const T *s, Py_ssize_t n, int key_bits, T *a, T *b,          \
+                                           uint8_t *filter, int filter_bits, uint8_t *filter2)          \
+    {                                                                                                    \
+        T mask = key_bits == BITS ? (T)~(T)0 : (((T)1 << key_bits) - 1);                                 \
+        for (Py_ssize_t j = 0; j < n; j++) {                                                             \
+            T h = (T)((j + 1 < n ? s[j + 1] - s[j] : (s[0] - s[n - 1]) & mask) * MIX);                   \
+            a[j] = h;                                                                                    \
+            mark_##SUFFIX(filter, slot_##SUFFIX(h, filter_bits, 1));                                     \
+        }                                                                                                \
+        Py_ssize_t shared = keep_shared_##SUFFIX(a, n, b, filter, filter_bits, 1);                       \
+        memset(filter, 0, (size_t)1 << filter_bits);                                                     \
+        for (Py_ssize_t j = 0; j < shared; j++)                                                          \
+            mark_##SUFFIX(filter2, slot_##SUFFIX(b[j], SECOND_FILTER_BITS, 0));                          \
+        Py_ssize_t k = keep_shared_##SUFFIX(b, shared, a, filter2, SECOND_FILTER_BITS, 0);               \
+        for (Py_ssize_t j = 0; j < shared; j++)                                                          \
+            filter2[slot_##SUFFIX(b[j], SECOND_FILTER_BITS, 0)] = 0;                                     \
+        if (k > MAX_PAIRWISE)                                                                            \
+            return repeats_by_sort_##SUFFIX(a, b, k, BITS);                                              \
+        long repeats = 0;                                                                                \
+        for (Py_ssize_t i = 1; i < k; i++) {                                                             \
+            int seen = 0;                                                                                \
+            for (Py_ssize_t j = 0; j < i; j++)                                                           \
+                seen |= a[j] == a[i];                                                                    \
+            repeats += seen;                                                                             \
+        }                                                                                                \
+        return repeats;                                                                                  \
+    }                                                                                                    \
+                                                                                                         \
+    /* The repeated spacings of the points pts[0..n) by two radix sorts (pts and a, b clobbered) */      \
+    static long repeated_spacings_by_sort_##SUFFIX(T *pts, Py_ssize_t n, int key_bits, T *a, T *b)       \
+    {                                                                                                    \
+        T mask = key_bits == BITS ? (T)~(T)0 : (((T)1 << key_bits) - 1);                                 \
+        T *s = radix_sort_##SUFFIX(pts, a, n, key_bits);                                                 \
+        T *gaps = s == pts ? a : pts;                                                                    \
+        for (Py_ssize_t j = 0; j + 1 < n; j++)                                                           \
+            gaps[j] = s[j + 1] - s[j];                                                                   \
+        gaps[n - 1] = (s[0] - s[n - 1]) & mask;                                                          \
+        return repeats_by_sort_##SUFFIX(gaps, b, n, key_bits);                                           \
+    }                                                                                                    \
+                                                                                                         \
+    /* The repeated spacings of one block whose keys are in pts (clobbered); scratch as above */         \
+    static long block_repeats_##SUFFIX(const T *keys, T *pts, Py_ssize_t n, int key_bits, T *sorted, T *a,  \
+                                       T *b, uint32_t *bucket, uint8_t *filter, int filter_bits,        \
+                                       uint8_t *filter2, int bucket_bits)                                \
+    {                                                                                                    \
+        if (n <= MAX_BUCKETED_POINTS && bucket_sort_##SUFFIX(keys, sorted, bucket, n, key_bits, bucket_bits) == 0) \
+            return repeated_spacings_##SUFFIX(sorted, n, key_bits, a, b, filter, filter_bits, filter2);  \
+        if (keys != pts)                                                                                 \
+            memcpy(pts, keys, (size_t)n * sizeof *pts);                                                  \
+        return repeated_spacings_by_sort_##SUFFIX(pts, n, key_bits, a, b);                               \
+    }
+
+DEFINE_SPACINGS(uint32_t, u32, 32, 0x9E3779B1u)
+DEFINE_SPACINGS(uint64_t, u64, 64, 0x9E3779B97F4A7C15ull)
+
+static int
+valid_parameters(Py_ssize_t points, int word_bytes, int bits_per_word, int dims)
+{
+    if (points < 2 || points > (1 << 28) || (word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8) ||
+        bits_per_word < 1 || bits_per_word > 8 * word_bytes || dims < 1 || (long)dims * bits_per_word > 64) {
+        PyErr_SetString(PyExc_ValueError, "invalid birthday spacings parameters");
+        return 0;
+    }
+    return 1;
+}
+
+/* counts[blk] = the repeated spacings of each of the nblocks complete blocks
+ * of p; bucketed = 0 counts with two radix sorts.  Needs no GIL; returns -1
+ * when out of memory. */
+static int
+count_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t points, int word_bytes, int bits_per_word, int dims,
+             int64_t *counts, int bucketed)
+{
+    Py_ssize_t block_bytes = points * dims * word_bytes;
+    int key_bits = dims * bits_per_word;
+    size_t key_size = key_bits > 32 ? 8 : 4;
+    /* about two points per bucket: half the offsets to sum, a few more odd-even rounds */
+    int bucket_bits = floor_log2(points) - 1;
+    if (bucket_bits < 1 || points > MAX_BUCKETED_POINTS)
+        bucket_bits = 1; /* larger blocks are radix-sorted */
+    if (bucket_bits > key_bits)
+        bucket_bits = key_bits;
+    int filter_bits = floor_log2(points) + 3; /* 8n slots or more */
+    if (points > MAX_BUCKETED_POINTS)
+        filter_bits = 1;
+    /* four key buffers (points, sorted, two scratch), bucket offsets, both filters */
+    size_t table_bytes = ((size_t)4 << bucket_bits) + ((size_t)1 << filter_bits) + ((size_t)1 << SECOND_FILTER_BITS);
+    uint8_t *scratch = malloc(4 * (size_t)points * key_size + table_bytes);
+    if (!scratch)
+        return -1;
+    uint8_t *pts = scratch, *sorted = pts + points * key_size, *a = sorted + points * key_size, *b = a + points * key_size;
+    uint32_t *bucket = (uint32_t *)(b + points * key_size);
+    uint8_t *filter = (uint8_t *)bucket + ((size_t)4 << bucket_bits), *filter2 = filter + ((size_t)1 << filter_bits);
+    memset(filter, 0, ((size_t)1 << filter_bits) + ((size_t)1 << SECOND_FILTER_BITS));
+    int drop = 8 * word_bytes - bits_per_word;
+    for (Py_ssize_t blk = 0; blk < nblocks; blk++) {
+        const uint8_t *q = p + blk * block_bytes;
+        if (key_size == 4) {
+            uint32_t *pt = (uint32_t *)pts;
+            const uint32_t *keys = pt;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            if (dims == 1 && word_bytes == 4 && !drop && (uintptr_t)q % sizeof(uint32_t) == 0)
+                keys = (const uint32_t *)q; /* the words themselves are the points */
+            else if (dims == 1 && word_bytes == 4) {
+                memcpy(pt, q, (size_t)points * 4);
+                if (drop)
+                    for (Py_ssize_t j = 0; j < points; j++)
+                        pt[j] >>= drop;
+            } else
+#endif
+                for (Py_ssize_t j = 0; j < points; j++)
+                    pt[j] = (uint32_t)read_point(q + j * dims * word_bytes, dims, word_bytes, bits_per_word);
+            if (bucketed)
+                counts[blk] = block_repeats_u32(keys, pt, points, key_bits, (uint32_t *)sorted, (uint32_t *)a,
+                                                (uint32_t *)b, bucket, filter, filter_bits, filter2, bucket_bits);
+            else {
+                if (keys != pt)
+                    memcpy(pt, keys, (size_t)points * 4);
+                counts[blk] = repeated_spacings_by_sort_u32(pt, points, key_bits, (uint32_t *)a, (uint32_t *)b);
+            }
+        } else {
+            uint64_t *pt = (uint64_t *)pts;
+            for (Py_ssize_t j = 0; j < points; j++)
+                pt[j] = read_point(q + j * dims * word_bytes, dims, word_bytes, bits_per_word);
+            counts[blk] = bucketed ? block_repeats_u64(pt, pt, points, key_bits, (uint64_t *)sorted, (uint64_t *)a, (uint64_t *)b,
+                                                       bucket, filter, filter_bits, filter2, bucket_bits)
+                                   : repeated_spacings_by_sort_u64(pt, points, key_bits, (uint64_t *)a, (uint64_t *)b);
+        }
+    }
+    free(scratch);
+    return 0;
+}
+
+/* spacing_collisions(data, points, word_bytes, bits_per_word, dims, counts):
+ * counts[b] = the repeated spacings of block b, for every complete block of
+ * `points` points in data (counts: int64, exactly one item per complete
+ * block).  A point is `dims` consecutive little-endian words of
+ * `word_bytes` bytes, the top `bits_per_word` bits of each; trailing bytes
+ * that do not fill a block are the caller's to keep for the next chunk. */
+static PyObject *
+spacing_collisions(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, out;
+    Py_ssize_t points;
+    int word_bytes, bits_per_word, dims;
+    PyObject *counts_obj;
+    if (!PyArg_ParseTuple(args, "y*niiiO", &in, &points, &word_bytes, &bits_per_word, &dims, &counts_obj))
+        return NULL;
+    if (!valid_parameters(points, word_bytes, bits_per_word, dims)) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    Py_ssize_t nblocks = in.len / (points * dims * word_bytes);
+    if (get_int64_out(counts_obj, &out, nblocks, "counts (one per complete block)") < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = count_blocks((const uint8_t *)in.buf, nblocks, points, word_bytes, bits_per_word, dims, (int64_t *)out.buf, 1);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    if (status < 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* birthday_collisions(data, points, word_bytes, bits_per_word, dims) -> list
+ * of the repeated spacings of each complete block, counted with two radix
+ * sorts per block: the straightforward method, kept as the reference. */
 static PyObject *
 birthday_collisions(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -106,101 +403,53 @@ birthday_collisions(PyObject *Py_UNUSED(self), PyObject *args)
     int word_bytes, bits_per_word, dims;
     if (!PyArg_ParseTuple(args, "y*niii", &in, &points, &word_bytes, &bits_per_word, &dims))
         return NULL;
-    if (points < 2 || points > (1 << 28) || (word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8) ||
-        bits_per_word < 1 || bits_per_word > 8 * word_bytes || dims < 1 ||
-        (long)dims * bits_per_word > 64) {
+    if (!valid_parameters(points, word_bytes, bits_per_word, dims)) {
         PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "invalid birthday spacings parameters");
         return NULL;
     }
-    Py_ssize_t block_bytes = points * dims * word_bytes;
-    Py_ssize_t nblocks = in.len / block_bytes;
-    int key_bits = dims * bits_per_word;
+    Py_ssize_t nblocks = in.len / (points * dims * word_bytes);
+    int64_t *counts = malloc((size_t)(nblocks ? nblocks : 1) * sizeof *counts);
     PyObject *result = PyList_New(nblocks);
-    uint64_t *buf = malloc((size_t)points * 2 * sizeof(uint64_t));
-    uint32_t *found = malloc((size_t)(nblocks ? nblocks : 1) * sizeof(uint32_t));
-    if (!result || !buf || !found) {
+    int status = -1;
+    if (counts && result) {
+        Py_BEGIN_ALLOW_THREADS
+        status = count_blocks((const uint8_t *)in.buf, nblocks, points, word_bytes, bits_per_word, dims, counts, 0);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&in);
+    if (status < 0) {
+        free(counts);
         Py_XDECREF(result);
-        free(buf);
-        free(found);
-        PyBuffer_Release(&in);
         return PyErr_NoMemory();
     }
-    const uint8_t *p = (const uint8_t *)in.buf;
-    int drop = 8 * word_bytes - bits_per_word;
-    uint64_t cells_mask = key_bits == 64 ? ~0ULL : ((1ULL << key_bits) - 1);
-    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t b = 0; b < nblocks; b++) {
-        const uint8_t *q = p + b * block_bytes;
-        uint32_t c = 0;
-        if (key_bits <= 32) {
-            /* 32-bit keys halve the memory traffic of the sorts */
-            uint32_t *pts = (uint32_t *)buf, *tmp = pts + points;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            if (dims == 1 && word_bytes == 4) {
-                /* the common case: whole 32-bit little-endian words */
-                memcpy(pts, q, (size_t)points * 4);
-                if (drop)
-                    for (Py_ssize_t j = 0; j < points; j++)
-                        pts[j] >>= drop;
-            } else
-#endif
-            for (Py_ssize_t j = 0; j < points; j++)
-                pts[j] = (uint32_t)read_point(q + j * dims * word_bytes, dims, word_bytes, bits_per_word);
-            uint32_t *sorted = radix_sort_u32(pts, tmp, points, key_bits);
-            uint32_t *gaps = sorted == pts ? tmp : pts;
-            for (Py_ssize_t j = 0; j + 1 < points; j++)
-                gaps[j] = sorted[j + 1] - sorted[j];
-            gaps[points - 1] = (uint32_t)((sorted[0] - sorted[points - 1]) & cells_mask);
-            uint32_t *sg = radix_sort_u32(gaps, sorted, points, key_bits);
-            for (Py_ssize_t j = 1; j < points; j++)
-                c += sg[j] == sg[j - 1];
-        } else {
-            uint64_t *pts = buf, *tmp = buf + points;
-            for (Py_ssize_t j = 0; j < points; j++)
-                pts[j] = read_point(q + j * dims * word_bytes, dims, word_bytes, bits_per_word);
-            uint64_t *sorted = radix_sort_u64(pts, tmp, points, key_bits);
-            uint64_t *gaps = sorted == pts ? tmp : pts;
-            for (Py_ssize_t j = 0; j + 1 < points; j++)
-                gaps[j] = sorted[j + 1] - sorted[j];
-            gaps[points - 1] = (sorted[0] - sorted[points - 1]) & cells_mask;
-            uint64_t *sg = radix_sort_u64(gaps, sorted, points, key_bits);
-            for (Py_ssize_t j = 1; j < points; j++)
-                c += sg[j] == sg[j - 1];
-        }
-        found[b] = c;
-    }
-    Py_END_ALLOW_THREADS
-    free(buf);
-    PyBuffer_Release(&in);
-    for (Py_ssize_t b = 0; b < nblocks; b++) {
-        PyObject *count = PyLong_FromUnsignedLong(found[b]);
-        if (count == NULL) {
+        PyObject *item = PyLong_FromLongLong(counts[b]);
+        if (!item) {
+            free(counts);
             Py_DECREF(result);
-            free(found);
             return NULL;
         }
-        PyList_SET_ITEM(result, b, count);
+        PyList_SET_ITEM(result, b, item);
     }
-    free(found);
+    free(counts);
     return result;
 }
 
-static PyMethodDef methods[] = {
-    {"birthday_collisions", birthday_collisions, METH_VARARGS, "Spacing collisions of each complete block of points."},
+static PyMethodDef spacings_methods[] = {
+    {"spacing_collisions", spacing_collisions, METH_VARARGS,
+     "Write the repeated-spacing count of each complete block of points into an int64 array."},
+    {"birthday_collisions", birthday_collisions, METH_VARARGS,
+     "The repeated-spacing count of each complete block, by two radix sorts (the reference)."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.battery._spacings",
-    .m_doc = "Birthday-spacings collision counts.",
-    .m_size = -1,
-    .m_methods = methods,
+static struct PyModuleDef spacings_module = {
+    PyModuleDef_HEAD_INIT, "randqa.battery._spacings", "Birthday spacings: repeated spacings per block of points.", -1,
+    spacings_methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC
 PyInit__spacings(void)
 {
-    return PyModule_Create(&module_def);
+    return PyModule_Create(&spacings_module);
 }

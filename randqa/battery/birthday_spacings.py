@@ -18,22 +18,11 @@ Poisson(N mu) rather than TestU01's Poisson(N lambda).
 p-value: P(X >= total); the lower tail P(X <= total) is reported too (too
 few collisions is as wrong as too many).
 
-mu is E[Y] in the limit of many cells per point, not lambda (its limit in n
-as well): with 4096 32-bit points mu = 3.99458, 0.14% under lambda.  That is
-nothing in one block but grows with N: summed against N lambda, 64 GiB of
-PCG64 gave a lower tail of 5e-7, a failure.  mu follows from Y = sum over
-j >= 2 of (-1)^j P_j, where P_j counts the j-sets of equal spacings, and
-from the spacings of n uniform points on a circle of k cells being k times
-a Dirichlet(1, ..., 1) vector as k grows: E[P_j] = C(n, j) (n-1)! / ((n-j)!
-j k^(j-1)) (``mean_collisions``; the first term is n (n-1)^2 / 4k).  Whole
-cells make the true mean lower by about n/2k relatively, so the test uses
-mu (1 - n/2k) (``expected_collisions``).  Against the exact mean (by enumeration, given the number of
-distinct points: 512 points in 2^24 cells give 1.9853215, mu 1.9853515, mu
-(1 - n/2k) 1.9853212) that is within 6e-7 relatively for n/k up to 2^-14, a
-drift of 5 sigma only after ~2^53 bytes; larger n/k is refused.  The
-default has n/k = 2^-20.  Simulation agrees: 4,000,000 blocks of 4096 32-bit
-points give 3.9942 +- 0.0010 (mu 3.99458), 20,000,000 blocks of 512 24-bit
-points 1.98595 +- 0.00031 (mu 1.98535, lambda 2).
+The mean used is mu (1 - n/2k), where mu is E[Y] in the limit of many
+cells per point (``mean_collisions``) and (1 - n/2k) corrects for whole
+cells (``expected_collisions``); it is exact to 6e-7 for n/k up to 2^-14,
+and larger n/k is refused.  docs/notes/birthday-spacings-mean.md derives it
+and shows why lambda itself drifts a good generator into failure.
 
 Why it bites: the points of an LCG or of a lagged-Fibonacci generator lie on
 a lattice, so their spacings take far fewer distinct values than random
@@ -124,10 +113,11 @@ class BirthdaySpacings(WholeBlockTest):
         self._lock = threading.Lock()
 
     def _scan(self, run: np.ndarray) -> None:
-        counts = _spacings.birthday_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims)
+        counts = np.empty(len(run) // self.block_bytes, dtype=np.int64)
+        _spacings.spacing_collisions(run, self.points, self.word_bytes, self.bits_per_word, self.dims, counts)
         with self._lock:  # the parts of one chunk may be counted in parallel
             self.blocks += len(counts)
-            self.collisions += sum(counts)
+            self.collisions += int(counts.sum())
 
     def _parallel_parts(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
         # the unfinished block is carried over now, in stream order; the

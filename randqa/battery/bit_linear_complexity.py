@@ -42,7 +42,7 @@ approximate, here used exactly for the chosen n.  Two results per bit:
 Parameters:
   word_bits  8, 16, 32 or 64 (default 32)
   bits       bit indices, 0 = least significant (default: lowest and highest)
-  length     n, bits per sequence: a multiple of 64 from 64 to 65536 (default 4096)
+  length     n, bits per sequence: a multiple of 64 from 64 to 131072 (default 4096)
   every      test one sequence in every ``every`` (default 1: all)
 """
 
@@ -100,8 +100,8 @@ class BitLinearComplexity(WholeBlockTest):
             raise ValueError(f"bits must be a non-empty list of bit indices from 0 to {word_bits - 1}, not {bits!r}")
         if len(set(bits)) != len(bits):
             raise ValueError(f"bits must not repeat an index: {bits!r}")
-        if not (isinstance(length, int) and 64 <= length <= 65536 and length % 64 == 0):
-            raise ValueError(f"length must be a multiple of 64 from 64 to 65536, not {length!r}")
+        if not (isinstance(length, int) and 64 <= length <= 131072 and length % 64 == 0):
+            raise ValueError(f"length must be a multiple of 64 from 64 to 131072, not {length!r}")
         if not (isinstance(every, int) and every >= 1):
             raise ValueError(f"every must be a positive integer, not {every!r}")
         self.word_bits = word_bits

@@ -3,6 +3,7 @@
 - ``test``: ``randqa test``, ``randqa suites``;
 - ``backends``: ``randqa list``, ``generate``, ``bench``;
 - ``reports``: ``randqa compare``, ``randqa report``;
+- ``predict``: ``randqa predict``;
 - ``resume``: ``randqa resume`` (a run from its checkpoint); ``workers``: the
   options of runs whose segments go to Dask workers;
 - ``common``: exit codes, option parsing, output paths, progress bars.
@@ -21,7 +22,7 @@ import sys
 import click
 
 from randqa._version import __version__
-from randqa.cli import backends, reports, resume, test
+from randqa.cli import backends, predict, reports, resume, test
 from randqa.cli.common import EXIT_INTERRUPTED, EXIT_USAGE
 from randqa.errors import OutputClosed, RandqaError
 
@@ -43,7 +44,7 @@ def cli() -> None:
     """Statistical randomness quality tester: quality next to speed."""
 
 
-for _command in test.COMMANDS + backends.COMMANDS + reports.COMMANDS + resume.COMMANDS:
+for _command in test.COMMANDS + backends.COMMANDS + reports.COMMANDS + predict.COMMANDS + resume.COMMANDS:
     cli.add_command(_command)
 
 

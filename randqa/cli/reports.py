@@ -44,12 +44,14 @@ DEFAULT_HTML = "randqa-report.html"
               help="Write a self-contained HTML report to PATH.")
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
 @parallel_options
+@click.option("--predict/--no-predict", "run_predictors", default=True, show_default=True,
+              help="Run randqa predict's predictors on each source: the table's 'predictable from' column.")
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
                     speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
                     scheduler: str | None, segment: int | None, checkpoint: str | None, checkpoint_every: float,
-                    progress: bool | None) -> int:
+                    progress: bool | None, run_predictors: bool) -> int:
     """Compare generators: speed as applications call them next to test quality.
 
     Each SOURCE is a generator name (`randqa list`), a file, or '-' for
@@ -73,8 +75,8 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     options = comparing.CompareOptions(
         suite=chosen, size=size, seed=seed, progressive=progressive,
         min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,
-        keep_going=keep_going, speed_repeats=speed_repeats, jobs=jobs, segment=segment, checkpoint=checkpoint,
-        checkpoint_every_s=checkpoint_every)
+        keep_going=keep_going, speed_repeats=speed_repeats, jobs=jobs, predict=run_predictors, segment=segment,
+        checkpoint=checkpoint, checkpoint_every_s=checkpoint_every)
     last = max_bytes or size
     if progressive and last and options.min_bytes > last:
         raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")

@@ -62,6 +62,8 @@ class CompareOptions:
     speed_repeats: int = SPEED_REPEATS
     #: threads running the suite's tests side by side in this process
     jobs: int = 1
+    #: run the predictors on each source ("predictable from" in the table)
+    predict: bool = True
     #: where segments go (randqa.engine.parallel.Workers), None: this process only
     workers: Any = None
     #: --segment as given
@@ -75,7 +77,8 @@ class CompareOptions:
         """What a checkpoint records of the options (a resumed comparison goes on with them)."""
         return {"suite": suite_to_json(self.suite), "size": self.size, "seed": self.seed,
                 "progressive": self.progressive, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes,
-                "keep_going": self.keep_going, "speed_repeats": self.speed_repeats, "segment": self.segment}
+                "keep_going": self.keep_going, "speed_repeats": self.speed_repeats, "segment": self.segment,
+                "predict": self.predict}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], **execution: Any) -> "CompareOptions":
@@ -150,6 +153,22 @@ def run_source_tests(spec: str, options: CompareOptions,
                   fresh=saved is None)
 
 
+def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
+    """The fewest observed bytes from which some predictor predicted the
+    continuation exactly (randqa.predict), on a fresh copy of the stream
+    that was tested (same seed); None for stdin, which cannot be read again."""
+    from randqa.predict import predict
+
+    if spec == "-":
+        return None
+    with _open(spec, seed) as source:
+        report = predict(source)
+    best = report.predictable_from_bytes
+    names = [r.name for r in report.predictors if r.succeeded and r.observed_bytes == best]
+    return {"predictable_from_bytes": best, "predictor": names[0] if names else None,
+            "predict_bytes_read": report.bytes_read}
+
+
 def planned_bytes(options: CompareOptions) -> int:
     """How many bytes one generator's test reads at most (files: up to this)."""
     size = options.size or DEFAULT_COMPARE_BYTES
@@ -217,9 +236,15 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
         run["speed_bytes"] = None if speed is None else speed.speed.nbytes
         run["speed_method"] = None if speed is None else speed.method
         run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
-        if result.interrupted:
-            runs.append(run)
+        if options.predict and not result.interrupted:
+            try:
+                found = predictability(spec, run["source"].get("seed"))
+            except KeyboardInterrupt:
+                found, interrupted = None, True
+            if found is not None:
+                run.update(found)
+        runs.append(run)
+        if interrupted or result.interrupted:
             interrupted = True
             break
-        runs.append(run)
     return compare_document(command, environment, options, runs, time.perf_counter() - start, interrupted)

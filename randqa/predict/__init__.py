@@ -6,7 +6,6 @@ Public entry points::
 
     predict(source, nbytes=None, *, predictors=None, check_bytes=65536) -> PredictReport
     predict_data(data, *, predictors=None, check_bytes=65536, source=None) -> PredictReport
-    format_predict_text(report) -> str
     predictor_names() -> list[str]
 
 One module per predictor, each citing the literature it follows.
@@ -19,9 +18,9 @@ from collections.abc import Sequence
 from randqa.errors import UsageError
 from randqa.predict.base import Predictor
 from randqa.predict.runner import (DEFAULT_CHECK_BYTES, DEFAULT_READ_BYTES, PredictorResult, PredictReport,
-                                   format_predict_text, predict, predict_data, run_predictor)
+                                   predict, predict_data, run_predictor)
 
-__all__ = ["predict", "predict_data", "format_predict_text", "predictor_names", "make_predictors",
+__all__ = ["predict", "predict_data", "predictor_names", "make_predictors",
            "PredictReport", "PredictorResult", "Predictor", "run_predictor", "DEFAULT_READ_BYTES",
            "DEFAULT_CHECK_BYTES"]
 

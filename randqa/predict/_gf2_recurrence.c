@@ -101,7 +101,7 @@ load_reversed_bits(const uint8_t *data, int word_bytes, Py_ssize_t n, int bit, u
  * position b = first_bit + k, k < nbits: lengths[k] = L_b and row k of polys
  * (stride ceil(n/64) + 3 uint64 words) = C_b, bit i of the row being c_i. */
 static PyObject *
-minimal_polynomials(PyObject *self, PyObject *args)
+minimal_polynomials(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, lv, pv;
     PyObject *lengths_obj, *polys_obj;
@@ -160,7 +160,7 @@ minimal_polynomials(PyObject *self, PyObject *args)
  * whose row count is 8 * word_bytes).  Writes the next len(out)/word_bytes
  * words each bit position's recurrence generates into out, little-endian. */
 static PyObject *
-extend_bit_positions(PyObject *self, PyObject *args)
+extend_bit_positions(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer hist, lv, pv, outv;
     PyObject *lengths_obj, *polys_obj, *out_obj;
@@ -283,7 +283,7 @@ check_taps(const Py_buffer *tv, Py_ssize_t limit)
  * start <= N < len(words) (words: uint64 array); stops early once the mask
  * reaches all_bits.  Bits clear in the result follow the recurrence. */
 static PyObject *
-xor_recurrence_failures(PyObject *self, PyObject *args)
+xor_recurrence_failures(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *words_obj, *taps_obj;
     Py_ssize_t start;
@@ -325,7 +325,7 @@ xor_recurrence_failures(PyObject *self, PyObject *args)
  * words[N - i] for start <= N < len(words); the first `start` words are the
  * history (start >= every tap). */
 static PyObject *
-extend_xor_recurrence(PyObject *self, PyObject *args)
+extend_xor_recurrence(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *words_obj, *taps_obj;
     Py_ssize_t start;
@@ -374,8 +374,11 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_gf2_recurrence",
-    "GF(2) minimal recurrences of bit positions (Berlekamp-Massey) and their continuation.", -1, methods,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "randqa.predict._gf2_recurrence",
+    .m_doc = "GF(2) minimal recurrences of bit positions (Berlekamp-Massey) and their continuation.",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC

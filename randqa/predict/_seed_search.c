@@ -283,9 +283,9 @@ run_scan(PyObject *args, scan_fn scan)
     return PyLong_FromSsize_t(count);
 }
 
-static PyObject *glibc_srand_scan(PyObject *self, PyObject *args) { return run_scan(args, glibc_scan); }
-static PyObject *mt19937_init_genrand_scan(PyObject *self, PyObject *args) { return run_scan(args, mt19937_scan); }
-static PyObject *python_random_seed_scan(PyObject *self, PyObject *args) { return run_scan(args, python_random_scan); }
+static PyObject *glibc_srand_scan(PyObject *Py_UNUSED(self), PyObject *args) { return run_scan(args, glibc_scan); }
+static PyObject *mt19937_init_genrand_scan(PyObject *Py_UNUSED(self), PyObject *args) { return run_scan(args, mt19937_scan); }
+static PyObject *python_random_seed_scan(PyObject *Py_UNUSED(self), PyObject *args) { return run_scan(args, python_random_scan); }
 
 static PyMethodDef methods[] = {
     {"glibc_srand_scan", glibc_srand_scan, METH_VARARGS,
@@ -298,8 +298,11 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_seed_search",
-    "Brute-force 32-bit seed search for named generators' seeding routines.", -1, methods,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "randqa.predict._seed_search",
+    .m_doc = "Brute-force 32-bit seed search for named generators' seeding routines.",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC

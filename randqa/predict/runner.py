@@ -26,7 +26,6 @@ import numpy as np
 
 from randqa.errors import InputError, UsageError
 from randqa.predict.base import Fit, NoFit, Predictor
-from randqa.sizes import format_size
 from randqa.sources.base import Source, read_full
 
 #: bytes read from a source when no size is given: enough for every
@@ -58,7 +57,7 @@ class PredictorResult:
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "applicable": self.applicable, "observed_bytes": self.observed_bytes,
                 "checked_bytes": self.checked_bytes, "exact_fraction": self.exact_fraction,
-                "structure": self.structure}
+                "succeeded": self.succeeded, "structure": self.structure}
 
 
 @dataclass
@@ -199,48 +198,3 @@ def predict(source: Source, nbytes: int | None = None, *, predictors: Sequence[s
         raise InputError(f"no bytes to predict from: {source.name} is empty")
     data = np.frombuffer(buffer, dtype=np.uint8)[:got]
     return predict_data(data, predictors=predictors, check_bytes=check_bytes, source=source.describe())
-
-
-def _percent(fraction: float | None) -> str:
-    if fraction is None:
-        return "-"
-    if fraction == 1.0:
-        return "100%"
-    return f"{100 * fraction:.2f}%"
-
-
-def format_predict_text(report: PredictReport, *, width: int = 120) -> str:
-    """The terminal table: one line per predictor, then the verdict line."""
-    seed = report.source.get("seed")
-    head = f"predict {report.source.get('name', 'data')}" + (f" (seed {seed})" if seed is not None else "")
-    lines = [f"{head}: {report.bytes_read:,} bytes read", ""]
-    header = ("predictor", "observed", "checked", "exact", "structure")
-    rows = []
-    for r in report.predictors:
-        summary = str(r.structure.get("summary", ""))
-        if not r.applicable:
-            rows.append((r.name, "-", "-", "n/a", summary))
-        else:
-            mark = " *" if r.succeeded else ""
-            rows.append((r.name, f"{r.observed_bytes:,}", f"{r.checked_bytes:,}", _percent(r.exact_fraction) + mark,
-                         summary))
-    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(4)]
-    room = max(20, width - sum(widths) - 8)
-
-    def line(cells: tuple[str, ...]) -> str:
-        text = cells[4] if len(cells[4]) <= room else cells[4][: room - 3] + "..."
-        return (f"{cells[0]:<{widths[0]}}  {cells[1]:>{widths[1]}}  {cells[2]:>{widths[2]}}  "
-                f"{cells[3]:>{widths[3]}}  {text}").rstrip()
-
-    lines.append(line(header))
-    lines.extend(line(row) for row in rows)
-    lines.append("")
-    best = report.predictable_from_bytes
-    if best is None:
-        lines.append(f"no predictor succeeded on {format_size(report.bytes_read)} "
-                     "(none of these structures was found; that is not a proof that none exists)")
-    else:
-        names = [r.name for r in report.predictors if r.succeeded and r.observed_bytes == best]
-        lines.append(f"predictable from {best:,} bytes ({', '.join(names)}): "
-                     "* = every checked byte predicted exactly")
-    return "\n".join(lines)

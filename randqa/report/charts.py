@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 import matplotlib
+import matplotlib.patches
 # Figure without pyplot: no GUI backend is ever chosen, no global figure list
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -29,9 +30,6 @@ VERDICT_STYLE = {
     Verdict.FAIL: ("#c62828", "X"),
     Verdict.INSUFFICIENT: ("#757575", "s"),
 }
-#: -log10 p is drawn up to here; smaller p-values (down to 0, whose -log10 is
-#: infinite) sit on this line, far past any threshold
-Y_CAP = 40.0
 
 _RC = {
     "svg.fonttype": "none",
@@ -56,6 +54,9 @@ def figure_svg(fig: Figure, id_prefix: str) -> str:
     if ids:
         pattern = re.compile(r'(\bid="|url\(#|href="#)(' + "|".join(map(re.escape, sorted(ids, key=len, reverse=True))) + r')(?=["\)])')
         svg = pattern.sub(lambda m: f"{m.group(1)}{id_prefix}-{m.group(2)}", svg)
+    # matplotlib's <style> says `*{...}`, which inline would restyle the whole page: scope it to this figure
+    svg = svg.replace("<svg ", f'<svg id="{id_prefix}" ', 1)
+    svg = re.sub(r"(<style[^>]*>)\s*\*\s*\{", lambda m: f"{m.group(1)}#{id_prefix} *{{", svg)
     return svg
 
 
@@ -157,51 +158,150 @@ def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
     ax.set_ylabel("bytes at first failure (▲ survived all)")
 
 
-def pvalue_history_svg(run: dict[str, Any], id_prefix: str) -> str | None:
-    """−log10 p against stream length for each test of a progressive run."""
-    lengths = run.get("lengths") or []
-    if not lengths:
+#: more rows than this and a heatmap shows one row per test family (the part
+#: of the name before '['), coloured by the family's smallest p-value
+MAX_HEATMAP_ROWS = 48
+#: -log10 p at the top of the heatmap's colour scale (smaller p-values share its colour)
+HEAT_CAP = 12.0
+
+
+def _row_keys(tests: list[dict[str, Any]]) -> list[str]:
+    """Each test's row name: its name, with " #k" on the k-th repeat of a name."""
+    counts: dict[str, int] = {}
+    keys = []
+    for test in tests:
+        name = test["name"]
+        counts[name] = counts.get(name, 0) + 1
+        keys.append(name if counts[name] == 1 else f"{name} #{counts[name]}")
+    return keys
+
+
+def heatmap_grid(run: dict[str, Any]) -> tuple[list[str], list[int], list[list[float | None]]]:
+    """Rows (tests, or test families when there are more than
+    MAX_HEATMAP_ROWS), columns (the doubling lengths of a progressive run, or
+    the one length of a plain run) and each cell's smallest tail p-value
+    (None: no p-value, too little data)."""
+    steps = run.get("lengths") or [{"bytes": run.get("bytes_tested", 0), "tests": run.get("tests", [])}]
+    columns = [int(step["bytes"]) for step in steps]
+    cells: dict[str, list[float | None]] = {}
+    order: list[str] = []
+    for c, step in enumerate(steps):
+        for key, test in zip(_row_keys(step.get("tests", [])), step.get("tests", [])):
+            if key not in cells:
+                cells[key] = [None] * len(columns)
+                order.append(key)
+            cells[key][c] = tail_probability(test)
+    if len(order) <= MAX_HEATMAP_ROWS:
+        return order, columns, [cells[k] for k in order]
+    families: dict[str, list[str]] = {}
+    for key in order:
+        families.setdefault(key.split("[")[0].split(" #")[0], []).append(key)
+    rows, grid = [], []
+    for family, members in families.items():
+        rows.append(family if len(members) == 1 else f"{family} (smallest of {len(members)})")
+        grid.append([min((p for p in (cells[m][c] for m in members) if p is not None), default=None)
+                     for c in range(len(columns))])
+    return rows, columns, grid
+
+
+def _heat_colours(suspicious_y: float, fail_y: float, top: float) -> Any:
+    """A colour scale on -log10 p: pale green to green below the suspicious
+    level, orange between it and the fail level, red to dark red above."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    s, f = suspicious_y / top, fail_y / top
+    eps = 1e-6
+    nodes = [(0.0, "#f4faf3"), (s - eps, "#9fd49a"), (s, "#fdd49e"), (f - eps, "#f08a24"),
+             (f, "#e0402f"), (1.0, "#5c0010")]
+    return LinearSegmentedColormap.from_list("randqa_p", nodes)
+
+
+def _uniformity_panel(ax: Any, run: dict[str, Any]) -> None:
+    """Final p-values against U(0,1): a QQ plot with the KS test's p-value
+    and its 95% band (p-values of a good generator stay inside it, about)."""
+    from scipy import stats
+
+    pvalues = sorted(t["p_value"] for t in run.get("tests", []) if t.get("p_value") is not None)
+    n = len(pvalues)
+    ax.set_box_aspect(1)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.plot([0, 1], [0, 1], color="#888888", linewidth=0.8)
+    ax.set_xlabel("U(0,1) quantile", fontsize=8)
+    ax.set_ylabel("p-value (sorted)", fontsize=8)
+    ax.tick_params(labelsize=7)
+    if n < 2:
+        ax.set_title("p-value uniformity: too few p-values", fontsize=8)
+        return
+    band = float(stats.kstwo.ppf(0.95, n))
+    ax.fill_between([0, 1], [-band, 1 - band], [band, 1 + band], color="#2e7d32", alpha=0.10, linewidth=0)
+    expected = [(i + 0.5) / n for i in range(n)]
+    ks = float(stats.kstest(pvalues, "uniform").pvalue)
+    colour = VERDICT_STYLE[Verdict.PASS][0] if ks >= 1e-3 else VERDICT_STYLE[Verdict.SUSPICIOUS][0]
+    ax.scatter(expected, pvalues, s=9 if n <= 60 else 4, color=colour, zorder=3, linewidths=0)
+    ax.set_title(f"p-value uniformity, {n} p-values\nKS p = {ks:.3g}", fontsize=8)
+
+
+def run_overview_svg(run: dict[str, Any], id_prefix: str) -> str | None:
+    """One source at a glance: a heatmap of -log10 p, tests as rows and the
+    doubling lengths as columns, with the suspicious and fail levels marked
+    on its colour scale; beside it the final p-values against U(0,1).
+    None when the run has no tests."""
+    rows, columns, grid = heatmap_grid(run)
+    if not rows:
         return None
-    series: dict[str, list[tuple[float, float]]] = {}
-    for step in lengths:
-        counts: dict[str, int] = {}
-        for test in step.get("tests", []):
-            name = test["name"]
-            counts[name] = counts.get(name, 0) + 1
-            key = name if counts[name] == 1 else f"{name} #{counts[name]}"
-            p = tail_probability(test)
-            y = math.nan if p is None else min(Y_CAP, -math.log10(p) if p > 0 else Y_CAP)
-            series.setdefault(key, []).append((float(step["bytes"]), y))
+    import numpy as np
+
     thresholds = run.get("thresholds") or {"suspicious": 1e-3, "fail": 1e-6}
     suspicious_y = -math.log10(thresholds["suspicious"])
     fail_y = -math.log10(thresholds["fail"])
+    top = max(HEAT_CAP, 2 * fail_y)
+    values = np.array([[np.nan if p is None else min(top, -math.log10(p) if p > 0 else top) for p in row]
+                       for row in grid], dtype=float)
+    height = max(3.3, 0.15 * len(rows) + 1.6)
+    # inches: 0.32 a column (1.6 at least, 4.8 at most) and 2.6 for the labels; the QQ panel 2.8
+    heat = min(4.8, max(1.6, 0.32 * len(columns))) + 2.6
     with matplotlib.rc_context(_RC):
-        fig = _new_figure(7.2, 3.4)
-        ax = fig.add_subplot()
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_locator(LogLocator(base=2))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(v, compact=True)))
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.axhspan(fail_y, 10**6, color="#c62828", alpha=0.06, linewidth=0)
-        ax.axhline(suspicious_y, color="#e08a00", linestyle="--", linewidth=0.9)
-        ax.axhline(fail_y, color="#c62828", linestyle="--", linewidth=0.9)
-        ax.text(1.0, suspicious_y, " suspicious", transform=ax.get_yaxis_transform(), va="center", fontsize=7, color="#e08a00")
-        ax.text(1.0, fail_y, " fail", transform=ax.get_yaxis_transform(), va="center", fontsize=7, color="#c62828")
-        top = fail_y
-        for key, pts in series.items():
-            xs, ys = zip(*pts)
-            ax.plot(xs, ys, marker="o", markersize=3.5, linewidth=1.2, label=key)
-            finite = [y for y in ys if not math.isnan(y)]
-            if finite:
-                top = max(top, max(finite))
+        fig = _new_figure(heat + 3.0, height)
+        if height > 4.0:
+            grid_spec = fig.add_gridspec(2, 2, width_ratios=[heat, 2.8], height_ratios=[3.2, height - 3.2])
+        else:
+            grid_spec = fig.add_gridspec(1, 2, width_ratios=[heat, 2.8])
+        qq = fig.add_subplot(grid_spec[0, 1])
+        ax = fig.add_subplot(grid_spec[:, 0])
+        cmap = _heat_colours(suspicious_y, fail_y, top)
+        cmap = cmap.with_extremes(bad="#e6e6e6")
+        # vector cells (pcolormesh), not imshow's embedded PNG: the page fetches and embeds no image
+        image = ax.pcolormesh(np.arange(len(columns) + 1) - 0.5, np.arange(len(rows) + 1) - 0.5,
+                              np.ma.masked_invalid(values), cmap=cmap, vmin=0, vmax=top,
+                              edgecolors="white", linewidth=0.6)
+        ax.set_xlim(-0.5, len(columns) - 0.5)
+        ax.set_ylim(len(rows) - 0.5, -0.5)  # first test on top
+        ax.set_yticks(range(len(rows)), rows, fontsize=7 if len(rows) > 20 else 8)
+        ax.set_xticks(range(len(columns)), [format_size(c, compact=True) for c in columns],
+                      fontsize=7, rotation=90 if len(columns) > 8 else 0)
+        ax.set_xlabel("stream length (doubling)" if len(columns) > 1 else "stream length")
+        ax.tick_params(length=0)
+        for side in ("top", "right", "left", "bottom"):
+            ax.spines[side].set_visible(False)
         failed_at = run.get("first_failure_bytes")
-        if failed_at is not None:
-            ax.axvline(failed_at, color="#c62828", linewidth=0.8, linestyle=":")
-        ax.set_ylim(0, top * 1.1 + 0.5)
-        ax.set_xlabel("stream length (bytes, log scale)")
-        ax.set_ylabel("−log10 p (higher = worse)" + (f"; p < 1e-{Y_CAP:.0f} drawn at {Y_CAP:.0f}" if top >= Y_CAP else ""))
-        ax.grid(True, which="major", color="#e5e5e5", linewidth=0.6)
-        ax.set_axisbelow(True)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.08, 1.0), frameon=False,
-                  ncol=1 if len(series) <= 14 else 2)
+        if failed_at is not None and failed_at in columns:
+            c = columns.index(failed_at)
+            ax.add_patch(matplotlib.patches.Rectangle((c - 0.5, -0.5), 1, len(rows), fill=False,
+                                                      edgecolor="#222222", linewidth=1.2))
+            ax.set_title(f"first failure at {format_size(failed_at)}", fontsize=8, loc="left", color="#b71c1c")
+        bar = fig.colorbar(image, ax=ax, location="top", shrink=0.7, aspect=40, pad=0.02)
+        bar.set_ticks([0, suspicious_y, fail_y, top],
+                      labels=["p = 1", f"suspicious\n{thresholds['suspicious']:g}", f"fail\n{thresholds['fail']:g}",
+                              f"≤ 1e-{top:.0f}"])
+        if bar.solids is not None:
+            # matplotlib rasterizes long colour bars: keep it vector (no embedded PNG), without seams
+            bar.solids.set_rasterized(False)
+            bar.solids.set_edgecolor("face")
+        bar.ax.tick_params(labelsize=7)
+        bar.ax.set_xlabel("−log10 p of each test (grey: too little data)", fontsize=7)
+        bar.ax.xaxis.set_label_position("top")
+        for level in (suspicious_y, fail_y):
+            bar.ax.axvline(level, color="#222222", linewidth=1.0)
+        _uniformity_panel(qq, run)
     return figure_svg(fig, id_prefix)

@@ -4,7 +4,8 @@ The report is built only from JSON documents (``randqa test --json`` or
 ``randqa compare --json``), so ``randqa report saved.json`` rebuilds exactly
 what ``--html`` wrote.  Everything is inline (CSS, SVG charts): the file opens
 from disk with no network and prints readably.  Documents read from files
-are validated first; every problem is one InputError naming file and field.
+are validated first against randqa's JSON Schema (randqa.report.schema);
+every problem is one InputError naming file and field.
 """
 
 from __future__ import annotations
@@ -22,138 +23,20 @@ from randqa.report import charts
 from randqa.report.terminal import format_number
 from randqa.results import Verdict
 from randqa.sizes import format_size
-from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer
-
+from randqa.report.speed_notes import FEED_NOTE, feed_differs, headline, method_markers, nmap_answer
 
 
 # ---------------------------------------------------------------- validation
 
-class _Invalid(Exception):
-    """A schema problem; the message says where (a JSON path) and what."""
+def check_document(doc: Any, origin: str) -> None:
+    """Validate ``doc`` against the JSON Schema of its kind (randqa/schema/);
+    InputError naming ``origin`` (a file, "document 2") and the field otherwise."""
+    from randqa.report.schema import DocumentError, validate
 
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}.get(
-        type(value), type(value).__name__)
-
-
-def _expect(value: Any, where: str, kinds: tuple[str, ...]) -> Any:
-    """Check ``value`` is one of the JSON kinds named (``integer`` excludes booleans)."""
-    ok = {
-        "null": value is None,
-        "string": isinstance(value, str),
-        "integer": isinstance(value, int) and not isinstance(value, bool),
-        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
-        "boolean": isinstance(value, bool),
-        "array": isinstance(value, list),
-        "object": isinstance(value, dict),
-    }
-    if not any(ok[k] for k in kinds):
-        raise _Invalid(f"{where}: expected {' or '.join(kinds)}, got {_type_name(value)}")
-    return value
-
-
-def _required(obj: dict[str, Any], key: str, where: str, *kinds: str) -> Any:
-    if key not in obj:
-        raise _Invalid(f"{where}: missing key {key!r}")
-    return _expect(obj[key], _join(where, key), kinds)
-
-
-def _optional(obj: dict[str, Any], key: str, where: str, *kinds: str) -> Any:
-    if key in obj:
-        return _expect(obj[key], _join(where, key), kinds)
-    return None
-
-
-def _check_verdict(value: Any, where: str) -> None:
-    _expect(value, where, ("string",))
-    if value not in list(Verdict):
-        raise _Invalid(f"{where}: unknown verdict {value!r} (expected one of {', '.join(Verdict)})")
-
-
-def _check_pvalue(obj: dict[str, Any], key: str, where: str, required: bool) -> None:
-    p = (_required if required else _optional)(obj, key, where, "number", "null")
-    if p is not None and not 0.0 <= p <= 1.0:
-        raise _Invalid(f"{where}.{key}: p-value {p!r} is outside [0, 1]")
-
-
-def _check_tests(tests: Any, where: str) -> None:
-    _expect(tests, where, ("array",))
-    for i, test in enumerate(tests):
-        at = f"{where}[{i}]"
-        _expect(test, at, ("object",))
-        _required(test, "name", at, "string")
-        _required(test, "statistic", at, "number", "null")
-        _check_pvalue(test, "p_value", at, required=True)
-        _check_pvalue(test, "p_value_low", at, required=False)
-        _check_verdict(_required(test, "verdict", at, "string"), f"{at}.verdict")
-        _optional(test, "needs", at, "string")
-        _optional(test, "details", at, "object")
-
-
-def _check_run(run: Any, where: str) -> None:
-    _expect(run, where or "top level", ("object",))
-    if "tests" not in run and "source" not in run:
-        raise _Invalid(f"{where or 'top level'}: not a randqa result (no 'tests' or 'runs' key)")
-    source = _required(run, "source", where, "object")
-    _required(source, "name", _join(where, "source"), "string")
-    _optional(source, "seed", _join(where, "source"), "integer", "null")
-    _required(run, "suite", where, "string")
-    bytes_tested = _required(run, "bytes_tested", where, "integer")
-    if bytes_tested < 0:
-        raise _Invalid(f"{_join(where, 'bytes_tested')}: must not be negative")
-    _optional(run, "bits_tested", where, "integer")
-    _check_verdict(_required(run, "verdict", where, "string"), _join(where, "verdict"))
-    _check_tests(_required(run, "tests", where, "array"), _join(where, "tests"))
-    _optional(run, "randqa_version", where, "string")
-    _optional(run, "elapsed_s", where, "number")
-    _optional(run, "speed_mb_s", where, "number", "null")
-    _optional(run, "speed_method", where, "string", "null")
-    _optional(run, "generation_mb_s", where, "number", "null")
-    _optional(run, "command", where, "string")
-    notes = _optional(run, "notes", where, "array") or []
-    for i, note in enumerate(notes):
-        _expect(note, f"{_join(where, 'notes')}[{i}]", ("string",))
-    thresholds = _optional(run, "thresholds", where, "object")
-    if thresholds is not None:
-        for key in ("suspicious", "fail"):
-            value = _required(thresholds, key, _join(where, "thresholds"), "number")
-            if not 0.0 < value < 1.0:
-                raise _Invalid(f"{_join(where, 'thresholds')}.{key}: {value!r} is not between 0 and 1")
-    _optional(run, "first_failure_bytes", where, "integer", "null")
-    lengths = _optional(run, "lengths", where, "array") or []
-    for i, step in enumerate(lengths):
-        at = f"{_join(where, 'lengths')}[{i}]"
-        _expect(step, at, ("object",))
-        _required(step, "bytes", at, "integer")
-        _check_verdict(_required(step, "verdict", at, "string"), f"{at}.verdict")
-        _check_tests(_required(step, "tests", at, "array"), f"{at}.tests")
-
-
-def _join(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def validate_document(doc: Any) -> None:
-    """Raise _Invalid unless ``doc`` is a single-run or compare document."""
-    if not isinstance(doc, dict):
-        raise _Invalid(f"expected a JSON object at the top level, got {_type_name(doc)}")
-    kind = doc.get("kind", "run")
-    if kind == "compare":
-        runs = _required(doc, "runs", "", "array")
-        if not runs:
-            raise _Invalid("runs: a compare document needs at least one run")
-        for key in ("randqa_version", "command", "date", "platform", "cpu", "suite", "python"):
-            _optional(doc, key, "", "string")
-        _optional(doc, "elapsed_s", "", "number")
-        for i, run in enumerate(runs):
-            _check_run(run, f"runs[{i}]")
-    elif kind == "run":
-        _check_run(doc, "")
-    else:
-        raise _Invalid(f"kind: unknown document kind {kind!r} (expected 'compare', or no kind for a single run)")
+    try:
+        validate(doc)
+    except DocumentError as exc:
+        raise InputError(f"{origin}: {exc}") from None
 
 
 def _reject_constant(name: str) -> Any:
@@ -177,10 +60,7 @@ def load_document(path: str) -> dict[str, Any]:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
     except ValueError as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from None
-    try:
-        validate_document(doc)
-    except _Invalid as exc:
-        raise InputError(f"{path}: {exc}") from None
+    check_document(doc, path)
     return doc
 
 
@@ -269,7 +149,7 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
             i = len(runs)
             speed = run.get("speed_mb_s")
             counts = {v: sum(1 for t in run["tests"] if t["verdict"] == v) for v in Verdict}
-            history = charts.pvalue_history_svg(run, f"h{i}")
+            overview = charts.run_overview_svg(run, f"h{i}")
             runs.append({
                 "anchor": f"source-{i}",
                 "name": run["source"]["name"],
@@ -288,7 +168,9 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "notes": list(run.get("notes", [])),
                 "counts": counts,
                 "tests": _test_rows(run["tests"]),
-                "history_svg": None if history is None else Markup(history),
+                "overview_svg": None if overview is None else Markup(overview),
+                "progressive": bool(run.get("lengths")),
+                "headline": headline(run, all_runs),
                 "document": d + 1,
             })
     chart = charts.speed_quality_svg(all_runs)

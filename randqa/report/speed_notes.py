@@ -145,3 +145,33 @@ def _failure_text(run: dict[str, Any]) -> str:
 def _failure_order(run: dict[str, Any]) -> tuple[int, float]:
     at = _failed_at(run)
     return (1, 0.0) if at is None else (0, float(at))
+
+
+# ---------------------------------------------------------------- headlines
+
+def headline(run: dict[str, Any], runs: list[dict[str, Any]]) -> str:
+    """'Fast and good enough?' for one run of a report, from measured numbers:
+    its speed relative to the fastest source among ``runs``, and the length
+    at which it first failed, or "no failure up to N"."""
+    name = run["source"]["name"]
+    timed = [r for r in runs if r.get("speed_mb_s")]
+    speed = run.get("speed_mb_s")
+    if not speed:
+        pace = "no speed measured (not a generator)"
+    else:
+        fastest = max(timed, key=lambda r: r["speed_mb_s"])
+        if fastest["speed_mb_s"] == speed:
+            pace = f"the fastest here ({speed:,.1f} MB/s)" if len(timed) > 1 else f"{speed:,.1f} MB/s"
+        else:
+            pace = f"{format_ratio(fastest['speed_mb_s'] / speed)} slower than {fastest['source']['name']} ({speed:,.1f} MB/s)"
+    at = _failed_at(run)
+    if at is None and run.get("verdict") == "insufficient":
+        quality = f"no verdict: too little data in {format_size(run['bytes_tested'])}"
+    elif at is None:
+        doubt = " (some results suspicious)" if run.get("verdict") == "suspicious" else ""
+        quality = f"good enough: no failure up to {format_size(run['bytes_tested'])}{doubt}"
+    elif "first_failure_bytes" in run:
+        quality = f"not good enough: first fails at {format_size(at)}"
+    else:
+        quality = f"not good enough: fails at {format_size(at)} (one length tested)"
+    return f"{name}: {pace}; {quality}."

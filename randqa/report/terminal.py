@@ -1,5 +1,5 @@
-"""Plain-text rendering for the terminal: a run's table of tests, and a
-comparison's table of sources."""
+"""Plain-text rendering for the terminal: a run's table of tests, a
+comparison's table of sources, and what ``randqa predict`` showed."""
 
 from __future__ import annotations
 
@@ -56,13 +56,24 @@ def failing_tests(run: dict[str, Any]) -> list[str]:
     return [t["name"] + ("" if t["verdict"] == Verdict.FAIL else "?") for t in bad]
 
 
+#: what the compare table's "predictable from" column means
+PREDICTABLE_NOTE = ("fewest observed bytes from which a predictor (randqa predict) predicted the next 64 KiB "
+                    "exactly; '-': none succeeded, which is not a proof of unpredictability")
+
+
+def _predictable_from(run: dict[str, Any]) -> str:
+    n = run.get("predictable_from_bytes")
+    return "-" if n is None else f"{n:,} B"
+
+
 def render_compare(doc: dict[str, Any]) -> str:
     """The terminal table of a compare document."""
     progressive = any("first_failure_bytes" in run for run in doc["runs"])
     markers = method_markers(doc["runs"])
     feed = feed_differs(doc["runs"])
+    predicted = any("predictable_from_bytes" in run for run in doc["runs"])
     header = ["source", "MB/s", "feed MB/s" if feed else "", "tested", "verdict", "first failure" if progressive else "",
-              "seed", "failed tests"]
+              "predictable from" if predicted else "", "seed", "failed tests"]
     rows = []
     for run in doc["runs"]:
         speed = run.get("speed_mb_s")
@@ -77,6 +88,7 @@ def render_compare(doc: dict[str, Any]) -> str:
             format_size(run["bytes_tested"]),
             run["verdict"].upper() if run["verdict"] == Verdict.FAIL else run["verdict"],
             ("none" if failure is None else format_size(failure)) if progressive else "",
+            _predictable_from(run) if predicted else "",
             "-" if seed is None else str(seed),
             ", ".join(failing_tests(run)) or "-",
         ])
@@ -84,7 +96,7 @@ def render_compare(doc: dict[str, Any]) -> str:
     header = [header[i] for i in keep]
     rows = [[row[i] for i in keep] for row in rows]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    right = {"MB/s", "feed MB/s", "tested", "first failure"}
+    right = {"MB/s", "feed MB/s", "tested", "first failure", "predictable from"}
 
     def line(cells: list[str]) -> str:
         out = [c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, header)]
@@ -97,6 +109,8 @@ def render_compare(doc: dict[str, Any]) -> str:
     lines += [f"{marker}: {method}" for method, marker in markers.items()]
     if feed:
         lines.append(f"feed MB/s: {FEED_NOTE}")
+    if predicted:
+        lines.append(f"predictable from: {PREDICTABLE_NOTE}")
     if markers:
         lines.append("")
     for run in doc["runs"]:
@@ -109,4 +123,68 @@ def render_compare(doc: dict[str, Any]) -> str:
         lines += ([] if lines[-1] == "" else [""]) + answer + [""]
     count = len(doc["runs"])
     lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
+    return "\n".join(lines)
+
+
+def _percent(fraction: float | None) -> str:
+    if fraction is None:
+        return "-"
+    if fraction == 1.0:
+        return "100%"
+    return f"{100 * fraction:.2f}%"
+
+
+def render_predict(doc: dict[str, Any], *, width: int = 120) -> str:
+    """The terminal table of a ``randqa predict`` document: one line per
+    predictor, then what was shown."""
+    seed = doc["source"].get("seed")
+    head = f"predict {doc['source'].get('name', 'data')}" + (f" (seed {seed})" if seed is not None else "")
+    lines = [f"{head}: {doc['bytes_read']:,} bytes read", ""]
+    header = ("predictor", "observed", "checked", "exact", "structure")
+    rows = []
+    for r in doc["predictors"]:
+        summary = str(r["structure"].get("summary", ""))
+        if not r["applicable"]:
+            rows.append((r["name"], "-", "-", "n/a", summary))
+        else:
+            mark = " *" if r["succeeded"] else ""
+            rows.append((r["name"], f"{r['observed_bytes']:,}", f"{r['checked_bytes']:,}",
+                         _percent(r["exact_fraction"]) + mark, summary))
+    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(4)]
+    room = max(20, width - sum(widths) - 8)
+
+    def line(cells: tuple[str, ...]) -> str:
+        text = cells[4] if len(cells[4]) <= room else cells[4][: room - 3] + "..."
+        return (f"{cells[0]:<{widths[0]}}  {cells[1]:>{widths[1]}}  {cells[2]:>{widths[2]}}  "
+                f"{cells[3]:>{widths[3]}}  {text}").rstrip()
+
+    lines.append(line(header))
+    lines.extend(line(row) for row in rows)
+    lines.append("")
+    best = doc["predictable_from_bytes"]
+    if best is None:
+        lines.append(f"no predictor succeeded on {format_size(doc['bytes_read'])} "
+                     "(none of these structures was found; that is not a proof that none exists)")
+    else:
+        names = [r["name"] for r in doc["predictors"] if r["succeeded"] and r["observed_bytes"] == best]
+        lines.append(f"predictable from {best:,} bytes ({', '.join(names)}): "
+                     "* = every checked byte predicted exactly")
+    return "\n".join(lines)
+
+
+def render_problems(run: dict[str, Any]) -> str:
+    """The failed and suspicious tests of a run document with their p-values,
+    failures first, then by their smaller tail p (one line each, after a header)."""
+    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.SUSPICIOUS)]
+
+    def order(test: dict[str, Any]) -> tuple[int, float]:
+        tails = [p for p in (test.get("p_value"), test.get("p_value_low")) if p is not None]
+        return -Verdict(test["verdict"]).severity, min(tails, default=1.0)
+
+    bad.sort(key=order)
+    width = max([len("test")] + [len(t["name"]) for t in bad])
+    lines = [f"{'test':<{width}}  {'p-value':>12}  {'lower-tail p':>12}  verdict"]
+    for t in bad:
+        low = "" if t.get("p_value_low") is None else format_number(t["p_value_low"])
+        lines.append(f"{t['name']:<{width}}  {format_number(t.get('p_value')):>12}  {low:>12}  {t['verdict']}")
     return "\n".join(lines)

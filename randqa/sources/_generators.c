@@ -8,7 +8,7 @@
  *
  * Written from the published algorithms (glibc's random_r TYPE_3 as
  * documented, the MSVC/ANSI C LCGs, Park-Miller, Marsaglia, Vigna,
- * Matsumoto-Nishimura, RC4, libdnet's rand.c keying, Linux lib/random32.c
+ * Matsumoto-Nishimura, the JDK's java.util.Random, Knuth's MMIX LCG, RC4, libdnet's rand.c keying, Linux lib/random32.c
  * of 5.10), each seeded by the original's own seeding routine.  The
  * module docstring of randqa/sources/backends.py documents byte order.
  */
@@ -54,6 +54,7 @@ typedef struct { uint64_t x; } u64_state;
 typedef struct { uint32_t mt[MT_N]; int idx; } mt_state;
 typedef struct { uint32_t s1, s2, s3, s4; } taus_state;
 typedef struct { uint64_t v0, v1, v2, v3; } sip_state;
+typedef struct { uint64_t x, a, c, mask; unsigned shift; } lcg64_state; /* x = a*x + c mod mask+1, output x >> shift */
 
 typedef struct GenObject GenObject;
 typedef void (*fill_words_fn)(GenObject *g, uint8_t *RESTRICT out, size_t nwords);
@@ -75,6 +76,7 @@ struct GenObject {
         rc4_state rc4;
         taus_state taus;
         sip_state sip;
+        lcg64_state lcg64;
     } st;
 };
 
@@ -214,6 +216,23 @@ splitmix64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
         store_le64(out + 8 * k, z ^ (z >> 31));
     }
     g->st.u64.x = s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Power-of-two LCGs that output the top 32 bits of their state:
+ * java.util.Random (mod 2^48, nextInt() = bits 47..16) and Knuth's MMIX
+ * LCG (mod 2^64, bits 63..32).  The state steps before each output.    */
+
+static void
+lcg64_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint64_t x = g->st.lcg64.x, a = g->st.lcg64.a, c = g->st.lcg64.c, mask = g->st.lcg64.mask;
+    unsigned shift = g->st.lcg64.shift;
+    for (size_t k = 0; k < n; k++) {
+        x = (a * x + c) & mask;
+        store_le32(out + 4 * k, (uint32_t)(x >> shift));
+    }
+    g->st.lcg64.x = x;
 }
 
 /* ------------------------------------------------------------------ */
@@ -497,7 +516,7 @@ gen_get_algorithm(GenObject *g, void *Py_UNUSED(closure))
  * 0, in native layout), so jumps computed elsewhere can start from it.
  * Only defined between words: a split word's remainder is not part of it. */
 static PyObject *
-gen_state(GenObject *g, PyObject *unused)
+gen_state(GenObject *g, PyObject *Py_UNUSED(unused))
 {
     if (g->pending_pos < g->pending_len)
         return PyErr_Format(PyExc_ValueError, "generator is inside a word; its state is defined only between words");
@@ -655,6 +674,39 @@ make_splitmix64(PyObject *Py_UNUSED(self), PyObject *args)
     if (g)
         g->st.u64.x = seed;
     return (PyObject *)g;
+}
+
+static PyObject *
+make_lcg64_top32(PyObject *args, uint64_t a, uint64_t c, int state_bits, uint64_t scramble, const char *algorithm)
+{
+    PyObject *seed_obj;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
+        return NULL;
+    GenObject *g = gen_new(lcg64_top32_fill, 4, algorithm);
+    if (g) {
+        uint64_t mask = state_bits == 64 ? ~0ULL : (1ULL << state_bits) - 1;
+        g->st.lcg64.x = (seed ^ scramble) & mask;
+        g->st.lcg64.a = a;
+        g->st.lcg64.c = c;
+        g->st.lcg64.mask = mask;
+        g->st.lcg64.shift = (unsigned)(state_bits - 32);
+    }
+    return (PyObject *)g;
+}
+
+/* new Random(seed): state = (seed ^ 0x5DEECE66D) mod 2^48; nextInt() = next(32) */
+static PyObject *
+make_java_random(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    return make_lcg64_top32(args, 0x5DEECE66DULL, 0xBULL, 48, 0x5DEECE66DULL, "java.util.Random nextInt");
+}
+
+/* Knuth's MMIX LCG (TAOCP vol. 2, 3.3.4): state = seed, output the top 32 bits */
+static PyObject *
+make_mmix_lcg(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    return make_lcg64_top32(args, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0, "MMIX LCG top 32 bits");
 }
 
 static PyObject *
@@ -847,7 +899,7 @@ get_u32_words(PyObject *obj, uint32_t *out, Py_ssize_t count, const char *what)
 }
 
 static PyObject *
-make_mt19937_raw(PyObject *self, PyObject *args)
+make_mt19937_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *words_obj, *idx_obj;
     uint64_t idx;
@@ -867,7 +919,7 @@ make_mt19937_raw(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-make_glibc_rand_raw(PyObject *self, PyObject *args)
+make_glibc_rand_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *hist_obj;
     int mode;
@@ -896,6 +948,8 @@ static PyMethodDef module_methods[] = {
     {"minstd", make_minstd, METH_VARARGS, "minstd(seed): Park-Miller 16807, state seed mod (2^31-1), 0 -> 1."},
     {"xorshift32", make_xorshift32, METH_VARARGS, "xorshift32(seed): Marsaglia 13/17/5; seed 0 -> 2463534242."},
     {"splitmix64", make_splitmix64, METH_VARARGS, "splitmix64(seed): Vigna's SplitMix64 with state = seed."},
+    {"java_random", make_java_random, METH_VARARGS, "java_random(seed): java.util.Random(seed), nextInt() values."},
+    {"mmix_lcg", make_mmix_lcg, METH_VARARGS, "mmix_lcg(seed): Knuth's MMIX LCG from state seed, top 32 bits of each state."},
     {"mt19937", make_mt19937, METH_VARARGS, "mt19937(seed): MT19937 after init_genrand(seed)."},
     {"mt19937_by_array", make_mt19937_by_array, METH_VARARGS, "mt19937_by_array(key): MT19937 after init_by_array(key)."},
     {"rc4", make_rc4, METH_VARARGS, "rc4(key, drop): RC4 keystream after dropping `drop` bytes."},

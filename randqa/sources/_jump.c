@@ -178,7 +178,7 @@ lcg_jump(uint64_t x, uint64_t a, uint64_t c, uint64_t m, const steps_t *n)
 }
 
 static PyObject *
-py_lcg(PyObject *self, PyObject *args)
+py_lcg(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *o[5];
     uint64_t x, a, c, m;
@@ -260,7 +260,7 @@ jump32(step32_fn step, uint32_t v, const steps_t *n)
 }
 
 static PyObject *
-py_xorshift32(PyObject *self, PyObject *args)
+py_xorshift32(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *xo, *no;
     uint32_t x;
@@ -271,7 +271,7 @@ py_xorshift32(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-py_lfsr113(PyObject *self, PyObject *args)
+py_lfsr113(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *o[5];
     uint32_t s[4];
@@ -344,7 +344,7 @@ glibc_jump(const uint32_t *hist, const steps_t *n, uint32_t *out)
 }
 
 static PyObject *
-py_glibc_additive(PyObject *self, PyObject *args)
+py_glibc_additive(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *hist_obj, *n_obj, *out_obj;
     Py_buffer hist, out;
@@ -618,7 +618,7 @@ mt_charpoly(uint64_t *out)
 }
 
 static PyObject *
-py_mt19937_charpoly(PyObject *self, PyObject *arg)
+py_mt19937_charpoly(PyObject *Py_UNUSED(self), PyObject *arg)
 {
     Py_buffer out;
     if (get_buffer(arg, &out, sizeof(uint64_t) * MT_POLY_WORDS, 1, "out") < 0)
@@ -683,7 +683,7 @@ mt_jump(const uint32_t *key, unsigned pos, const steps_t *n, const uint64_t *pol
 }
 
 static PyObject *
-py_mt19937(PyObject *self, PyObject *args)
+py_mt19937(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *key_obj, *pos_obj, *n_obj, *poly_obj, *out_obj;
     uint32_t pos;
@@ -883,7 +883,7 @@ f2_jump(const f2_kind *k, const uint64_t *s, const steps_t *n, const uint64_t *p
 }
 
 static PyObject *
-py_f2_charpoly(PyObject *self, PyObject *args)
+py_f2_charpoly(PyObject *Py_UNUSED(self), PyObject *args)
 {
     const char *name;
     PyObject *out_obj;
@@ -916,7 +916,7 @@ py_f2_charpoly(PyObject *self, PyObject *args)
 /* f2_jump(kind, state, n, poly, out); for mt19937-64 the state is the
  * window of the next 312 outputs (see mt19937_64_window) */
 static PyObject *
-py_f2_jump(PyObject *self, PyObject *args)
+py_f2_jump(PyObject *Py_UNUSED(self), PyObject *args)
 {
     const char *name;
     PyObject *state_obj, *n_obj, *poly_obj, *out_obj;
@@ -968,7 +968,7 @@ py_f2_jump(PyObject *self, PyObject *args)
 /* MT19937-64's key/pos (next output key[pos], a twist first at pos 312) ->
  * the window of the next 312 values x[t..t+311] */
 static PyObject *
-py_mt19937_64_window(PyObject *self, PyObject *args)
+py_mt19937_64_window(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *key_obj, *pos_obj, *out_obj;
     uint32_t pos;
@@ -1018,9 +1018,11 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "randqa.sources._jump",
-    "Jump-ahead arithmetic for the compiled generators (LCG, GF(2) matrix and polynomial, glibc additive).", -1,
-    module_methods,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "randqa.sources._jump",
+    .m_doc = "Jump-ahead arithmetic for the compiled generators (LCG, GF(2) matrix and polynomial, glibc additive).",
+    .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC

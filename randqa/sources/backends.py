@@ -8,7 +8,8 @@ Where they come from:
   ``arc4-drop``;
 - the Linux prandom thread: ``lfsr113``, ``siprand``;
 - classic references: ``randu``, ``minstd``, ``ansi-c-rand``, ``mt19937``,
-  ``xorshift32``, ``splitmix64``, ``python-random`` and the numpy/randomgen
+  ``xorshift32``, ``java-random``, ``mmix-lcg``, ``splitmix64``,
+  ``python-random`` and the numpy/randomgen
   BitGenerators (``pcg64``, ``chacha``, ``aes-ctr``, ...);
 - a user's own: ``module:attribute`` naming a numpy BitGenerator, and
   third-party backends registered in the entry-point group
@@ -20,7 +21,8 @@ Byte order and word width.  Words are written little-endian unless the
 original API says otherwise:
 
 - 32-bit generators (``mt19937``, ``lfsr113``, ``siprand``, ``xorshift32``,
-  ``minstd``, ``randu``, ``python-random``) write each output as 4
+  ``minstd``, ``randu``, ``python-random``, ``java-random``, ``mmix-lcg``)
+  write each output as 4
   little-endian bytes; ``glibc-rand`` writes its 31-bit ``rand()`` values
   the same way (bit 31 always 0); ``splitmix64`` writes 8.
 - ``glibc-rand-short``, ``msvc-rand-short`` and ``ansi-c-rand`` write
@@ -49,7 +51,7 @@ reach this copy) and the state is keyed as ``prandom_reseed`` keys it, with
 the seed's low and high 64-bit halves in place of ``get_random_long()``:
 v0 = lo, v1 = hi, v2 = lo ^ K0, v3 = hi ^ K1 (K0 = 0x736f6d6570736575 ^
 0x6c7967656e657261, K1 = 0x646f72616e646f6d ^ 0x7465646279746573), zero
-words replaced by 2**64 - 1.  tests/test_backends.py checks the round
+words replaced by 2**64 - 1.  tests/sources/test_compiled.py checks the round
 against SipHash-2-4's published vector and the C code against a Python
 transcription of the above.  Seed 0 starts with
 v = (2**64-1, 2**64-1, K0, K1) and its first outputs are

@@ -155,23 +155,33 @@ def open_bitgenerator(name: str, seed: int | None) -> Source:
 def open_user_bitgenerator(spec: str, seed: int | None) -> Source:
     """``module:attribute``: a BitGenerator class or a callable seed -> BitGenerator (or Source)."""
     obj = _resolve(spec)
-    s = _any_size_seed(spec, seed)
     if isinstance(obj, np.random.BitGenerator):
         raise UsageError(f"{spec} is a BitGenerator instance; give its class or a factory so --seed can apply")
-    if not callable(obj):
-        raise UsageError(f"{spec} is not a BitGenerator class or a callable")
-    made = obj(s)
+    return open_bitgenerator_factory(spec, obj, seed)
+
+
+def open_bitgenerator_factory(name: str, factory: Any, seed: int | None) -> Source:
+    """A BitGenerator class, or a callable seed -> BitGenerator (or Source),
+    called with ``seed`` (64 bits drawn when None); ``name`` names it in reports."""
+    s = _any_size_seed(name, seed)
+    if not callable(factory):
+        raise UsageError(f"{name} is not a BitGenerator class or a callable")
+    made = factory(s)
     if isinstance(made, Source):
-        made.name = spec if made.name == Source.name else made.name
+        made.name = name if made.name == Source.name else made.name
         made.seed = s if made.seed is None else made.seed
         return made
     raw = made.random_raw(256) if hasattr(made, "random_raw") else None
     if raw is None:
-        raise UsageError(f"{spec}({s}) returned {type(made).__name__}, not a BitGenerator or randqa Source")
-    # 32-bit generators return raw words below 2**32; write those as 4 bytes so no byte is constant
-    word_bytes = 4 if int(np.max(raw)) < 1 << 32 else 8
-    made = obj(s)  # fresh, so the stream starts at its beginning
-    return BitGeneratorSource(spec, s, made, word_bytes, seeding=f"{spec}({s})")
+        raise UsageError(f"{name}({s}) returned {type(made).__name__}, not a BitGenerator or randqa Source")
+    made = factory(s)  # fresh, so the stream starts at its beginning
+    return BitGeneratorSource(name, s, made, raw_word_bytes(raw), seeding=f"{name}({s})")
+
+
+def raw_word_bytes(raw: np.ndarray) -> int:
+    """Bytes per word of a generator whose ``random_raw`` gave ``raw``: 32-bit
+    generators return words below 2**32, written as 4 bytes so no byte is constant."""
+    return 4 if int(np.max(raw)) < 1 << 32 else 8
 
 
 class PythonRandomSource(Source):

@@ -87,9 +87,16 @@ class BitTextStream(Source):
 
     unit_bits = 1
 
-    def __init__(self, path: str, read_size: int = 1 << 20) -> None:
-        self._reader = _FdReader(path)
-        self.name = self._reader.display
+    def __init__(self, path: str | Source, read_size: int = 1 << 20) -> None:
+        """Read the text from a file or stdin ('-'), or from another byte Source
+        (the Python API's bytes, file objects and chunks)."""
+        if isinstance(path, Source):
+            self._reader: _FdReader | Source = path
+            self.name = path.name
+        else:
+            reader = _FdReader(path)
+            self._reader = reader
+            self.name = reader.display
         self._raw = bytearray(read_size)
         self._bits = np.zeros(0, dtype=np.uint8)  # parsed bits not yet handed out
         self._eof = False

@@ -75,7 +75,7 @@ get_seed(PyObject *obj, unsigned int *seed, int *given)
 /* libc rand(), one call per output                                     */
 
 static PyObject *
-libc_rand_fill(PyObject *self, PyObject *args, PyObject *kwargs)
+libc_rand_fill(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"buffer", "mode", "seed", NULL};
     Py_buffer view;
@@ -261,7 +261,7 @@ harness_error(const nmap_cache *c)
 
 /* nmap_harness_run(option, nbytes, seed=1, rand_bytes=0) -> XOR of the words */
 static PyObject *
-nmap_harness_run(PyObject *self, PyObject *args, PyObject *kwargs)
+nmap_harness_run(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"option", "nbytes", "seed", "rand_bytes", NULL};
     const char *option;
@@ -292,7 +292,7 @@ nmap_harness_run(PyObject *self, PyObject *args, PyObject *kwargs)
 
 /* nmap_harness_fill(option, buffer, seed=1, rand_bytes=0): the words, in order */
 static PyObject *
-nmap_harness_fill(PyObject *self, PyObject *args, PyObject *kwargs)
+nmap_harness_fill(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"option", "buffer", "seed", "rand_bytes", NULL};
     const char *option;
@@ -342,9 +342,11 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "randqa.speed._as_called",
-    "Generators as applications call them: libc rand() and nmap's benchmark harness, for timing.",
-    -1, module_methods,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "randqa.speed._as_called",
+    .m_doc = "Generators as applications call them: libc rand() and nmap's benchmark harness, for timing.",
+    .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC

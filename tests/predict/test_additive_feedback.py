@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference_streams import backend_bytes
+from reference_generators import backend_bytes
 
 from randqa.predict.additive_feedback import AdditiveFeedbackPredictor
 from randqa.predict.base import NoFit

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference_streams import backend_bytes, berlekamp_massey
+from reference_generators import backend_bytes, berlekamp_massey
 
 from randqa.predict import _gf2_recurrence
 from randqa.predict.gf2_linear import GF2LinearPredictor

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from reference_streams import backend_bytes, lcg_bytes
+from reference_generators import backend_bytes, lcg_bytes
 
 from randqa.predict.base import NoFit
 from randqa.predict.lcg_full import FullLCGPredictor, find_lcg

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from reference_streams import JAVA_ADDEND, JAVA_MASK, JAVA_MULTIPLIER, backend_bytes, java_random_bytes, mmix_high_bytes
+from reference_generators import JAVA_INCREMENT, JAVA_MASK, JAVA_MULTIPLIER, backend_bytes, java_random_bytes, mmix_high_bytes
 
 from randqa.predict._lattice import _gram_schmidt, lll_reduce
 from randqa.predict.base import NoFit
@@ -25,7 +25,7 @@ def test_java_util_random():
     # the recovered state is the one after the second nextInt()
     s = (seed ^ JAVA_MULTIPLIER) & JAVA_MASK
     for _ in range(2):
-        s = (s * JAVA_MULTIPLIER + JAVA_ADDEND) & JAVA_MASK
+        s = (s * JAVA_MULTIPLIER + JAVA_INCREMENT) & JAVA_MASK
     assert result.structure["state"] == s
 
 

@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from reference_streams import backend_bytes
+from reference_generators import backend_bytes
 
 from randqa.predict.base import NoFit
 from randqa.predict.mersenne_twister import MT19937, MT19937_64, MersenneTwisterPredictor, temper, untemper

@@ -1,19 +1,20 @@
 """The predict runner: one read, predictions checked only on unseen bytes,
-the JSON of the issue, clear answers for bad input, no false claims."""
+the JSON it writes, clear answers for bad input, no false claims."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference_streams import backend_bytes
+from reference_generators import backend_bytes
 
 from randqa.errors import InputError, UsageError
-from randqa.predict import format_predict_text, predict, predict_data, predictor_names
+from randqa.predict import predict, predict_data, predictor_names
+from randqa.report.terminal import render_predict
 from randqa.predict.base import Fit, NoFit, Predictor
 from randqa.predict.runner import MIN_CHECK_BYTES, run_predictor
 from randqa.sources import open_source
 
-PREDICTOR_KEYS = {"name", "applicable", "observed_bytes", "checked_bytes", "exact_fraction", "structure"}
+PREDICTOR_KEYS = {"name", "applicable", "observed_bytes", "checked_bytes", "exact_fraction", "succeeded", "structure"}
 
 
 class _Oracle(Fit):
@@ -63,7 +64,7 @@ def test_json_document_shape():
     assert all(set(p) == PREDICTOR_KEYS for p in doc["predictors"])
     linear = next(p for p in doc["predictors"] if p["name"] == "gf2-linear")
     assert doc["predictable_from_bytes"] == linear["observed_bytes"] == 904
-    assert "predictable from 904 bytes" in format_predict_text(report)
+    assert "predictable from 904 bytes" in render_predict(report.to_json())
 
 
 def test_a_file_source(tmp_path):
@@ -79,7 +80,7 @@ def test_too_little_data_is_a_result_not_an_error():
     assert report.predictable_from_bytes is None
     assert not any(r.applicable for r in report.predictors)
     assert all(r.exact_fraction is None for r in report.predictors)
-    text = format_predict_text(report)
+    text = render_predict(report.to_json())
     assert "no predictor succeeded" in text and "unpredictable" not in text
 
 
@@ -104,4 +105,4 @@ def test_no_false_claims_over_64_mib(name):
     assert report.bytes_read == 64 << 20
     assert report.predictable_from_bytes is None
     assert not any(r.exact_fraction == 1.0 for r in report.predictors)
-    assert "no predictor succeeded" in format_predict_text(report)
+    assert "no predictor succeeded" in render_predict(report.to_json())

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from reference_streams import backend_bytes
+from reference_generators import backend_bytes
 
 from randqa.errors import UsageError
 from randqa.predict import _seed_search

@@ -1,0 +1,96 @@
+"""Throughput of the shared byte-pair table next to the six tests whose counts
+it holds, on one core, as ratios measured in the same run.
+
+    python benchmarks/bench_pair_table.py [--size 64M] [--rounds 5]
+
+Feeds the same PCG64 bytes, in the engine's chunks, to:
+
+- ``_pair_table.add_pair_counts`` (one-byte counters that spill on wrap);
+- ``_counts.digraph_scan``, today's pair count of digraph and
+  overlapping_serial;
+- the update passes of the six tests as the standard suite runs them today
+  (frequency, runs, chi_square bits=8, serial_correlation lag 1, digraph,
+  overlapping_serial m=8), which a shared pair table would replace.
+
+Times are this thread's CPU seconds, best of ``--rounds`` turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Callable
+
+import numpy as np
+
+from randqa.battery import _counts, _pair_table
+from randqa.battery.chi_square import ChiSquare
+from randqa.battery.digraph import Digraph
+from randqa.battery.frequency import Frequency
+from randqa.battery.overlapping_serial import OverlappingSerial
+from randqa.battery.runs import Runs
+from randqa.battery.serial_correlation import SerialCorrelation
+from randqa.engine import CHUNK_BYTES
+from randqa.sizes import parse_size
+
+
+def chunks(data: np.ndarray) -> list[np.ndarray]:
+    return [data[lo:lo + CHUNK_BYTES] for lo in range(0, len(data), CHUNK_BYTES)]
+
+
+def pair_table_kernel(data: np.ndarray) -> Callable[[], None]:
+    def run() -> None:
+        counts = np.zeros(65536, dtype=np.int64)
+        previous = -1
+        for chunk in chunks(data):
+            _pair_table.add_pair_counts(chunk, previous, counts)
+            previous = int(chunk[-1])
+    return run
+
+
+def digraph_scan(data: np.ndarray) -> Callable[[], None]:
+    def run() -> None:
+        counts = np.zeros(65536, dtype=np.int64)
+        previous, start = -1, 0
+        for chunk in chunks(data):
+            _counts.digraph_scan(chunk, previous, start, 0, counts)
+            previous, start = int(chunk[-1]), start + len(chunk)
+    return run
+
+
+def six_tests(data: np.ndarray) -> Callable[[], None]:
+    def run() -> None:
+        tests = [Frequency(), Runs(), ChiSquare(bits=8), SerialCorrelation(lags=[1]), Digraph(), OverlappingSerial(m=8)]
+        for chunk in chunks(data):
+            for test in tests:
+                test.update(chunk)
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="64M")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    size = parse_size(args.size)
+    data = np.random.PCG64(1).random_raw(size // 8).view(np.uint8)
+    rows = {
+        "pair table (add_pair_counts)": pair_table_kernel(data),
+        "digraph_scan (today's pair count)": digraph_scan(data),
+        "six tests' update passes today": six_tests(data),
+    }
+    best = {label: float("inf") for label in rows}
+    for _ in range(args.rounds):
+        for label, run in rows.items():
+            start = time.thread_time()
+            run()
+            best[label] = min(best[label], time.thread_time() - start)
+    reference = best["pair table (add_pair_counts)"]
+    print(f"{size} bytes of PCG64 in {CHUNK_BYTES}-byte chunks, best of {args.rounds}; one thread, MB per CPU second")
+    print(f"{'':<36} {'MB/s':>7} {'time / pair table':>18}")
+    for label, seconds in best.items():
+        print(f"{label:<36} {size / seconds / 1e6:7.0f} {seconds / reference:18.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,292 @@
+"""What one ``randqa test`` is asked to do, checked once: options in, a plan out.
+
+``randqa test`` (the CLI) and ``randqa.test`` (the Python API) both build a
+:class:`TestOptions`, call :func:`plan_test` and run the :class:`TestPlan`
+it returns, so both refuse the same combinations with the same one-line
+messages.  The messages name the CLI's options (``--low-bits``,
+``--seed-sweep``), which the API's keywords mirror one for one.
+
+The rules, in the order they are checked:
+
+- every number in its range and every choice known (the messages are
+  click's, as the CLI prints them for a bad option value);
+- ``--low-bits`` needs ``--word-bits`` (and defaults to 1 with it);
+- ``--sequences K`` needs a suite that tests sequences, replaces ``-n``
+  (K sequences of the suite's length, counted in bits for ``--format bits``);
+- ``--progressive`` reads bytes, not bit text;
+- ``--seed-sweep`` takes no ``--progressive``, ``-n``, ``--word-bits`` or
+  ``--format``, and needs a generator that can be seeded;
+- ``--word-bits`` folds bytes, not bit text.
+
+Defaults that depend on the source: a generator (an endless source) gives
+64 MiB, or 1 GiB as the last length of ``--progressive``; a file or stdin is
+read to its end.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable
+
+from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite
+from randqa.engine.run import UNTIL_END, run, run_progressive
+from randqa.errors import UsageError
+from randqa.results import RunResult
+from randqa.sources import FORMATS, Source, backend_names, open_backend, open_source
+from randqa.sources.folded import FoldedSource
+
+if TYPE_CHECKING:
+    from randqa.engine.compare import CompareOptions
+
+#: how much of an endless generator a test reads without -n
+DEFAULT_GENERATOR_BYTES = 64 << 20
+#: where a progressive test of a generator stops without --max
+PROGRESSIVE_GENERATOR_MAX = 1 << 30
+#: the first length of --progressive without --min
+DEFAULT_PROGRESSIVE_MIN = 1 << 10
+#: word sizes --word-bits folds
+WORD_BITS = (8, 16, 32, 64)
+
+#: option -> how click names it in messages (two spellings for short options)
+_OPTION_LABEL = {"-n": "'-n' / '--bytes'", "-j": "'-j' / '--jobs'"}
+
+ProgressCallback = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class TestOptions:
+    """The options of ``randqa test``; sizes already parsed to whole numbers.
+
+    ``size`` is ``-n`` (bits with ``fmt="bits"``), ``min_size``/``max_size``
+    are ``--min``/``--max``, ``tests`` is ``--tests a,b``.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    size: int | None = None
+    seed: int | None = None
+    suite: str = DEFAULT_SUITE
+    tests: str | None = None
+    fmt: str = "bytes"
+    word_bits: int | None = None
+    low_bits: int | None = None
+    sequences: int | None = None
+    progressive: bool = False
+    min_size: int = DEFAULT_PROGRESSIVE_MIN
+    max_size: int | None = None
+    keep_going: bool = False
+    seed_sweep: int | None = None
+    positions: int = 256
+    jobs: int = 1
+
+
+def _label(option: str) -> str:
+    return _OPTION_LABEL.get(option, f"'{option}'")
+
+
+def check_range(value: int | None, option: str, low: int | None = None, high: int | None = None) -> None:
+    """UsageError unless ``value`` (when given) lies in [low, high], worded as click words it."""
+    if value is None:
+        return
+    if (low is not None and value < low) or (high is not None and value > high):
+        if high is None:
+            bounds = f"x>={low}"
+        elif low is None:
+            bounds = f"x<={high}"
+        else:
+            bounds = f"{low}<=x<={high}"
+        raise UsageError(f"Invalid value for {_label(option)}: {value} is not in the range {bounds}.")
+
+
+def check_choice(value: str | None, option: str, choices: tuple[str, ...]) -> None:
+    """UsageError unless ``value`` (when given) is one of ``choices``, worded as click words it."""
+    if value is not None and value not in choices:
+        known = ", ".join(repr(c) for c in choices)
+        raise UsageError(f"Invalid value for {_label(option)}: {value!r} is not one of {known}.")
+
+
+def check_output_path(path: str | None, option: str) -> None:
+    """Refuse an output path whose folder is missing before a long run, not after."""
+    if path and path != "-":
+        folder = os.path.dirname(path) or "."
+        if not os.path.isdir(folder):
+            raise UsageError(f"{option} {path}: folder {folder} does not exist")
+
+
+def check_size(value: int | None, option: str) -> None:
+    """A size must be a positive whole number (parse_size's wording for the CLI's strings)."""
+    if value is not None and value <= 0:
+        raise UsageError(f"invalid size {str(value)!r}: must be greater than zero")
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    """A checked test: the loaded suite and the options with their defaults
+    filled in (``low_bits`` 1 with ``word_bits``; ``size`` from ``sequences``)."""
+
+    __test__ = False  # not a pytest test class
+
+    suite: Suite
+    options: TestOptions
+
+    # ------------------------------------------------------------ sources
+
+    def open(self, spec: str) -> Source:
+        """Open '-' (stdin), a path or a generator name, folded as asked."""
+        return self.fold(open_source(spec, fmt=self.options.fmt, seed=self.options.seed))
+
+    def fold(self, source: Source) -> Source:
+        """``source`` seen through --word-bits/--low-bits folding (itself without);
+        closes ``source`` when the folding is refused."""
+        o = self.options
+        if not o.word_bits:
+            return source
+        try:
+            return FoldedSource(source, o.word_bits, o.low_bits or 1)
+        except ValueError as exc:
+            source.close()
+            raise UsageError(f"--low-bits: {exc}") from None
+
+    # ------------------------------------------------------------ lengths
+
+    def limit(self, source: Source) -> int | None:
+        """Units a plain run reads: -n, or 64 MiB of a generator, or (None) all of the data."""
+        if self.options.size is None and source.endless:
+            return DEFAULT_GENERATOR_BYTES
+        return self.options.size
+
+    def last_length(self, source: Source) -> int:
+        """The last length of a progressive run: --max, -n, 1 GiB of a generator, or the data's end."""
+        o = self.options
+        return o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if source.endless else UNTIL_END)
+
+    def progress_total(self, source: Source) -> int | None:
+        """Bytes a progress bar counts up to for ``source`` (None when unknown)."""
+        if self.options.progressive:
+            last = self.last_length(source)
+            return last if last < UNTIL_END else None
+        return self.limit(source) if source.unit_bits == 8 else None
+
+    # ------------------------------------------------------------ running
+
+    def run(self, source: Source, on_progress: ProgressCallback | None = None) -> RunResult:
+        """Test ``source`` (already folded): progressively, or once."""
+        o = self.options
+        if o.progressive:
+            return run_progressive(source, self.suite, o.min_size, self.last_length(source), o.keep_going,
+                                   jobs=o.jobs, on_progress=on_progress)
+        return run(source, self.suite, limit=self.limit(source), jobs=o.jobs, on_progress=on_progress)
+
+    @property
+    def sweep_total(self) -> int:
+        """Bytes a seed sweep reads (seeds x positions)."""
+        return (self.options.seed_sweep or 0) * self.options.positions
+
+    def check_sweep_source(self, spec: str) -> None:
+        """A seed sweep re-seeds a named generator: refuse anything else
+        (an unknown name first gets open_source's own message)."""
+        if spec not in backend_names():
+            with open_source(spec):
+                pass
+            raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
+
+    def sweep(self, name: str, open_seeded: Callable[[int], Source] | None = None,
+              on_progress: ProgressCallback | None = None) -> RunResult:
+        """Seed-sweep generator ``name``; ``open_seeded(seed)`` opens one
+        seeded stream (by default the backend ``name``)."""
+        from randqa.engine.seed_sweep import run_seed_sweep
+
+        o = self.options
+        if open_seeded is None:
+            self.check_sweep_source(name)
+
+            def open_seeded(seed: int) -> Source:
+                return open_backend(name, seed)
+
+        return run_seed_sweep(name, open_seeded, o.seed_sweep or 0, positions=o.positions, base_seed=o.seed or 0,
+                              thresholds=self.suite.thresholds, on_progress=on_progress)
+
+
+def check_option_values(options: TestOptions) -> None:
+    """The ranges and choices the CLI's option types enforce."""
+    o = options
+    check_size(o.size, "-n")
+    check_size(o.min_size, "--min")
+    check_size(o.max_size, "--max")
+    check_range(o.seed, "--seed", 0)
+    check_choice(o.fmt, "--format", FORMATS)
+    check_choice(None if o.word_bits is None else str(o.word_bits), "--word-bits", tuple(map(str, WORD_BITS)))
+    check_range(o.low_bits, "--low-bits", 1, 63)
+    check_range(o.sequences, "--sequences", 1)
+    check_range(o.seed_sweep, "--seed-sweep", 2)
+    check_range(o.positions, "--positions", 1, 4096)
+    check_range(o.jobs, "-j", 1, 256)
+
+
+def plan_test(options: TestOptions) -> TestPlan:
+    """Check ``options`` as ``randqa test`` does and load the suite; UsageError
+    (or SuiteError for a malformed suite file) with one line otherwise."""
+    check_option_values(options)
+    o = options
+    chosen = load_suite(o.suite, tests=o.tests)
+    if o.low_bits is not None and not o.word_bits:
+        raise UsageError("--low-bits needs --word-bits")
+    size = o.size
+    if o.sequences is not None:
+        if chosen.sequence_bytes is None:
+            raise UsageError(f"--sequences needs a suite that tests sequences; {chosen.name!r} does not")
+        if size is not None:
+            raise UsageError("give either --sequences or -n/--bytes, not both")
+        size = o.sequences * chosen.sequence_bytes * (8 if o.fmt == "bits" else 1)  # -n counts bits of bit text
+    if o.progressive and o.fmt != "bytes":
+        raise UsageError("--progressive reads bytes; it does not take --format bits")
+    if o.seed_sweep is not None:
+        if o.progressive or size is not None or o.word_bits or o.fmt != "bytes":
+            raise UsageError("--seed-sweep reads --positions bytes of each seeded stream: "
+                             "it takes no --progressive, -n, --word-bits or --format")
+    elif o.word_bits and o.fmt != "bytes":
+        raise UsageError("--word-bits folds bytes; it does not take --format bits")
+    if o.progressive:
+        last = o.max_size or size
+        if last is not None and o.min_size > last:
+            raise UsageError(f"--min ({o.min_size}) is larger than --max ({last})")
+    low_bits = (o.low_bits or 1) if o.word_bits else None
+    return TestPlan(chosen, replace(o, size=size, low_bits=low_bits))
+
+
+def check_compare_values(*, size: int | None = None, min_size: int | None = None, max_size: int | None = None,
+                         seed: int | None = None, speed_repeats: int | None = None, jobs: int = 1) -> None:
+    """The ranges the options of ``randqa compare`` enforce (checked before anything else, as click does)."""
+    check_size(size, "-n")
+    check_size(min_size, "--min")
+    check_size(max_size, "--max")
+    check_range(seed, "--seed", 0)
+    check_range(speed_repeats, "--speed-repeats", 1)
+    check_range(jobs, "-j", 1, 256)
+
+
+def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: int | None = None,
+                 seed: int | None = None, progressive: bool = True, min_size: int | None = None,
+                 max_size: int | None = None, keep_going: bool = False, speed_repeats: int | None = None,
+                 jobs: int = 1, predict: bool = True) -> "CompareOptions":
+    """Check the options of ``randqa compare`` as the CLI does and load the
+    suite; UsageError with one line otherwise.  Output paths are checked by
+    the caller (:func:`check_output_path`) between the combination rules and
+    the suite, as the CLI orders them."""
+    from randqa.engine.compare import DEFAULT_PROGRESSIVE_MIN as COMPARE_MIN, CompareOptions
+    from randqa.speed.generation import REPEATS as SPEED_REPEATS
+
+    check_compare_values(size=size, min_size=min_size, max_size=max_size, seed=seed, speed_repeats=speed_repeats,
+                         jobs=jobs)
+    if not progressive and (min_size or max_size or keep_going):
+        raise UsageError("--min, --max and --keep-going apply only with --progressive")
+    chosen = load_suite(suite, tests=tests)
+    options = CompareOptions(suite=chosen, size=size, seed=seed, progressive=progressive,
+                             min_bytes=min_size or COMPARE_MIN, max_bytes=max_size, keep_going=keep_going,
+                             speed_repeats=SPEED_REPEATS if speed_repeats is None else speed_repeats, jobs=jobs,
+                             predict=predict)
+    last = max_size or size
+    if progressive and last and options.min_bytes > last:
+        raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
+    return options

@@ -1,0 +1,310 @@
+"""Sources made from Python objects, for ``randqa.test`` in notebooks and scripts.
+
+What each kind of object gives, and how it is named in reports:
+
+- ``bytes``, ``bytearray``, ``memoryview`` (any C-contiguous buffer, read as
+  its raw bytes) and a numpy ``uint8`` array (any shape, in C order): the
+  bytes as they are; named after the type (``"bytes"``, ``"ndarray"``).
+- a binary file object (``open(path, "rb")``, ``io.BytesIO``, a socket's
+  ``makefile("rb")``): read with ``readinto`` (or ``read``) to its end or
+  to ``-n``; never closed here, since the caller owns it.  Named after its
+  ``name`` attribute when that is a path.
+- an iterable of chunks (a list, a generator function's iterator), each
+  chunk bytes-like or a uint8 array: the chunks in order, to the iterable's
+  end.  Named ``"chunks"``.
+- a callable ``f(k) -> bytes``: called with the number of bytes wanted and
+  returning up to that many (``os.urandom``, ``numpy.random.Generator.bytes``);
+  an endless generator like the named backends (64 MiB by default), ended
+  early by an empty return.  Named after the callable.
+- a numpy ``BitGenerator`` instance (or a ``numpy.random.Generator``, whose
+  bit generator is used): its ``random_raw`` words from its *current* state,
+  as the named backends write them.  An instance still at the start of the
+  stream of ``Class(seed)`` with an integer seed (checked by comparing
+  states) is recorded as that backend and seed, so its report equals
+  ``randqa test NAME --seed SEED``'s; any other instance is recorded as not
+  reproducible.
+- a ``BitGenerator`` class: seeded with ``seed`` (drawn and recorded when
+  None) as ``randqa test module:Class`` does; a class randqa knows by name
+  (``numpy.random.PCG64``) is that backend.
+
+Wrong types raise ``TypeError`` naming what was given; an object of the
+right kind that turns out wrong while being read (a chunk that is text, a
+callable returning a number) raises ``TypeError`` then.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Callable
+
+import numpy as np
+
+from randqa.sources.base import Source
+from randqa.sources.numpy_backends import (BITGENERATORS, BitGeneratorSource, _resolve, open_bitgenerator,
+                                           open_bitgenerator_factory, raw_word_bytes)
+
+#: marks the end of an iterable of chunks (None could be a chunk, a wrong one)
+_END = object()
+#: the most a callable source is asked for per call, so a slow callable still reports progress
+_MAX_CALL_BYTES = 1 << 20
+
+
+def as_uint8(data: Any, what: str) -> np.ndarray:
+    """``data`` (bytes-like, or a uint8 ndarray) as a flat uint8 array without
+    copying when possible; TypeError naming ``what`` otherwise."""
+    if isinstance(data, np.ndarray):
+        if data.dtype != np.uint8:
+            raise TypeError(f"{what} is a numpy array of {data.dtype}; randqa reads uint8 arrays "
+                            f"(view other arrays as bytes with .view(np.uint8))")
+        return np.ascontiguousarray(data).reshape(-1)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        view = memoryview(data)
+        if not view.c_contiguous:
+            raise TypeError(f"{what} is a memoryview that is not C-contiguous; pass a contiguous copy (view.tobytes())")
+        return np.frombuffer(view.cast("B"), dtype=np.uint8)
+    raise TypeError(f"{what} is {type(data).__name__}, not bytes, bytearray, memoryview or a uint8 numpy array")
+
+
+class BufferSource(Source):
+    """Bytes already in memory."""
+
+    def __init__(self, data: Any, name: str) -> None:
+        self._data = as_uint8(data, "the source")
+        self.name = name
+        self._pos = 0
+
+    def readinto(self, buffer: memoryview) -> int:
+        n = min(len(buffer), len(self._data) - self._pos)
+        if n > 0:
+            np.frombuffer(buffer, dtype=np.uint8, count=n)[:] = self._data[self._pos:self._pos + n]
+            self._pos += n
+        return max(n, 0)
+
+
+def is_binary_file(obj: Any) -> bool:
+    """Whether ``obj`` looks like a file object opened for reading (binary or not)."""
+    return isinstance(obj, io.IOBase) or (callable(getattr(obj, "read", None)) and not isinstance(obj, type))
+
+
+class FileObjectSource(Source):
+    """A binary file object, read to its end; the caller keeps (and closes) it."""
+
+    def __init__(self, fileobj: Any, name: str) -> None:
+        if isinstance(fileobj, io.TextIOBase):
+            raise TypeError(f"{name}: a text file; open it in binary mode ('rb')")
+        self._file = fileobj
+        self.name = name
+        self._readinto = getattr(fileobj, "readinto", None)
+
+    def readinto(self, buffer: memoryview) -> int:
+        if self._readinto is not None:
+            got = self._readinto(buffer)
+            if got is None:  # a non-blocking stream with nothing ready: ask again
+                return self.readinto(buffer)
+            if not isinstance(got, int):
+                raise TypeError(f"{self.name}: readinto returned {type(got).__name__}, not a byte count")
+            return got
+        data = self._file.read(len(buffer))
+        if isinstance(data, str):
+            raise TypeError(f"{self.name}: read() returned text; open the file in binary mode ('rb')")
+        chunk = as_uint8(data, f"{self.name}: read()'s result")
+        n = len(chunk)
+        if n > len(buffer):
+            raise TypeError(f"{self.name}: read({len(buffer)}) returned {n} bytes")
+        np.frombuffer(buffer, dtype=np.uint8, count=n)[:] = chunk
+        return n
+
+
+class ChunkSource(Source):
+    """The chunks of an iterable, in order, to its end."""
+
+    def __init__(self, chunks: Iterable[Any], name: str) -> None:
+        self._chunks: Iterator[Any] = iter(chunks)
+        self.name = name
+        self._pending = np.zeros(0, dtype=np.uint8)
+        self._count = 0
+
+    def readinto(self, buffer: memoryview) -> int:
+        while len(self._pending) == 0:
+            chunk = next(self._chunks, _END)
+            if chunk is _END:
+                return 0
+            self._count += 1
+            self._pending = as_uint8(chunk, f"chunk {self._count} of {self.name}")
+        n = min(len(buffer), len(self._pending))
+        np.frombuffer(buffer, dtype=np.uint8, count=n)[:] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+class CallableSource(Source):
+    """``f(k)`` returning up to k bytes per call; an empty return ends it."""
+
+    endless = True
+
+    def __init__(self, func: Callable[[int], Any], name: str) -> None:
+        self._func = func
+        self.name = name
+        self._pending = np.zeros(0, dtype=np.uint8)
+        self._ended = False
+
+    def readinto(self, buffer: memoryview) -> int:
+        if len(self._pending) == 0 and not self._ended:
+            want = min(len(buffer), _MAX_CALL_BYTES)
+            self._pending = as_uint8(self._func(want), f"{self.name}({want})")
+            self._ended = len(self._pending) == 0
+        n = min(len(buffer), len(self._pending))
+        np.frombuffer(buffer, dtype=np.uint8, count=n)[:] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def describe(self) -> dict[str, Any]:
+        return dict(super().describe(), reproducible=False, output=f"the bytes {self.name}(k) returns")
+
+
+# ---------------------------------------------------------------- BitGenerators
+
+def _same_state(a: Any, b: Any) -> bool:
+    """Equality of two BitGenerator states (nested dicts holding numpy arrays)."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same_state(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    return bool(a == b)
+
+
+def public_name(cls: type) -> str:
+    """``numpy.random._pcg64.PCG64`` -> ``numpy.random.PCG64``: the module path
+    up to its first private part, as users import the class."""
+    parts = []
+    for part in cls.__module__.split("."):
+        if part.startswith("_"):
+            break
+        parts.append(part)
+    return ".".join(parts + [cls.__qualname__])
+
+
+def _known_backend(cls: type, *, plain: bool = False) -> tuple[str, int] | None:
+    """(backend name, word bytes) of the BITGENERATORS entry whose class is
+    ``cls``; with ``plain``, only entries built with the class's defaults."""
+    for name, (_summary, spec, word_bytes, kwargs) in BITGENERATORS.items():
+        if spec.rpartition(":")[2] == cls.__name__ and not (plain and kwargs):
+            try:
+                if _resolve(spec) is cls:
+                    return name, word_bytes
+            except Exception:  # an optional package missing: not this entry
+                continue
+    return None
+
+
+def _fresh_seed(bitgen: Any, backend: str) -> int | None:
+    """The integer seed of ``Class(seed)`` whose stream ``bitgen`` is still at the start of, or None."""
+    seed_seq = getattr(bitgen, "seed_seq", None)
+    if not isinstance(seed_seq, np.random.SeedSequence):
+        return None
+    entropy = seed_seq.entropy
+    if not isinstance(entropy, int) or seed_seq.spawn_key or seed_seq.n_children_spawned or seed_seq.pool_size != 4:
+        return None
+    try:
+        fresh = open_bitgenerator(backend, entropy)
+    except Exception:  # a seed the backend refuses
+        return None
+    assert isinstance(fresh, BitGeneratorSource)
+    return entropy if _same_state(fresh.bitgen.state, bitgen.state) else None
+
+
+def _probe_word_bytes(bitgen: Any) -> int:
+    """Bytes per raw word of an instance, from 256 words drawn and then undone
+    by restoring its state; 8 when its state cannot be restored."""
+    try:
+        saved = bitgen.state
+        raw = bitgen.random_raw(256)
+        bitgen.state = saved
+    except Exception:  # no settable state: assume 64-bit words, as most BitGenerators have
+        return 8
+    return raw_word_bytes(np.asarray(raw))
+
+
+def bitgenerator_instance_source(bitgen: Any) -> Source:
+    """A BitGenerator instance, from its current state (see the module docstring)."""
+    cls = type(bitgen)
+    known = _known_backend(cls)
+    if known is not None:
+        name, word_bytes = known
+        seed = _fresh_seed(bitgen, name)
+        if seed is not None:
+            _summary, spec, _width, _kwargs = BITGENERATORS[name]
+            return BitGeneratorSource(name, seed, bitgen, word_bytes,
+                                      seeding=f"{spec.replace(':', '.')}(seed) via SeedSequence")
+    else:
+        word_bytes = _probe_word_bytes(bitgen)
+    return BitGeneratorSource(public_name(cls), None, bitgen, word_bytes,
+                              seeding="an instance, tested from the state it was given in")
+
+
+def bitgenerator_class_source(cls: type, seed: int | None) -> Source:
+    """A BitGenerator class seeded with ``seed`` (drawn when None), as ``randqa test module:Class``."""
+    known = _known_backend(cls, plain=True)
+    if known is not None:
+        return open_bitgenerator(known[0], seed)
+    return open_bitgenerator_factory(public_name(cls), cls, seed)
+
+
+def is_bitgenerator_class(obj: Any) -> bool:
+    return isinstance(obj, type) and (issubclass(obj, np.random.BitGenerator) or hasattr(obj, "random_raw"))
+
+
+def is_bitgenerator(obj: Any) -> bool:
+    return isinstance(obj, (np.random.BitGenerator, np.random.Generator)) or (
+        not isinstance(obj, type) and callable(getattr(obj, "random_raw", None)))
+
+
+#: what a source may be, for TypeError messages
+ACCEPTED = ("a backend name, a path, a numpy BitGenerator (instance or class), bytes, bytearray, memoryview, "
+            "a uint8 numpy array, a binary file object, an iterable of byte chunks, or a callable f(k) -> bytes")
+
+
+def _callable_name(func: Any) -> str:
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or type(func).__name__
+    module = getattr(func, "__module__", None)
+    if module in (None, "__main__", "builtins") or not isinstance(module, str):
+        return str(name)
+    return f"{module}.{name}"
+
+
+def python_object_source(obj: Any, *, seed: int | None = None, name: str | None = None) -> tuple[Source, str]:
+    """A Source for a Python object (not a name or path), and what kind it is
+    (``"data"``, ``"generator"``, ``"instance"`` or ``"class"``), which
+    decides what ``seed`` and ``--format bits`` may apply to.
+
+    ``seed`` applies to BitGenerator classes only (the caller refuses it
+    for the rest); ``name`` overrides the name reports show.
+    """
+    source: Source
+    if isinstance(obj, np.random.Generator):
+        obj = obj.bit_generator
+    if isinstance(obj, (bytes, bytearray, memoryview, np.ndarray)):
+        source, kind = BufferSource(obj, type(obj).__name__), "data"
+    elif is_bitgenerator_class(obj):
+        source, kind = bitgenerator_class_source(obj, seed), "class"
+    elif is_bitgenerator(obj):
+        source, kind = bitgenerator_instance_source(obj), "instance"
+    elif is_binary_file(obj):
+        path = getattr(obj, "name", None)
+        label = os.fspath(path) if isinstance(path, (str, os.PathLike)) else type(obj).__name__
+        source, kind = FileObjectSource(obj, str(label)), "data"
+    elif callable(obj):
+        source, kind = CallableSource(obj, _callable_name(obj)), "generator"
+    elif isinstance(obj, Iterable) and not isinstance(obj, (str, Mapping)):
+        source, kind = ChunkSource(obj, "chunks"), "data"
+    else:
+        raise TypeError(f"source must be {ACCEPTED}; got {type(obj).__name__}")
+    if name is not None:
+        source.name = name
+    return source, kind
+
+
+__all__ = ["ACCEPTED", "BufferSource", "CallableSource", "ChunkSource", "FileObjectSource", "as_uint8",
+           "bitgenerator_class_source", "bitgenerator_instance_source", "public_name", "python_object_source"]

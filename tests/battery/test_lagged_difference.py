@@ -1,0 +1,153 @@
+"""lagged_difference: its counts against a direct computation, its
+statistic against scipy's, bad parameters refused, truncated power-of-two
+LCGs caught early (MMIX, java.util.Random and relatives built here), and
+uniform p-values on a good generator."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from randqa.battery import _differences
+from randqa.battery.lagged_difference import LaggedDifference, power_divergence
+from reference_generators import MMIX_INCREMENT, MMIX_MULTIPLIER, pcg64_bytes, truncated_lcg_bytes
+
+
+def direct_counts(data: bytes, word_bits: int, order: int, max_lag: int, bits: int, starts: int, period: int):
+    """The counts by the definition, in Python integers, over whole words."""
+    words = np.frombuffer(data[: len(data) - len(data) % (word_bits // 8)], dtype=f"<u{word_bits // 8}")
+    y = [int(w) for w in words]
+    rows = []
+    lag = 1
+    while lag <= max_lag:
+        row = [0] * (1 << bits)
+        for n in range(len(y) - order * lag):
+            if n % period < starts:
+                z = sum((-1) ** (order - i) * comb(order, i) * y[n + i * lag] for i in range(order + 1))
+                row[z % (1 << bits)] += 1
+        rows.append(row)
+        lag *= 2
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("word_bits, order, max_lag, bits, starts, period", [
+    (32, 4, 64, 4, 256, 16384),
+    (8, 2, 16, 8, 5, 7),
+    (16, 5, 32, 3, 100, 100),
+    (64, 1, 8, 6, 3, 40),
+])
+def test_counts_equal_the_definition_in_any_pieces(word_bits, order, max_lag, bits, starts, period):
+    data = pcg64_bytes(9001, 3)
+    expected = direct_counts(data, word_bits, order, max_lag, bits, starts, period)
+    params = dict(word_bits=word_bits, order=order, max_lag=max_lag, bits=bits, starts=starts, period=period)
+    whole = LaggedDifference(**params)
+    whole.update(np.frombuffer(data, dtype=np.uint8))
+    assert (whole.counts == expected).all()
+    pieces = LaggedDifference(**params)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    for lo, hi in zip([0, 1, 13, 700, 701, 4000], [1, 13, 700, 701, 4000, len(arr)]):
+        pieces.update(arr[lo:hi])
+    assert (pieces.counts == expected).all()
+    # a merge at a whole number of periods of words equals one pass
+    split = len(arr) // 2 // whole.alignment * whole.alignment
+    left, right = LaggedDifference(**params), LaggedDifference(**params)
+    left.update(arr[:split])
+    right.update(arr[split:])
+    left.merge(right)
+    assert (left.counts == expected).all()
+
+
+def test_statistic_is_cressie_read_and_result_is_the_bonferroni_minimum():
+    counts = np.random.default_rng(3).integers(0, 60, size=(6, 16))
+    ours = power_divergence(counts, counts.sum(axis=1))
+    theirs = [stats.power_divergence(row, lambda_="cressie-read").statistic for row in counts]
+    assert ours == pytest.approx(theirs, rel=1e-12)
+    acc = LaggedDifference()
+    acc.update(np.frombuffer(pcg64_bytes(1 << 16, 8), dtype=np.uint8))
+    result = acc.finalize()[0]
+    judged = acc.counts[acc.counts.sum(axis=1) >= 128]
+    p = stats.chi2.sf(power_divergence(judged, judged.sum(axis=1)), 15)
+    assert result.details["lags_judged"] == len(judged)
+    assert result.pvalue == pytest.approx(min(1.0, p.min() * len(p)), rel=1e-9)
+
+
+def test_too_little_data_is_insufficient_and_says_how_much():
+    acc = LaggedDifference()
+    acc.update(np.frombuffer(pcg64_bytes(527, 1), dtype=np.uint8))
+    result = acc.finalize()[0]
+    assert result.verdict == "insufficient" and "528 bytes" in result.needs
+    acc.update(np.frombuffer(pcg64_bytes(1, 2), dtype=np.uint8))
+    assert acc.finalize()[0].pvalue is not None
+
+
+@pytest.mark.parametrize("params", [
+    dict(word_bits=24), dict(order=0), dict(order=9), dict(max_lag=3), dict(max_lag=1 << 21), dict(bits=9),
+    dict(bits=0), dict(starts=0), dict(starts=10, period=9), dict(order=2.0),
+])
+def test_bad_parameters_are_refused(params):
+    with pytest.raises(ValueError):
+        LaggedDifference(**params)
+
+
+def test_kernel_refuses_bad_input():
+    counts = np.zeros((1, 16), dtype=np.int64)
+    lags = np.ones(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="order"):
+        _differences.lagged_difference_scan(b"", b"abc", 0, 9, 4, 1, 1, 1 << 62, lags, counts)
+    with pytest.raises(ValueError, match="history"):
+        _differences.lagged_difference_scan(b"xy", b"abc", 1, 4, 4, 1, 1, 1 << 62, lags, counts)
+    with pytest.raises(ValueError, match="counts"):
+        _differences.lagged_difference_scan(b"", b"abc", 0, 4, 5, 1, 1, 1 << 62, lags, counts)
+    with pytest.raises(ValueError, match="whole words"):
+        _differences.low_bytes(b"abc", 2, bytearray(1))
+
+
+# (state bits, multiplier, increment, shift, word bits) -> fails by this many bytes
+TRUNCATED_LCGS = {
+    "MMIX, top 32 bits": ((64, MMIX_MULTIPLIER, MMIX_INCREMENT, 32, 32), 4 << 10),
+    "java.util.Random nextInt": ((48, 0x5DEECE66D, 11, 16, 32), 1 << 10),
+    "multiplicative mod 2^64, top 32 bits": ((64, 0xF1357AEA2E62A9C5, 0, 32, 32), 4 << 10),
+    "mod 2^56, top 32 bits": ((56, 0x5DEECE66D * 9 + 4, 1, 24, 32), 1 << 10),
+    "MMIX, top 16 bits as 16-bit words": ((64, MMIX_MULTIPLIER, MMIX_INCREMENT, 48, 16), 32 << 10),
+    "MMIX, top 8 bits as bytes": ((64, MMIX_MULTIPLIER, MMIX_INCREMENT, 56, 8), 64 << 10),
+}
+
+
+@pytest.mark.parametrize("name", TRUNCATED_LCGS)
+def test_truncated_power_of_two_lcgs_fail_early(name):
+    (state_bits, a, c, shift, word_bits), fails_by = TRUNCATED_LCGS[name]
+    data = truncated_lcg_bytes(state_bits, a, c, shift, word_bits, fails_by * 8 // word_bits)
+    acc = LaggedDifference()
+    acc.update(np.frombuffer(data, dtype=np.uint8))
+    assert acc.finalize()[0].pvalue < 1e-20
+
+
+def test_top_64_bits_of_a_128_bit_lcg_fail_by_2_mib():
+    a, c, mask = 0x2360ED051FC65DA44385DF649FCCF645, 0x5851F42D4C957F2D14057B7EF767814F, (1 << 128) - 1
+    x, out = 1, []
+    for _ in range(1 << 18):
+        x = (a * x + c) & mask
+        out.append(x >> 64)
+    acc = LaggedDifference()
+    acc.update(np.frombuffer(np.array(out, dtype="<u8").tobytes(), dtype=np.uint8))
+    result = acc.finalize()[0]
+    assert result.pvalue < 1e-20 and result.details["worst_lag"] == 1 << 16  # 2^15 outputs of 64 bits
+
+
+@pytest.mark.slow
+def test_p_values_are_uniform_on_a_good_generator():
+    # 300 PCG64 streams of 256 KiB: each result's p-value is uniform or above
+    # (Bonferroni); each lag's own p-value is uniform
+    results, lag4 = [], []
+    for seed in range(300):
+        acc = LaggedDifference()
+        acc.update(np.frombuffer(pcg64_bytes(256 << 10, seed), dtype=np.uint8))
+        results.append(acc.finalize()[0].pvalue)
+        row = acc.counts[2:3]
+        lag4.append(stats.chi2.sf(power_divergence(row, row.sum(axis=1))[0], 15))
+    assert sum(p < 0.05 for p in results) <= 30
+    assert min(results) > 1e-4
+    assert stats.kstest(lag4, "uniform").pvalue > 1e-3

@@ -1,0 +1,232 @@
+"""Every shipped suite's statistics and p-values on one fixed input, against
+values stored from an earlier version of the code.
+
+Restructuring how tests get their counts (shared statistics, new kernels,
+another engine) must not change any result whose statistic is unchanged.
+This runs each suite through the CLI, as a user would, on 64 MiB + 1001 bytes
+of PCG64 output (seed 12345, ``random_raw`` words written little-endian; the
+odd length leaves partial blocks and words at the end) and compares each
+result's statistic, p-value, lower-tail p-value and verdict (and, for
+NIST STS second-level results, the smallest per-sequence p-value) with
+``tests/data/stored_pvalues.json``.
+
+Equality is exact: every statistic is a fixed float formula of integer
+counts, so computing the counts in another way or order must not change a
+bit.  Only on another platform than the one the values were stored on
+(another libm or numpy build may round erfc, log or a SIMD sum in the last
+place) is a relative difference of 1e-12 allowed.
+
+A result whose statistic is changed on purpose (a re-tuned suite entry, a
+corrected formula) is listed in CHANGED_ON_PURPOSE with the reason, or the
+stored values are rewritten with ``PYTHONPATH=tests python
+tests/battery/test_stored_pvalues.py --store`` (the helpers of tests/ on the
+path, as pytest puts them) from a version of the code whose results are known to be right.
+
+The stored values are not only the code's own output: ``test_stored_values_
+agree_with_a_numpy_pair_table`` recomputes the statistics of frequency, runs,
+chi_square, serial_correlation, digraph and overlapping_serial (m = 8) from
+a table of overlapping byte pairs built with numpy, with the formulas of
+their sources (NIST SP 800-22 2.1, 2.3, 2.11; ENT; Wald and Wolfowitz 1943;
+Good 1953).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import platform
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+import pair_table_reference as ref
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "stored_pvalues.json"
+SEED = 12345
+INPUT_BYTES = (64 << 20) + 1001
+
+#: one CLI run per shipped suite: NIST STS on 3 sequences of 10^6 bits (the
+#: first 375,000 bytes); rc4's per-position digraph needs 16 MiB + 1 byte
+RUNS: dict[str, list[str]] = {
+    "quick": ["--suite", "quick"],
+    "standard": ["--suite", "standard"],
+    "nist-sp800-22": ["--suite", "nist-sp800-22", "--sequences", "3"],
+    "rc4": ["--suite", "rc4", "-n", "17M"],
+}
+
+#: result name -> why its stored value no longer holds (none yet)
+CHANGED_ON_PURPOSE: dict[str, str] = {}
+
+COMPARED = ("statistic", "p_value", "p_value_low", "verdict")
+OTHER_PLATFORM_RTOL = 1e-12
+
+
+def fixed_input() -> bytes:
+    words = np.random.PCG64(SEED).random_raw(-(-INPUT_BYTES // 8))
+    return words.astype("<u8").tobytes()[:INPUT_BYTES]
+
+
+def this_platform() -> dict[str, str]:
+    return {"machine": platform.machine(), "libc": " ".join(platform.libc_ver()), "numpy": np.__version__}
+
+
+def run_suite(path: Path, args: list[str]) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "randqa", "test", str(path), *args, "--json", "-"],
+                          capture_output=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode()
+    return json.loads(proc.stdout)
+
+
+def summary(document: dict) -> dict:
+    """The compared fields of each result of one run, by result name."""
+    results = {}
+    for entry in document["tests"]:
+        kept = {key: entry.get(key) for key in COMPARED}
+        if "min_p" in entry.get("details", {}):
+            kept["min_p"] = entry["details"]["min_p"]
+        results[entry["name"]] = kept
+    return {"bytes_tested": document["bytes_tested"], "results": results}
+
+
+@pytest.fixture(scope="module")
+def input_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("stored") / "pcg64-12345.bin"
+    path.write_bytes(fixed_input())
+    return path
+
+
+@pytest.fixture(scope="module")
+def stored() -> dict:
+    return json.loads(DATA.read_text())
+
+
+def test_input_is_the_stored_one(input_file, stored):
+    assert stored["input"]["bytes"] == INPUT_BYTES
+    assert hashlib.sha256(input_file.read_bytes()).hexdigest() == stored["input"]["sha256"]
+    assert stored["runs"].keys() == RUNS.keys()
+
+
+def same(new: object, old: object, exact: bool) -> bool:
+    if new == old:
+        return True
+    if exact or not (isinstance(new, float) and isinstance(old, float)):
+        return False
+    return math.isclose(new, old, rel_tol=OTHER_PLATFORM_RTOL, abs_tol=0.0)
+
+
+@pytest.mark.parametrize("suite", RUNS)
+def test_results_equal_the_stored_ones(suite, input_file, stored):
+    expected = stored["runs"][suite]
+    assert expected["args"] == RUNS[suite], "the stored run used other arguments: store the values again"
+    got = summary(run_suite(input_file, RUNS[suite]))
+    assert got["bytes_tested"] == expected["bytes_tested"]
+    exact = stored["platform"] == this_platform()
+    differences = []
+    for name, old in expected["results"].items():
+        if name in CHANGED_ON_PURPOSE:
+            continue
+        new = got["results"].get(name)
+        if new is None:
+            differences.append(f"{name}: missing")
+            continue
+        for key, old_value in old.items():
+            if not same(new.get(key), old_value, exact):
+                differences.append(f"{name} {key}: {new.get(key)!r}, stored {old_value!r}")
+    unstored = set(got["results"]) - set(expected["results"]) - set(CHANGED_ON_PURPOSE)
+    assert not differences, "\n".join(differences)
+    assert not unstored, f"results with no stored value: {sorted(unstored)}"
+
+
+# ---- an independent check of the stored values ------------------------------
+
+def pair_table_statistics(data: np.ndarray) -> dict[str, tuple[float, float]]:
+    """(statistic, p-value) of six tests, from the pair table and the first and last byte."""
+    n = len(data)
+    first, last = int(data[0]), int(data[-1])
+    pairs = ref.pair_table(data)
+    circular = ref.circular(pairs, first, last)
+    hist = ref.byte_histogram(pairs, last)
+    ones, transitions = ref.ones_and_transitions(pairs, last)
+    out = {}
+
+    bits = 8 * n  # NIST SP 800-22 2.1
+    s_obs = abs(2 * ones - bits) / math.sqrt(bits)
+    out["frequency"] = (s_obs, math.erfc(s_obs / math.sqrt(2)))
+
+    v_n = transitions + 1  # NIST SP 800-22 2.3
+    pi = ones / bits
+    out["runs"] = (float(v_n), math.erfc(abs(v_n - 2 * bits * pi * (1 - pi)) / (2 * math.sqrt(2 * bits) * pi * (1 - pi))))
+
+    expected = n / 256  # ENT's chi-square
+    x2 = float(np.sum((hist - expected) ** 2 / expected))
+    out["chi_square"] = (x2, stats.chi2.sf(x2, 255))
+
+    # ENT's circular lag-1 coefficient; Wald and Wolfowitz's moments of R = T1
+    s1, s2, s3, s4 = (sum(int(c) * v**r for v, c in enumerate(hist)) for r in (1, 2, 3, 4))
+    t1 = ref.lag1_products(circular)
+    r = Fraction(n * t1 - s1 * s1, n * s2 - s1 * s1)
+    mean = Fraction(s1 * s1 - s2, n - 1)
+    var = (Fraction(s2 * s2 - s4, n - 1)
+           + Fraction(s1**4 - 4 * s1 * s1 * s2 + 4 * s1 * s3 + s2 * s2 - 2 * s4, (n - 1) * (n - 2)) - mean**2)
+    out["serial_correlation"] = (float(r), special.erfc(abs(float(t1 - mean) / math.sqrt(var)) / math.sqrt(2)))
+
+    # Good's interaction sum over the (non-circular) pair table
+    m = n - 1
+    cell, margin = m / 65536, m / 256
+    x2_pairs = float(np.sum((pairs - cell) ** 2)) / cell
+    x2_rows = float(np.sum((pairs.sum(axis=1) - margin) ** 2)) / margin
+    x2_cols = float(np.sum((pairs.sum(axis=0) - margin) ** 2)) / margin
+    d = x2_pairs - x2_rows - x2_cols
+    out["digraph"] = (d, stats.chi2.sf(d, 255 * 255))
+
+    # NIST 2.11 with m = 8, from the circular 8-, 7- and 6-bit pattern counts
+    psi = {}
+    for width in (8, 7, 6):
+        counts = ref.pattern_counts(circular, width)
+        psi[width] = float(np.sum((counts - bits / 2**width) ** 2)) / (bits / 2**width)
+    nabla, nabla2 = psi[8] - psi[7], psi[8] - 2 * psi[7] + psi[6]
+    out["overlapping_serial[m=8,nabla]"] = (nabla, stats.chi2.sf(nabla, 128))
+    out["overlapping_serial[m=8,nabla2]"] = (nabla2, stats.chi2.sf(nabla2, 64))
+    return out
+
+
+def test_stored_values_agree_with_a_numpy_pair_table(stored):
+    data = np.frombuffer(fixed_input(), dtype=np.uint8)
+    results = stored["runs"]["standard"]["results"]
+    assert stored["runs"]["standard"]["bytes_tested"] == len(data)
+    for name, (statistic, pvalue) in pair_table_statistics(data).items():
+        assert results[name]["statistic"] == pytest.approx(statistic, rel=1e-9), name
+        assert results[name]["p_value"] == pytest.approx(pvalue, rel=1e-9), name
+        assert stored["runs"]["quick"]["results"].get(name, results[name]) == results[name]
+
+
+def store() -> None:
+    """Write tests/data/stored_pvalues.json from the code as it is now."""
+    import tempfile
+
+    data = fixed_input()
+    document = {
+        "input": {"what": f"numpy PCG64({SEED}).random_raw() words, little-endian, first {INPUT_BYTES} bytes",
+                  "bytes": INPUT_BYTES, "sha256": hashlib.sha256(data).hexdigest()},
+        "platform": this_platform(),
+        "runs": {},
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "input.bin"
+        path.write_bytes(data)
+        for suite, args in RUNS.items():
+            document["runs"][suite] = {"args": args, **summary(run_suite(path, args))}
+    DATA.parent.mkdir(exist_ok=True)
+    DATA.write_text(json.dumps(document, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--store"]:
+        sys.exit(f"usage: PYTHONPATH=tests python {sys.argv[0]} --store   (rewrites {DATA})")
+    store()

@@ -1,0 +1,41 @@
+"""Suite files as data: values of the wrong kind are refused with a clear
+SuiteError, folding keys do not take a test's own parameters, and a folded
+per-sequence test keeps its name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from randqa.battery.suites import Suite, TestSpec, parse_suite
+from randqa.results import Thresholds
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ("test = 'serial_correlation'\nlags = [1, 1]", "distinct"),
+    ("test = 'birthday_spacings'\nword_bytes = 4.0", "whole number"),
+    ("test = 'birthday_spacings'\nbits_per_word = 31.5", "whole number"),
+    ("test = 'frequency'\nfold_word_bits = 8.0\nfold_low_bits = 1", "folding"),
+    ("test = 'frequency'\nfold_word_bits = 8\nfold_low_bits = true", "folding"),
+    ("test = 'frequency'\nfold_low_bits = 1", "folding"),
+])
+def test_suite_values_of_the_wrong_kind_are_refused(entry, problem):
+    from randqa.errors import SuiteError
+
+    with pytest.raises(SuiteError, match=problem):
+        parse_suite(f"[[tests]]\n{entry}\n".encode(), "s.toml")
+
+
+def test_folding_keys_do_not_take_a_tests_own_word_bits():
+    suite = parse_suite(b"[[tests]]\ntest = 'bit_linear_complexity'\nword_bits = 16\nbits = [0]\nlength = 64\n"
+                        b"fold_word_bits = 32\nfold_low_bits = 8\n", "s.toml")
+    acc = suite.build()[0]
+    assert acc.inner.word_bits == 16 and acc.word_bits == 32
+
+
+def test_folded_per_sequence_results_keep_their_name():
+    spec = TestSpec("frequency", {}, sequence_bits=80_000, fold=(32, 1))
+    acc = Suite("x", "", Thresholds(), [spec], "x").build()[0]
+    acc.update(np.zeros(1000, dtype=np.uint8))
+    assert acc.finalize()[0].name == "frequency[low1/32]"

@@ -1,0 +1,151 @@
+"""Running a suite over a stream (engine/run.py): progressive testing to the
+first failure, Ctrl-C while results are judged keeps what was judged, and
+the results are identical whatever the reads (a file, cat, odd-sized pipe
+writes) and whatever the number of --jobs threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from randqa.battery.base import Accumulator
+from randqa.battery.suites import load_suite
+from randqa.engine import run, run_progressive
+from randqa.results import TestResult
+from randqa.sources import open_backend
+from reference_generators import msvc_rand_low_bytes, pcg64_bytes
+
+
+@pytest.fixture(scope="module")
+def msvc_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("streams") / "msvc.bin"
+    path.write_bytes(msvc_rand_low_bytes(1 << 20))
+    return path
+
+
+def test_progressive_stops_at_first_failure(cli, msvc_file):
+    result = cli("test", str(msvc_file), "--progressive", "--min", "1K", "--max", "1M", "--json", "-")
+    doc = result.json()
+    assert result.returncode == 1
+    lengths = [entry["bytes"] for entry in doc["lengths"]]
+    assert lengths == [1024 * 2**i for i in range(len(lengths))]
+    assert doc["first_failure_bytes"] == lengths[-1] <= 64 * 1024
+    assert doc["lengths"][-1]["verdict"] == "fail"
+    assert all(entry["verdict"] != "fail" for entry in doc["lengths"][:-1])
+
+
+def test_progressive_keep_going_reaches_max(cli, msvc_file):
+    doc = cli("test", str(msvc_file), "--progressive", "--max", "1M", "--keep-going", "--json", "-").json()
+    assert doc["lengths"][-1]["bytes"] == 1 << 20
+    assert doc["first_failure_bytes"] < 1 << 20
+
+
+def test_progressive_on_good_data_has_no_failure(cli, tmp_path):
+    path = tmp_path / "good.bin"
+    path.write_bytes(pcg64_bytes(1 << 20, 3))
+    result = cli("test", str(path), "--progressive", "--min", "64K", "--json", "-")
+    assert result.returncode == 0
+    doc = result.json()
+    assert doc["first_failure_bytes"] is None
+    assert [e["bytes"] for e in doc["lengths"]] == [65536 * 2**i for i in range(5)]  # up to the file's 1 MiB
+
+
+def test_progressive_min_above_max_is_refused(cli, msvc_file):
+    result = cli("test", str(msvc_file), "--progressive", "--min", "1M", "--max", "1K")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+
+
+class InterruptOnFinalize(Accumulator):
+    """Sends itself SIGINT while its results are being judged, once."""
+
+    name = "interrupter"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent = False
+
+    def _update(self, chunk: np.ndarray) -> None:
+        pass
+
+    def _merge(self, other: Accumulator) -> None:
+        pass
+
+    def finalize(self) -> list[TestResult]:
+        if self.bytes_seen >= 4096 and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), signal.SIGINT)
+        return [TestResult(self.name, 0.0, 0.5)]
+
+
+def test_ctrl_c_while_judging_keeps_the_lengths_judged(monkeypatch):
+    suite = load_suite("quick")
+    acc = InterruptOnFinalize()
+    monkeypatch.setattr(suite, "build", lambda: [acc])
+    with open_backend("pcg64", 1) as source:
+        result = run_progressive(source, suite, 1024, 1 << 20)
+    assert result.interrupted
+    assert [e["bytes"] for e in result.extra["lengths"]] == [1024, 2048, 4096]
+
+
+def test_ctrl_c_while_judging_a_plain_run_keeps_the_results(monkeypatch):
+    suite = load_suite("quick")
+    acc = InterruptOnFinalize()
+    monkeypatch.setattr(suite, "build", lambda: [acc])
+    with open_backend("pcg64", 1) as source:
+        result = run(source, suite, limit=8192)
+    assert result.interrupted and result.results[0].pvalue == 0.5
+
+
+def _strip_timing(doc: dict) -> dict:
+    doc = dict(doc)
+    for key in ("elapsed_s", "command", "date"):
+        doc.pop(key, None)
+    doc["source"] = {k: v for k, v in doc["source"].items() if k != "name"}
+    return doc
+
+
+def test_file_cat_and_odd_pipe_writes_give_identical_json(tmp_path):
+    data = np.random.default_rng(99).bytes(3 << 20)
+    path = tmp_path / "stream.bin"
+    path.write_bytes(data)
+    randqa = [sys.executable, "-m", "randqa", "test"]
+
+    from_file = subprocess.run([*randqa, str(path), "--json", "-"], capture_output=True, check=True)
+    via_cat = subprocess.run(f"cat {path} | {sys.executable} -m randqa test - --json -", shell=True,
+                             capture_output=True, check=True)
+    # a writer that sends prime-sized pieces with flushes, so reads come back short
+    writer_code = (
+        "import sys,time\n"
+        f"data=open({str(path)!r},'rb').read()\n"
+        "i=0;sizes=[1,7,4093,65521,13,131071]\n"
+        "k=0\n"
+        "while i<len(data):\n"
+        "    n=sizes[k%len(sizes)];k+=1\n"
+        "    sys.stdout.buffer.write(data[i:i+n]);sys.stdout.buffer.flush();i+=n\n"
+        "    if k%50==0: time.sleep(0.001)\n"
+    )
+    writer = subprocess.Popen([sys.executable, "-c", writer_code], stdout=subprocess.PIPE)
+    in_pieces = subprocess.run([*randqa, "-", "--json", "-"], stdin=writer.stdout, capture_output=True, check=True)
+    writer.wait()
+
+    docs = [_strip_timing(json.loads(p.stdout)) for p in (from_file, via_cat, in_pieces)]
+    assert docs[0]["bytes_tested"] == len(data)
+    assert docs[0] == docs[1] == docs[2]
+
+
+def test_jobs_do_not_change_results(tmp_path):
+    path = tmp_path / "stream.bin"
+    path.write_bytes(np.random.default_rng(8).bytes((5 << 20) + 12345))
+    docs = []
+    for jobs in ("1", "2", "3"):
+        out = subprocess.run([sys.executable, "-m", "randqa", "test", str(path), "--jobs", jobs, "--json", "-"],
+                             capture_output=True, check=True).stdout
+        docs.append(_strip_timing(json.loads(out)))
+    assert docs[0] == docs[1] == docs[2]
