@@ -19,7 +19,7 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
     """--jobs, --scheduler, --segment, --checkpoint and --checkpoint-every
     (test and compare; resume takes the first two and the last)."""
     options = [
-        click.option("-j", "--jobs", type=click.IntRange(min=1, max=1024), default=os.cpu_count() or 1,
+        click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=os.cpu_count() or 1,
                      show_default="every core",
                      help="Worker processes that test segments of the stream side by side (an embedded Dask "
                           "cluster; 1: all in this process). Runs no longer than one segment stay in this process, "

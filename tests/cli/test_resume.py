@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from schema_check import assert_valid_document
 
 from randqa.engine.checkpoint import read_checkpoint
 from randqa.errors import InputError
@@ -97,6 +98,7 @@ def test_kill_9_of_the_client_then_resume(tmp_path, uninterrupted):
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming from" in resumed.stderr.decode()
     doc = json.loads(out.read_text())  # written where the run would have written it
+    assert assert_valid_document(doc) == "run"
     assert doc["execution"]["resumed_at_bytes"] == saved.progress.position
     assert comparable(doc) == uninterrupted
 

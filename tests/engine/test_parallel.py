@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from schema_check import assert_valid_document
+
 from randqa.battery.suites import load_suite
 from randqa.engine.execute import Progressive, run_stream, segment_size, suite_alignment
 from randqa.engine.parallel import WorkerVersionError, Workers, check_version, version_problems
@@ -254,6 +256,7 @@ def test_a_real_cluster_gives_the_one_process_results(real_cluster, stream_file)
     on_cluster = _cli("test", "pcg64", "--seed", str(SEED), "--scheduler", real_cluster, "--segment", "1M", *common)
     assert on_cluster.returncode == 0, on_cluster.stderr
     doc = json.loads(on_cluster.stdout)
+    assert assert_valid_document(doc) == "run"
     assert doc["execution"]["mode"] == "scheduler" and doc["execution"]["workers"] == 2
     assert "Dask dashboard" in on_cluster.stderr.decode()
     assert comparable(doc) == expected
