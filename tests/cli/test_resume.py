@@ -153,7 +153,7 @@ def test_checkpoint_refusals_are_one_line(tmp_path):
     assert "truncated or corrupt" in failures["truncated"].stderr.decode()
     assert "suite 'quick', not 'standard'" in failures["another suite"].stderr.decode()
     assert "seed 1, not 2" in failures["another seed"].stderr.decode()
-    assert "not a multiple of 192 MiB" in failures["segment"].stderr.decode()
+    assert "is not a multiple of 960 MiB" in failures["segment"].stderr.decode()
 
 
 def test_a_comparison_resumes_from_its_checkpoint(tmp_path):
