@@ -25,7 +25,9 @@
    holds them back only when P * c exceeds T + o.
 
 The machine may be shared: absolute MB/s vary, the ratios of one run are
-what to read.  The lead reruns this on a quiet machine.
+what to read, next to the first and last lines, which say how many times one
+process's CPU-bound work N processes get done side by side on this machine
+at that moment (N on an idle machine with N cores): no ratio can exceed it.
 """
 
 from __future__ import annotations
@@ -65,6 +67,26 @@ def write_stream(path: str, size: int) -> None:
             n = read_full(source, memoryview(buffer)[:min(left, len(buffer))])
             f.write(memoryview(buffer)[:n])
             left -= n
+
+
+def _busy(_: int) -> float:
+    start = time.perf_counter()
+    x = 0
+    for i in range(20_000_000):
+        x += i
+    return time.perf_counter() - start
+
+
+def machine_capacity(workers: int) -> float:
+    """How many times one process's CPU-bound work this machine gives ``workers``
+    processes side by side right now (``workers`` on an idle machine with as many
+    cores; less when others use them): the ceiling of any ratio below."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        alone = min(pool.map(_busy, [0], chunksize=1) for _ in range(2))[0]
+        together = pool.map(_busy, range(workers), chunksize=1)
+    return workers * alone / max(together)
 
 
 def threads_rate(suite_name: str, size: int, threads: int) -> float:
@@ -149,6 +171,8 @@ def main() -> None:
     args = parser.parse_args()
     suites = [s for s in args.suites.split(",") if s]
     print(f"randqa scaling; {os.cpu_count()} logical CPUs; load average {os.getloadavg()[0]:.1f}")
+    print(f"this machine now runs {args.workers} CPU-bound processes at {machine_capacity(args.workers):.2f}x "
+          f"the work of one (the ceiling of the ratios below; {args.workers}.00 when idle)")
     if not args.skip_scaling:
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "pcg64.bin")
@@ -156,7 +180,8 @@ def main() -> None:
             write_stream(path, size)
             scaling(size, args.workers, suites, path)
     overhead([s for s in args.overhead_suites.split(",") if s], args.workers, args.repeats)
-    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}; {args.workers} processes now do "
+          f"{machine_capacity(args.workers):.2f}x the work of one")
 
 
 if __name__ == "__main__":
