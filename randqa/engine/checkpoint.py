@@ -202,6 +202,8 @@ def read_checkpoint(path: str) -> Saved:
             data = f.read()
     except OSError as exc:
         raise refuse(f"cannot read ({exc.strerror or exc})") from None
+    if not data.startswith(b"PK\x03\x04"):
+        raise refuse("not a randqa checkpoint (not an .npz file)" if data else "empty: not a checkpoint randqa wrote whole")
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             if "meta" not in npz.files:
