@@ -474,9 +474,9 @@ def _html(documents: list[dict[str, Any]], path: PathLike | None) -> str | None:
             return render_html(documents)
         target = _path(path, "path")
         assert target is not None
-        from randqa.engine.plan import check_output_path
+        from randqa.files import check_output_paths
 
-        check_output_path(target, "path")
+        check_output_paths({"path": target})
         write_html_report(documents, target)
     return None
 
@@ -589,8 +589,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     ...
     ValueError: invalid size '1Q': use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)
     """
-    from randqa.engine.plan import (DEFAULT_PROGRESSIVE_MIN, TestOptions, check_option_values, check_output_path,
-                                    plan_test)
+    from randqa.engine.plan import DEFAULT_PROGRESSIVE_MIN, TestOptions, plan_test
 
     call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "format": format, "word_bits": word_bits,
             "low_bits": low_bits, "sequences": sequences, "progressive": progressive, "min": min, "max": max,
@@ -607,10 +606,8 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     show = _flag(progress, "progress")
     label = None if name is None else _text(name, "name")
     with _python_errors():
-        check_option_values(options)  # the CLI's order: option values, output folders, then the rest
-        check_output_path(json_path, "--json")
-        check_output_path(html_path, "--html")
-        plan = plan_test(options)
+        plan = plan_test(options, {"--json": json_path, "--html": html_path},
+                         (str(source),) if isinstance(source, (str, os.PathLike)) else ())
         if options.seed_sweep is not None:
             result = _sweep(plan, source, show)
         else:
@@ -743,7 +740,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     True
     """
     from randqa.engine import compare as comparing
-    from randqa.engine.plan import check_compare_values, check_output_path, plan_compare
+    from randqa.engine.plan import check_compare_values, plan_compare
 
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
@@ -771,13 +768,10 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     with _python_errors():
         check_compare_values(size=size, min_size=min_size, max_size=max_size, seed=seed_value, speed_repeats=repeats,
                              jobs=threads)
-        if not flags[0] and (min_size or max_size or flags[1]):
-            raise UsageError("--min, --max and --keep-going apply only with --progressive")
-        check_output_path(json_path, "--json")
-        check_output_path(html_path, "--html")
         options = plan_compare(suite=_text(suite, "suite"), tests=_test_names(tests), size=size, seed=seed_value,
                                progressive=flags[0], min_size=min_size, max_size=max_size, keep_going=flags[1],
-                               speed_repeats=repeats, jobs=threads, predict=flags[3])
+                               speed_repeats=repeats, jobs=threads, predict=flags[3],
+                               outputs={"--json": json_path, "--html": html_path}, inputs=tuple(specs))
 
         def bar(label: str, total: int | None) -> Any:
             return _progress_bar(flags[2], total, desc=label)
@@ -837,7 +831,7 @@ def report(documents: Document | Sequence[Document], path: PathLike) -> None:
     ...
     ValueError: document 1: missing key 'source'
     """
-    from randqa.engine.plan import check_output_path
+    from randqa.files import check_output_paths
     from randqa.report.html import check_document, load_document, write_html_report
 
     items: Sequence[Any]
@@ -864,7 +858,7 @@ def report(documents: Document | Sequence[Document], path: PathLike) -> None:
                 raise TypeError(f"report takes results, documents (dicts) or JSON file paths, not {type(item).__name__}")
         if not loaded:
             raise UsageError("nothing to report: no result documents")
-        check_output_path(target, "-o")
+        check_output_paths({"-o": target}, tuple(str(i) for i in items if isinstance(i, (str, os.PathLike))))
         write_html_report(loaded, target)
 
 

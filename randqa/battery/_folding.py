@@ -43,10 +43,20 @@ class FoldedTest(SharesStatistic):
 
     @property
     def alignment(self) -> int:
-        # whole words, whole output bytes, and whole blocks of the inner test
-        out_bits = 8 * self.inner.alignment
+        return self._input_bytes(self.inner.alignment)
+
+    @property
+    def phase(self) -> int:
+        return self._input_bytes(self.inner.phase)
+
+    def _input_bytes(self, inner_bytes: int) -> int:
+        # whole words, whole output bytes, and a multiple of the inner test's bytes
+        out_bits = 8 * inner_bytes
         words = out_bits // math.gcd(out_bits, self.low_bits)
         return words * self.word_bytes
+
+    def _begin_at(self, position: int) -> None:
+        self.inner.begin_at(position // self.word_bytes * self.low_bits // 8)
 
     def shared_statistic(self) -> FoldedStatistic | None:
         inner = self.inner.shared_statistic()

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
+from randqa.battery._state import export_state, import_state
 from randqa.results import TestResult
 
 if TYPE_CHECKING:
@@ -108,11 +109,36 @@ class Accumulator(ABC):
 
     def __init__(self) -> None:
         self.bytes_seen = 0
+        #: stream position (bytes) of the first byte this accumulator sees (begin_at)
+        self.start = 0
 
     @property
     def alignment(self) -> int:
-        """Byte multiple at which this accumulator may be split and merged."""
+        """Byte multiple at which this accumulator may be split and merged
+        (the right part placed at its position with ``begin_at``)."""
         return 1
+
+    @property
+    def phase(self) -> int:
+        """Byte multiple at which a right part that was not placed with
+        ``begin_at`` may follow: where what the test does at a position (the
+        sequences it samples, say) repeats.  By default the alignment."""
+        return self.alignment
+
+    def begin_at(self, position: int) -> None:
+        """Place a fresh accumulator at stream byte ``position``, a multiple
+        of ``alignment``: a segment-parallel run starts each segment's
+        accumulators where the segment starts, so that a test whose work
+        depends on the position counts as one pass over the stream would."""
+        if self.bytes_seen:
+            raise ValueError(f"{self.name}: begin_at on an accumulator that has seen bytes")
+        if position < 0 or position % self.alignment:
+            raise ValueError(f"{self.name}: a part may start only on a {self.alignment}-byte boundary, not at {position}")
+        self.start = position
+        self._begin_at(position)
+
+    def _begin_at(self, position: int) -> None:
+        """Set up what depends on the stream position (nothing, by default)."""
 
     def update(self, chunk: np.ndarray) -> None:
         """Consume the next bytes of the stream (a contiguous uint8 array)."""
@@ -173,8 +199,26 @@ class Accumulator(ABC):
     def _check_mergeable(self, other: "Accumulator") -> None:
         if type(other) is not type(self) or other.parameters() != self.parameters():
             raise ValueError(f"cannot merge {other!r} into {self!r}: different test or parameters")
-        if self.bytes_seen % self.alignment:
-            raise ValueError(f"{self.name}: left part of a merge must end on a {self.alignment}-byte boundary")
+        if other.start == self.start + self.bytes_seen and other.start:
+            boundary = self.alignment  # the right part was placed where this one ends
+        elif other.start == 0:
+            boundary = self.phase
+        else:
+            raise ValueError(f"{self.name}: the right part of a merge starts at byte {other.start}, "
+                             f"not where the left part ends ({self.start + self.bytes_seen})")
+        if self.bytes_seen % boundary:
+            raise ValueError(f"{self.name}: left part of a merge must end on a {boundary}-byte boundary")
+
+    def state(self) -> dict[str, Any]:
+        """Everything this accumulator has counted, as plain data (numpy
+        arrays and JSON values; see randqa/battery/_state.py): what a
+        checkpoint saves and what workers send back."""
+        return export_state(self)
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Take the counts of ``state`` (from ``state()`` of an accumulator
+        built from the same suite entry); StateError if it does not fit."""
+        import_state(self, state)
 
     def parameters(self) -> dict[str, Any]:
         """The keyword parameters this instance was built with (for reports)."""

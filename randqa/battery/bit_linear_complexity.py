@@ -131,7 +131,17 @@ class BitLinearComplexity(WholeBlockTest):
 
     @property
     def alignment(self) -> int:
+        # a sequence is never cut: a part placed with begin_at knows where in
+        # the pattern of tested and skipped sequences it starts
+        return self.length * self.word_bytes
+
+    @property
+    def phase(self) -> int:
         return self.period_words * self.word_bytes
+
+    def _begin_at(self, position: int) -> None:
+        for b in self.bits:
+            self.positions[b][0] = position // self.word_bytes % self.period_words
 
     def _scan(self, run: np.ndarray) -> None:
         for b in self.bits:

@@ -4,6 +4,8 @@
 - ``backends``: ``randqa list``, ``generate``, ``bench``;
 - ``reports``: ``randqa compare``, ``randqa report``;
 - ``predict``: ``randqa predict``;
+- ``resume``: ``randqa resume`` (a run from its checkpoint); ``workers``: the
+  options of runs whose segments go to Dask workers;
 - ``common``: exit codes, option parsing, output paths, the memory check, progress bars.
 
 Exit codes: 0 nothing failed, 1 a test failed, 2 an error (one line on
@@ -24,7 +26,7 @@ import traceback
 import click
 
 from randqa._version import __version__
-from randqa.cli import backends, predict, reports, test
+from randqa.cli import backends, predict, reports, resume, test
 from randqa.cli.common import EXIT_INTERNAL, EXIT_USAGE, interrupted_exit_code, reserve_standard_streams
 from randqa.engine.run import InterruptGuard, clear_stop_signal, last_stop_signal
 from randqa.errors import OutputClosed, OutputError, RandqaError
@@ -52,7 +54,7 @@ def cli(debug: bool) -> None:
     """Statistical randomness quality tester: quality next to speed."""
 
 
-for _command in test.COMMANDS + backends.COMMANDS + reports.COMMANDS + predict.COMMANDS:
+for _command in test.COMMANDS + backends.COMMANDS + reports.COMMANDS + predict.COMMANDS + resume.COMMANDS:
     cli.add_command(_command)
 
 

@@ -11,8 +11,7 @@ from typing import Any, TextIO
 
 import click
 
-from randqa.battery.suites import Suite, check_memory
-from randqa.engine.run import CHUNK_BYTES, last_stop_signal
+from randqa.engine.run import last_stop_signal
 from randqa.errors import OutputError
 from randqa.sizes import parse_size
 
@@ -74,48 +73,13 @@ def _fileno(stream: TextIO) -> int:
         return -1
 
 
-def physical_memory() -> int | None:
-    """Bytes of memory this process may use: the machine's, or its cgroup's limit when lower."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
-    try:
-        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as f:
-            limit = f.read().strip()
-        if limit.isdigit():
-            total = min(total, int(limit))
-    except OSError:
-        pass
-    return total
-
-
-def default_max_memory() -> int:
-    """--max-memory's default: half of physical memory (4 GiB when unknown)."""
-    total = physical_memory()
-    return total // 2 if total else 4 << 30
-
-
-def max_memory_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int:
-    """click callback for --max-memory: a size, or the default."""
-    return default_max_memory() if value is None else parse_size(value)
+def max_memory_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """click callback for --max-memory: a size, or None for the default (randqa.engine.plan)."""
+    return None if value is None else parse_size(value)
 
 
 MAX_MEMORY_HELP = ("Refuse, before the run, a suite whose tests and buffers would take more memory than this "
                    "(1G, 512M; on top of randqa's own, about 100 MB). Default: half of physical memory.")
-
-
-def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "bytes", lengths: int = 1) -> int:
-    """Refuse a run of ``suite`` that would take more than ``limit`` bytes:
-    the tests' stated needs (randqa.battery.suites.check_memory), the read
-    buffers and the source's own (a bit-text reader holds 8 bytes per bit)."""
-    buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
-    return check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
-
-
-def progressive_lengths(first: int, last: int) -> int:
-    """How many lengths a progressive run from ``first`` to ``last`` judges (doubling)."""
-    return max(1, last // max(first, 1)).bit_length() + 1
 
 
 def size_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:

@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-import os
+import contextlib
 import sys
+from typing import Any
 
 import click
 
-from randqa import engine
-from randqa.battery.suites import DEFAULT_SUITE, load_suite
+from randqa.battery.suites import DEFAULT_SUITE
 from randqa.cli.common import (
     EXIT_OK,
     MAX_MEMORY_HELP,
     ProgressBar,
-    check_run_memory,
     command_line,
     emit,
     interrupted_exit_code,
     max_memory_option,
-    progressive_lengths,
     size_option,
     table_stream,
 )
+from randqa.cli.workers import parallel_options
 from randqa.engine import compare as comparing
+from randqa.engine.plan import plan_compare
 from randqa.engine.run import InterruptGuard
-from randqa.errors import RandqaError, UsageError
+from randqa.errors import RandqaError
 from randqa.files import check_output_paths
 from randqa.report.environment import environment
 from randqa.report.json_report import write_json
@@ -55,8 +55,7 @@ DEFAULT_HTML = "randqa-report.html"
 @click.option("--html", "html_path", metavar="PATH", default=DEFAULT_HTML, show_default=True,
               help="Write a self-contained HTML report to PATH.")
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=min(2, os.cpu_count() or 1), show_default=True,
-              help="Threads that run the suite's tests side by side on each chunk.")
+@parallel_options
 @click.option("--predict/--no-predict", "run_predictors", default=True, show_default=True,
               help="Run randqa predict's predictors on each source: the table's 'predictable from' column.")
 @click.option("--max-memory", callback=max_memory_option, metavar="SIZE", help=MAX_MEMORY_HELP)
@@ -64,7 +63,8 @@ DEFAULT_HTML = "randqa-report.html"
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
                     speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
-                    run_predictors: bool, max_memory: int, progress: bool | None) -> int:
+                    scheduler: str | None, segment: int | None, checkpoint: str | None, checkpoint_every: float,
+                    run_predictors: bool, max_memory: int | None, progress: bool | None) -> int:
     """Compare generators: speed as applications call them next to test quality.
 
     Each SOURCE is a generator name (`randqa list`), a file, or '-' for
@@ -79,26 +79,41 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     """
     if no_html:
         html_path = None
-    if not progressive and (min_bytes or max_bytes or keep_going):
-        raise UsageError("--min, --max and --keep-going apply only with --progressive")
-    check_output_paths({"--json": json_path, "--html": html_path}, sources)
-    chosen = load_suite(suite, tests=test_names, max_memory=max_memory)
-    options = comparing.CompareOptions(
-        suite=chosen, size=size, seed=seed, progressive=progressive,
-        min_bytes=min_bytes or comparing.DEFAULT_PROGRESSIVE_MIN, max_bytes=max_bytes,
-        keep_going=keep_going, speed_repeats=speed_repeats, jobs=jobs, predict=run_predictors)
-    last = max_bytes or size
-    if progressive and last and options.min_bytes > last:
-        raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
-    lengths = progressive_lengths(options.min_bytes, last or engine.UNTIL_END) if progressive else 1
-    check_run_memory(chosen, max_memory, jobs=jobs, lengths=lengths)
+    options = plan_compare(suite=suite, tests=test_names, size=size, seed=seed, progressive=progressive,
+                           min_size=min_bytes, max_size=max_bytes, keep_going=keep_going, speed_repeats=speed_repeats,
+                           jobs=jobs, predict=run_predictors, max_memory=max_memory, segment=segment,
+                           checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
+                           outputs={"--json": json_path, "--html": html_path, "--checkpoint": checkpoint},
+                           inputs=sources)
+    return _compare(list(sources) or list(comparing.DEFAULT_SOURCES), options, scheduler=scheduler,
+                    json_path=json_path, html_path=html_path, progress=progress)
+
+
+def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, checkpoint_every: float,
+                      json_path: str | None, html_path: str | None, progress: bool | None) -> int:
+    """`randqa resume` of a comparison's checkpoint: the sources not finished yet."""
+    state = saved.context["compare"]
+    options = comparing.CompareOptions.from_json(state["options"], jobs=jobs, checkpoint=saved.path,
+                                                 checkpoint_every_s=checkpoint_every)
+    return _compare(state["sources"], options, scheduler=scheduler, json_path=json_path, html_path=html_path,
+                    progress=progress, saved=saved, command=saved.command)
+
+
+def _compare(sources: list[str], options: Any, *, scheduler: str | None, json_path: str | None,
+             html_path: str | None, progress: bool | None, saved: Any = None, command: str | None = None) -> int:
+    """Run a comparison (on Dask workers when asked), write its files, then print its table."""
+    from randqa.engine.parallel import Workers, scheduler_address
 
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
+    options.outputs = {"json": json_path, "html": html_path}
+    address = scheduler_address(scheduler)
+    options.workers = Workers(options.jobs, address) if options.jobs > 1 or address else None
     failures: list[RandqaError] = []  # a source that failed after others finished: theirs are kept
-    doc = comparing.run_comparison(list(sources) or list(comparing.DEFAULT_SOURCES), options,
-                                   command_line(), environment(), progress=bar, failures=failures)
+    with options.workers if options.workers is not None else contextlib.nullcontext():
+        doc = comparing.run_comparison(sources, options, command or command_line(), environment(), progress=bar,
+                                       saved=saved, failures=failures)
     if not doc["runs"]:
         emit("randqa: interrupted before any source was tested", sys.stderr)
         return interrupted_exit_code()

@@ -1,37 +1,32 @@
-"""``randqa test`` and ``randqa suites``: test one source with a suite."""
+"""``randqa test`` and ``randqa suites``: test one source with a suite.
+
+The options are checked by randqa.engine.plan (the Python API's
+``randqa.test`` uses the same plan), and the run goes through
+randqa.engine.launch: in this process, or in segments on Dask workers.
+"""
 
 from __future__ import annotations
 
 import click
 
-from randqa import engine
-from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite, suite_names
+from randqa.battery.suites import DEFAULT_SUITE, load_suite, suite_names
 from randqa.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     MAX_MEMORY_HELP,
-    ProgressBar,
-    check_run_memory,
     command_line,
     emit,
     interrupted_exit_code,
     max_memory_option,
-    progressive_lengths,
     size_option,
     table_stream,
 )
-from randqa.errors import UsageError
-from randqa.files import check_output_paths
+from randqa.cli.workers import launch_run, parallel_options
+from randqa.engine.plan import TestOptions, plan_test
 from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
 from randqa.results import RunResult, Verdict
-from randqa.sources import FORMATS, Source, open_source
-from randqa.sources.folded import FoldedSource
-
-#: how much of an endless generator `randqa test NAME` reads without -n
-DEFAULT_GENERATOR_BYTES = 64 << 20
-#: where `randqa test NAME --progressive` stops without --max
-PROGRESSIVE_GENERATOR_MAX = 1 << 30
+from randqa.sources import FORMATS
 
 
 @click.command("test")
@@ -62,80 +57,24 @@ PROGRESSIVE_GENERATOR_MAX = 1 << 30
               help="Bytes read from the start of each stream by --seed-sweep.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
-              help="Threads that run the suite's tests side by side on each chunk.")
+@parallel_options
 @click.option("--max-memory", callback=max_memory_option, metavar="SIZE", help=MAX_MEMORY_HELP)
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
-                 word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int, max_size: int | None, keep_going: bool,
-                 seed_sweep: int | None, positions: int, json_path: str | None, html_path: str | None, jobs: int,
-                 max_memory: int, progress: bool | None) -> int:
+                 word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int,
+                 max_size: int | None, keep_going: bool, seed_sweep: int | None, positions: int, json_path: str | None,
+                 html_path: str | None, jobs: int, scheduler: str | None, segment: int | None, checkpoint: str | None,
+                 checkpoint_every: float, max_memory: int | None, progress: bool | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
-    check_output_paths({"--json": json_path, "--html": html_path}, (source,))
-    chosen = load_suite(suite, tests=test_names, max_memory=max_memory)
-    if low_bits is not None and not word_bits:
-        raise UsageError("--low-bits needs --word-bits")
-    low_bits = low_bits or 1
-    if sequences is not None:
-        if chosen.sequence_bytes is None:
-            raise UsageError(f"--sequences needs a suite that tests sequences; {chosen.name!r} does not")
-        if size is not None:
-            raise UsageError("give either --sequences or -n/--bytes, not both")
-        size = sequences * chosen.sequence_bytes * (8 if fmt == "bits" else 1)  # -n counts bits of bit text
-    if progressive and fmt != "bytes":
-        raise UsageError("--progressive reads bytes; it does not take --format bits")
-    if seed_sweep is not None:
-        if progressive or size is not None or word_bits or fmt != "bytes":
-            raise UsageError("--seed-sweep reads --positions bytes of each seeded stream: it takes no --progressive, -n, --word-bits or --format")
-        with ProgressBar(progress, seed_sweep * positions) as bar:
-            result = _seed_sweep(source, seed_sweep, positions, seed or 0, chosen, bar)
-        return _report_run(result, json_path, html_path)
-    if word_bits and fmt != "bytes":
-        raise UsageError("--word-bits folds bytes; it does not take --format bits")
-    if not progressive:
-        check_run_memory(chosen, max_memory, jobs=jobs, fmt=fmt)
-    with _open_folded(source, fmt, seed, word_bits, low_bits) as src:
-        if progressive:
-            # stdin and files: until the data ends
-            last = max_size or size or (PROGRESSIVE_GENERATOR_MAX if src.endless else engine.UNTIL_END)
-            check_run_memory(chosen, max_memory, jobs=jobs, lengths=progressive_lengths(min_size, last))
-            with ProgressBar(progress, last if last < engine.UNTIL_END else None) as bar:
-                result = engine.run_progressive(src, chosen, min_size, last, keep_going, jobs=jobs, on_progress=bar)
-        else:
-            if size is None and src.endless:
-                size = DEFAULT_GENERATOR_BYTES
-            with ProgressBar(progress, size if src.unit_bits == 8 else None) as bar:
-                result = engine.run(src, chosen, limit=size, jobs=jobs, on_progress=bar)
+    plan = plan_test(TestOptions(
+        size=size, seed=seed, suite=suite, tests=test_names, fmt=fmt, word_bits=int(word_bits) if word_bits else None,
+        low_bits=low_bits, sequences=sequences, progressive=progressive, min_size=min_size, max_size=max_size,
+        keep_going=keep_going, seed_sweep=seed_sweep, positions=positions, jobs=jobs, max_memory=max_memory),
+        {"--json": json_path, "--html": html_path, "--checkpoint": checkpoint}, (source,))
+    result = launch_run(plan.run_spec(source, segment), jobs=jobs, scheduler=scheduler, checkpoint=checkpoint,
+                        checkpoint_every=checkpoint_every, outputs={"json": json_path, "html": html_path},
+                        progress=progress)
     return _report_run(result, json_path, html_path)
-
-
-def _open_folded(source: str, fmt: str, seed: int | None, word_bits: str | None, low_bits: int) -> Source:
-    src = open_source(source, fmt=fmt, seed=seed)
-    if not word_bits:
-        return src
-    try:
-        return FoldedSource(src, int(word_bits), low_bits)
-    except ValueError as exc:
-        src.close()
-        raise UsageError(f"--low-bits: {exc}") from None
-
-
-def _seed_sweep(source: str, seeds: int, positions: int, base_seed: int, suite: Suite,
-                on_progress: ProgressBar) -> RunResult:
-    from randqa.engine.seed_sweep import run_seed_sweep
-    from randqa.sources import backend_names, open_backend
-    from randqa.sources.base import UnseededSource
-
-    if source not in backend_names():
-        with open_source(source):  # a clear error for unknown names; stdin and files cannot be re-seeded
-            pass
-        raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
-    with open_backend(source, base_seed) as probe:
-        if isinstance(probe, UnseededSource) or probe.describe().get("reproducible") is False:
-            raise UsageError(f"--seed-sweep needs a generator that takes a seed; {source} draws from the system "
-                             "and cannot be seeded")
-    return run_seed_sweep(source, lambda s: open_backend(source, s), seeds, positions=positions,
-                          base_seed=base_seed, thresholds=suite.thresholds, on_progress=on_progress)
 
 
 def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:

@@ -13,15 +13,18 @@ from that document.
 
 from __future__ import annotations
 
-import contextlib
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, ContextManager
 
 from randqa import engine
 from randqa._version import __version__
 from randqa.speed.as_called import AsCalledSpeed, as_called_speed
 from randqa.speed.generation import REPEATS as SPEED_REPEATS
+from randqa.engine.checkpoint import RunSpec, Saved, read_checkpoint, suite_from_json, suite_to_json
+from randqa.engine.execute import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.launch import Execution, identity_of, launch
 from randqa.errors import RandqaError, UsageError
 from randqa.results import RunResult
 from randqa.sources import Source, is_data_spec, open_source, read_full
@@ -57,10 +60,30 @@ class CompareOptions:
     max_bytes: int | None = None
     keep_going: bool = False
     speed_repeats: int = SPEED_REPEATS
-    #: threads running the suite's tests side by side (engine ``jobs``)
+    #: threads running the suite's tests side by side in this process
     jobs: int = 1
     #: run the predictors on each source ("predictable from" in the table)
     predict: bool = True
+    #: where segments go (randqa.engine.parallel.Workers), None: this process only
+    workers: Any = None
+    #: --segment as given
+    segment: int | None = None
+    checkpoint: str | None = None
+    checkpoint_every_s: float = DEFAULT_CHECKPOINT_EVERY_S
+    #: where the report goes (--json, --html), for a resumed comparison
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """What a checkpoint records of the options (a resumed comparison goes on with them)."""
+        return {"suite": suite_to_json(self.suite), "size": self.size, "seed": self.seed,
+                "progressive": self.progressive, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes,
+                "keep_going": self.keep_going, "speed_repeats": self.speed_repeats, "segment": self.segment,
+                "predict": self.predict}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], **execution: Any) -> "CompareOptions":
+        fields = dict(data, suite=suite_from_json(data["suite"]))
+        return cls(**fields, **execution)
 
 
 def _open(spec: str, seed: int | None) -> Source:
@@ -99,29 +122,40 @@ def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> 
     return as_called_speed(spec, None, repeats, seed)
 
 
+def source_run(spec: str, options: CompareOptions) -> RunSpec:
+    """One source's test, as data: a plain run or a progressive one."""
+    endless = not is_data_spec(spec)
+    limit = options.size
+    if limit is None and endless:
+        limit = DEFAULT_COMPARE_BYTES
+    progressive = None
+    if options.progressive:
+        # stdin and files: until the data ends
+        last = options.max_bytes or limit or engine.UNTIL_END
+        progressive = {"min_bytes": options.min_bytes, "max_bytes": last, "keep_going": options.keep_going}
+        limit = None
+    return RunSpec(kind="test", source=spec, suite=suite_to_json(options.suite), seed=options.seed if endless else None,
+                   limit=limit, progressive=progressive, segment=options.segment, identity=identity_of(spec, "bytes"))
+
+
 def run_source_tests(spec: str, options: CompareOptions,
                 progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
+                *, saved: Saved | None = None, context: dict[str, Any] | None = None, command: str | None = None,
                 ) -> RunResult:
-    """Test one source with the suite: a plain run, or a progressive one.
+    """Test one source with the suite: a plain run, or a progressive one,
+    on the comparison's workers when it has them.
 
     ``progress(name, total_bytes)`` returns a context manager that is called
     with byte counts (a ProgressBar); total is None when unknown (a file).
+    ``saved`` is the checkpoint of this source's run to continue.
     """
-    with _open(spec, options.seed) as source:
-        limit = options.size
-        if limit is None and source.endless:
-            limit = DEFAULT_COMPARE_BYTES
-        if options.progressive:
-            # stdin and files: until the data ends
-            last = options.max_bytes or limit or engine.UNTIL_END
-            total = last if source.endless or options.max_bytes or options.size else None
-        else:
-            total = limit if source.endless or options.size else None
-        with (progress(source.name, total) if progress else contextlib.nullcontext(None)) as bar:
-            if options.progressive:
-                return engine.run_progressive(source, options.suite, options.min_bytes, last, options.keep_going,
-                                              jobs=options.jobs, on_progress=bar)
-            return engine.run(source, options.suite, limit=limit, jobs=options.jobs, on_progress=bar)
+    name = "stdin" if spec == "-" else spec
+    execution = Execution(workers=options.workers, threads=options.jobs, checkpoint=options.checkpoint,
+                          checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
+                          context=context)
+    bar = (lambda total: progress(name, total)) if progress else None
+    return launch(saved.run if saved is not None else source_run(spec, options), execution, bar, saved=saved,
+                  fresh=saved is None)
 
 
 def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
@@ -167,32 +201,50 @@ def compare_document(command: str, environment: dict[str, Any], options: Compare
 
 def run_comparison(specs: list[str], options: CompareOptions, command: str, environment: dict[str, Any],
                    progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
-                   failures: list[RandqaError] | None = None) -> dict[str, Any]:
+                   saved: Saved | None = None, failures: list[RandqaError] | None = None) -> dict[str, Any]:
     """Measure and test every source in turn; return the compare document.
 
     Ctrl-C stops at once; the document covers the sources done so far (the
     current one's partial run included) and says ``interrupted``.  With a
-    ``failures`` list, a source that fails (RandqaError) after others have
-    finished ends the comparison too: the error is appended there and the
-    document holds the finished runs.
+    checkpoint (``options.checkpoint``) the finished sources' documents are
+    saved with the current source's state; ``saved`` (a checkpoint read
+    back) continues a comparison from there.  Given a ``failures`` list, a
+    source that fails (RandqaError) after others have finished ends the
+    comparison too: the error is appended there and the document holds the
+    finished runs.
     """
     check_sources(specs, options.seed)
     start = time.perf_counter()
     runs: list[dict[str, Any]] = []
+    if saved is not None:
+        runs = list(saved.context["compare"]["runs"])
+    elif options.checkpoint and os.path.exists(options.checkpoint):
+        saved = read_checkpoint(options.checkpoint)
+        previous = (saved.context or {}).get("compare")
+        if not previous or previous.get("sources") != specs or previous.get("options") != options.to_json():
+            raise UsageError(f"checkpoint {options.checkpoint} holds another run; resume it with "
+                             f"`randqa resume {options.checkpoint}`, or give another --checkpoint path")
+        runs = list(previous["runs"])
     interrupted = False
-    for spec in specs:
+    for index, spec in enumerate(specs):
+        if index < len(runs):
+            continue
+        context = {"compare": {"sources": specs, "options": options.to_json(), "runs": runs,
+                               "environment": environment}}
         try:
             try:
                 speed = measure_speed(spec, options.seed, options.speed_repeats)
             except KeyboardInterrupt:
                 interrupted = True
                 break
-            result = run_source_tests(spec, options, progress)
+            current = saved if saved is not None and saved.run.source == spec and index == len(runs) else None
+            result = run_source_tests(spec, options, progress, saved=current, context=context, command=command)
         except RandqaError as exc:
             if failures is None or not runs:
                 raise
             failures.append(exc)
             break
+        saved = None
         run = result.to_json()
         run["speed_mb_s"] = None if speed is None else round(speed.speed.median, 3)
         run["speed_bytes"] = None if speed is None else speed.speed.nbytes
@@ -206,9 +258,7 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
             if found is not None:
                 run.update(found)
         runs.append(run)
-        if interrupted:
-            break
-        if result.interrupted:
+        if interrupted or result.interrupted:
             interrupted = True
             break
     return compare_document(command, environment, options, runs, time.perf_counter() - start, interrupted)

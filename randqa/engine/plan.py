@@ -29,14 +29,17 @@ import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite
-from randqa.engine.run import UNTIL_END, run, run_progressive
+from randqa.battery.suites import DEFAULT_SUITE, Suite, check_memory, load_suite
+from randqa.engine.run import CHUNK_BYTES, UNTIL_END, run, run_progressive
 from randqa.errors import UsageError
+from randqa.files import check_output_paths
+from randqa.folding import check_folding
 from randqa.results import RunResult
 from randqa.sources import FORMATS, Source, backend_names, open_backend, open_source
 from randqa.sources.folded import FoldedSource
 
 if TYPE_CHECKING:
+    from randqa.engine.checkpoint import RunSpec
     from randqa.engine.compare import CompareOptions
 
 #: how much of an endless generator a test reads without -n
@@ -79,6 +82,8 @@ class TestOptions:
     seed_sweep: int | None = None
     positions: int = 256
     jobs: int = 1
+    #: --max-memory in bytes; None: half of physical memory
+    max_memory: int | None = None
 
 
 def _label(option: str) -> str:
@@ -106,12 +111,41 @@ def check_choice(value: str | None, option: str, choices: tuple[str, ...]) -> No
         raise UsageError(f"Invalid value for {_label(option)}: {value!r} is not one of {known}.")
 
 
-def check_output_path(path: str | None, option: str) -> None:
-    """Refuse an output path whose folder is missing before a long run, not after."""
-    if path and path != "-":
-        folder = os.path.dirname(path) or "."
-        if not os.path.isdir(folder):
-            raise UsageError(f"{option} {path}: folder {folder} does not exist")
+# ---- memory: a run is refused before it starts when its suite would not fit
+
+def physical_memory() -> int | None:
+    """Bytes of memory this process may use: the machine's, or its cgroup's limit when lower."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as f:
+            limit = f.read().strip()
+        if limit.isdigit():
+            total = min(total, int(limit))
+    except OSError:
+        pass
+    return total
+
+
+def default_max_memory() -> int:
+    """--max-memory's default: half of physical memory (4 GiB when unknown)."""
+    total = physical_memory()
+    return total // 2 if total else 4 << 30
+
+
+def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "bytes", lengths: int = 1) -> int:
+    """Refuse a run of ``suite`` that would take more than ``limit`` bytes:
+    the tests' stated needs (randqa.battery.suites.check_memory), the read
+    buffers and the source's own (a bit-text reader holds 8 bytes per bit)."""
+    buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
+    return check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
+
+
+def progressive_lengths(first: int, last: int) -> int:
+    """How many lengths a progressive run from ``first`` to ``last`` judges (doubling)."""
+    return max(1, last // max(first, 1)).bit_length() + 1
 
 
 def check_size(value: int | None, option: str) -> None:
@@ -171,8 +205,9 @@ class TestPlan:
     # ------------------------------------------------------------ running
 
     def run(self, source: Source, on_progress: ProgressCallback | None = None) -> RunResult:
-        """Test ``source`` (already folded): progressively, or once."""
+        """Test ``source`` (already folded) in this process: progressively, or once."""
         o = self.options
+        self.check_memory(source.endless)
         if o.progressive:
             return run_progressive(source, self.suite, o.min_size, self.last_length(source), o.keep_going,
                                    jobs=o.jobs, on_progress=on_progress)
@@ -186,10 +221,59 @@ class TestPlan:
     def check_sweep_source(self, spec: str) -> None:
         """A seed sweep re-seeds a named generator: refuse anything else
         (an unknown name first gets open_source's own message)."""
+        from randqa.sources.base import UnseededSource
+
         if spec not in backend_names():
             with open_source(spec):
                 pass
             raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
+        with open_backend(spec, self.options.seed or 0) as probe:
+            if isinstance(probe, UnseededSource) or probe.describe().get("reproducible") is False:
+                raise UsageError(f"--seed-sweep needs a generator that takes a seed; {spec} draws from the system "
+                                 "and cannot be seeded")
+
+    def run_spec(self, spec: str, segment: int | None = None) -> "RunSpec":
+        """The run of source ``spec`` ('-', a path or a generator name) as data,
+        for randqa.engine.launch (in this process or on workers) and checkpoints."""
+        from randqa.engine.checkpoint import RunSpec, suite_to_json
+        from randqa.engine.launch import identity_of
+        from randqa.sources import is_data_spec
+
+        o = self.options
+        suite = suite_to_json(self.suite)
+        if o.seed_sweep is not None:
+            self.check_sweep_source(spec)
+            return RunSpec(kind="seed-sweep", source=spec, suite=suite, seed=o.seed or 0, segment=segment,
+                           seed_sweep={"seeds": o.seed_sweep, "positions": o.positions, "base_seed": o.seed or 0})
+        endless = not is_data_spec(spec)
+        limit, progression = o.size, None
+        if o.progressive:
+            # stdin and files: until the data ends
+            last = o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if endless else UNTIL_END)
+            if o.min_size > last:
+                raise UsageError(f"--min ({o.min_size}) is larger than --max ({last})")
+            progression = {"min_bytes": o.min_size, "max_bytes": last, "keep_going": o.keep_going}
+            limit = None
+        elif limit is None and endless:
+            limit = DEFAULT_GENERATOR_BYTES
+        self.check_memory(endless)
+        return RunSpec(kind="test", source=spec, suite=suite, seed=o.seed, fmt=o.fmt,
+                       fold=[o.word_bits, o.low_bits or 1] if o.word_bits else None, limit=limit,
+                       progressive=progression, segment=segment, identity=identity_of(spec, o.fmt))
+
+    @property
+    def max_memory(self) -> int:
+        return default_max_memory() if self.options.max_memory is None else self.options.max_memory
+
+    def check_memory(self, endless: bool) -> None:
+        """Refuse the run before it starts when the suite, its buffers and the
+        results a progressive run keeps per length would pass --max-memory."""
+        o = self.options
+        if o.progressive:
+            last = o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if endless else UNTIL_END)
+            check_run_memory(self.suite, self.max_memory, jobs=o.jobs, lengths=progressive_lengths(o.min_size, last))
+        else:
+            check_run_memory(self.suite, self.max_memory, jobs=o.jobs, fmt=o.fmt)
 
     def sweep(self, name: str, open_seeded: Callable[[int], Source] | None = None,
               on_progress: ProgressCallback | None = None) -> RunResult:
@@ -224,12 +308,17 @@ def check_option_values(options: TestOptions) -> None:
     check_range(o.jobs, "-j", 1, 256)
 
 
-def plan_test(options: TestOptions) -> TestPlan:
+def plan_test(options: TestOptions, outputs: dict[str, str | None] | None = None,
+              inputs: tuple[str, ...] = ()) -> TestPlan:
     """Check ``options`` as ``randqa test`` does and load the suite; UsageError
-    (or SuiteError for a malformed suite file) with one line otherwise."""
+    (or SuiteError for a malformed suite file) with one line otherwise.
+    ``outputs`` (option -> path) are checked after the option values, before
+    anything is loaded (randqa.files.check_output_paths; ``inputs`` may not
+    be overwritten)."""
     check_option_values(options)
+    check_output_paths(outputs or {}, inputs)
     o = options
-    chosen = load_suite(o.suite, tests=o.tests)
+    chosen = load_suite(o.suite, tests=o.tests, max_memory=default_max_memory() if o.max_memory is None else o.max_memory)
     if o.low_bits is not None and not o.word_bits:
         raise UsageError("--low-bits needs --word-bits")
     size = o.size
@@ -247,6 +336,11 @@ def plan_test(options: TestOptions) -> TestPlan:
                              "it takes no --progressive, -n, --word-bits or --format")
     elif o.word_bits and o.fmt != "bytes":
         raise UsageError("--word-bits folds bytes; it does not take --format bits")
+    if o.word_bits:
+        try:
+            check_folding(o.word_bits, o.low_bits or 1)
+        except ValueError as exc:
+            raise UsageError(f"--low-bits: {exc}") from None
     if o.progressive:
         last = o.max_size or size
         if last is not None and o.min_size > last:
@@ -269,24 +363,32 @@ def check_compare_values(*, size: int | None = None, min_size: int | None = None
 def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: int | None = None,
                  seed: int | None = None, progressive: bool = True, min_size: int | None = None,
                  max_size: int | None = None, keep_going: bool = False, speed_repeats: int | None = None,
-                 jobs: int = 1, predict: bool = True) -> "CompareOptions":
+                 jobs: int = 1, predict: bool = True, max_memory: int | None = None, segment: int | None = None,
+                 checkpoint: str | None = None, checkpoint_every_s: float | None = None,
+                 outputs: dict[str, str | None] | None = None, inputs: tuple[str, ...] = ()) -> "CompareOptions":
     """Check the options of ``randqa compare`` as the CLI does and load the
-    suite; UsageError with one line otherwise.  Output paths are checked by
-    the caller (:func:`check_output_path`) between the combination rules and
-    the suite, as the CLI orders them."""
-    from randqa.engine.compare import DEFAULT_PROGRESSIVE_MIN as COMPARE_MIN, CompareOptions
+    suite; UsageError with one line otherwise.  ``outputs`` (option -> path)
+    are checked between the combination rules and the suite."""
+    from randqa.engine.compare import DEFAULT_PROGRESSIVE_MIN as COMPARE_MIN
+    from randqa.engine.compare import CompareOptions
     from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
     check_compare_values(size=size, min_size=min_size, max_size=max_size, seed=seed, speed_repeats=speed_repeats,
                          jobs=jobs)
     if not progressive and (min_size or max_size or keep_going):
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
-    chosen = load_suite(suite, tests=tests)
+    check_output_paths(outputs or {}, inputs)
+    limit = default_max_memory() if max_memory is None else max_memory
+    chosen = load_suite(suite, tests=tests, max_memory=limit)
     options = CompareOptions(suite=chosen, size=size, seed=seed, progressive=progressive,
                              min_bytes=min_size or COMPARE_MIN, max_bytes=max_size, keep_going=keep_going,
                              speed_repeats=SPEED_REPEATS if speed_repeats is None else speed_repeats, jobs=jobs,
-                             predict=predict)
+                             predict=predict, segment=segment, checkpoint=checkpoint)
+    if checkpoint_every_s is not None:
+        options.checkpoint_every_s = checkpoint_every_s
     last = max_size or size
     if progressive and last and options.min_bytes > last:
         raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
+    lengths = progressive_lengths(options.min_bytes, last or UNTIL_END) if progressive else 1
+    check_run_memory(chosen, limit, jobs=jobs, lengths=lengths)
     return options

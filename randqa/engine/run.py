@@ -7,7 +7,6 @@ accumulate, reports know how to print; this module only connects them.
 from __future__ import annotations
 
 import signal
-import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
@@ -15,8 +14,7 @@ import numpy as np
 
 from randqa.battery import Accumulator
 from randqa.battery.suites import Suite
-from randqa.errors import InputError, UsageError
-from randqa.results import RunResult, TestResult, Thresholds, Verdict, classify, worst_verdict
+from randqa.results import RunResult, TestResult, Thresholds, classify
 from randqa.sources import Source, read_full
 
 #: bytes per chunk: large enough that per-chunk Python and thread hand-off
@@ -208,31 +206,12 @@ def run(
     jobs: int = 1,
     on_progress: Callable[[int], None] | None = None,
 ) -> RunResult:
-    """Feed the source through fresh accumulators of the suite and judge the results."""
-    start = time.perf_counter()
-    accumulators = suite.build()
-    with InterruptGuard() as guard:
-        guard.updating = True  # outside feed's reads, Ctrl-C waits until the results are judged
-        fed, bits, interrupted = feed(source, accumulators, limit=limit, chunk_bytes=chunk_bytes, jobs=jobs,
-                                      on_progress=on_progress)
-        if bits == 0 and not interrupted:
-            raise InputError(f"{source.name}: no data (empty input)")
-        results = judge(accumulators, suite.thresholds)
-        interrupted = interrupted or guard.pending
-    units = bits if source.unit_bits == 1 else fed
-    return RunResult(
-        source=source.describe(),
-        suite=suite.name,
-        results=results,
-        bytes_tested=fed,
-        bits_tested=bits,
-        elapsed_s=time.perf_counter() - start,
-        requested=limit,
-        unit="bits" if source.unit_bits == 1 else "bytes",
-        input_ended_early=limit is not None and units < limit and not interrupted,
-        interrupted=interrupted,
-        thresholds=suite.thresholds,
-    )
+    """Feed the source through fresh accumulators of the suite and judge the
+    results, in this process (``jobs`` threads; randqa.engine.execute has
+    the segment-parallel run this is one case of)."""
+    from randqa.engine.execute import run_stream
+
+    return run_stream(source, suite, limit=limit, threads=jobs, chunk_bytes=chunk_bytes, on_progress=on_progress)
 
 
 def run_progressive(
@@ -252,51 +231,7 @@ def run_progressive(
     ``fail`` unless ``keep_going``; ``first_failure_bytes`` then states the
     generator's quality as one number ("fails at 2^k bytes").
     """
-    if min_bytes > max_bytes:
-        raise UsageError(f"--min ({min_bytes}) is larger than --max ({max_bytes})")
-    start = time.perf_counter()
-    accumulators = suite.build()
-    lengths: list[dict[str, Any]] = []
-    first_failure: int | None = None
-    fed_total, bits_total, interrupted, ended = 0, 0, False, False
-    results: list[TestResult] = []
-    target = min_bytes
-    with InterruptGuard() as guard:
-        guard.updating = True  # between reads Ctrl-C waits until the length is judged
-        while True:
-            fed, bits, interrupted = feed(source, accumulators, limit=target - fed_total, jobs=jobs,
-                                          on_progress=on_progress)
-            fed_total += fed
-            bits_total += bits
-            ended = fed_total < target and not interrupted
-            if fed == 0 and lengths:
-                break  # the data ended exactly at the previous length
-            if bits_total == 0 and not interrupted:
-                raise InputError(f"{source.name}: no data (empty input)")
-            results = judge(accumulators, suite.thresholds)
-            verdict = worst_verdict([r.verdict for r in results])
-            lengths.append({"bytes": fed_total, "verdict": verdict, "elapsed_s": round(time.perf_counter() - start, 6),
-                            "tests": [r.to_json() for r in results]})
-            interrupted = interrupted or guard.pending
-            if verdict == Verdict.FAIL and first_failure is None:
-                first_failure = fed_total
-                if not keep_going:
-                    break
-            if interrupted or ended or target >= max_bytes:
-                break
-            target = min(2 * target, max_bytes)
-    result = RunResult(
-        source=source.describe(),
-        suite=suite.name,
-        results=results,
-        bytes_tested=fed_total,
-        bits_tested=bits_total,
-        elapsed_s=time.perf_counter() - start,
-        requested=None if max_bytes >= UNTIL_END else max_bytes,
-        input_ended_early=ended and max_bytes < UNTIL_END,
-        interrupted=interrupted,
-        thresholds=suite.thresholds,
-    )
-    result.extra.update({"progressive": {"min_bytes": min_bytes, "max_bytes": max_bytes, "keep_going": keep_going},
-                         "lengths": lengths, "first_failure_bytes": first_failure})
-    return result
+    from randqa.engine.execute import Progressive, run_stream
+
+    return run_stream(source, suite, progressive=Progressive(min_bytes, max_bytes, keep_going), threads=jobs,
+                      on_progress=on_progress)

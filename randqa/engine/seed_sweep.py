@@ -36,16 +36,16 @@ Needs K >= 1280 seeds so each position expects 5 counts per byte value.
 from __future__ import annotations
 
 import math
-import time
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from scipy import stats
 
+from randqa.engine.execute import (DEFAULT_SEGMENT_BYTES, Plan, Progress, Reader, RunLoop, Saver, SegmentJob,
+                                   Workload)
 from randqa.engine.run import InterruptGuard
-from randqa.results import RunResult
 from randqa.errors import UsageError
-from randqa.results import TestResult, Thresholds, chi_square_result, classify, insufficient, smallest_of
+from randqa.results import RunResult, TestResult, Thresholds, chi_square_result, classify, insufficient, smallest_of
 from randqa.sources.base import Source, read_full
 
 MIN_SEEDS = 5 * 256
@@ -155,41 +155,132 @@ def seed_sweep_results(starts: np.ndarray) -> list[TestResult]:
     return sweep.finalize()
 
 
+class SeedSweepJob(SegmentJob):
+    """Seeds ``[start, start + count)`` after ``base_seed`` of backend ``name``,
+    swept on a worker (or here, through ``open_seeded``)."""
+
+    def __init__(self, name: str, positions: int, base_seed: int,
+                 open_seeded: Callable[[int], Source] | None = None) -> None:
+        self.name = name
+        self.positions = positions
+        self.base_seed = base_seed
+        self.open_seeded = open_seeded
+
+    def __getstate__(self) -> dict:
+        # workers open the backend by name: a local opener need not be picklable
+        return dict(vars(self), open_seeded=None)
+
+    def opener(self) -> Callable[[int], Source]:
+        if self.open_seeded is not None:
+            return self.open_seeded
+        from randqa.sources import open_backend
+
+        name = self.name
+        return lambda seed: open_backend(name, seed)
+
+    def build(self, start: int) -> list[SeedSweep]:
+        return [SeedSweep(self.positions, self.base_seed + start)]
+
+    def reader(self, start: int, count: int, data: np.ndarray | None) -> Reader:
+        return _SeedReader(self, start)
+
+
+class _SeedReader(Reader):
+    def __init__(self, job: SeedSweepJob, start: int) -> None:
+        self.job = job
+        self.next = start
+        self.open_seeded = job.opener()
+
+    def feed(self, accumulators: list[Any], count: int) -> int:
+        done = 0
+        while done < count:
+            n = min(SEEDS_PER_BLOCK, count - done)
+            accumulators[0].update(collect_starts(self.open_seeded, n, self.job.positions,
+                                                  self.job.base_seed + self.next))
+            self.next += n
+            done += n
+        return done
+
+
+class SeedSweepWorkload(Workload):
+    """The starts of consecutively seeded streams; a unit is one seed."""
+
+    split = "seeds"
+    unit = "seeds"
+
+    def __init__(self, name: str, open_seeded: Callable[[int], Source], positions: int, base_seed: int,
+                 thresholds: Thresholds) -> None:
+        self.name = name
+        self.job = SeedSweepJob(name, positions, base_seed, open_seeded)
+        self.unit_bytes = positions
+        self.thresholds = thresholds
+
+    @property
+    def remote_open(self) -> bool:
+        return True
+
+    def feed(self, accumulators: list[Any], start: int, count: int, threads: int,
+             on_progress: Callable[[int], None] | None) -> tuple[int, bool]:
+        """A block of seeds at a time; Ctrl-C ends the sweep after the last whole block."""
+        sweep = accumulators[0]
+        done, interrupted = 0, False
+        with InterruptGuard() as guard:
+            try:
+                while done < count and not guard.pending:
+                    n = min(SEEDS_PER_BLOCK, count - done)
+                    block = collect_starts(self.job.opener(), n, self.job.positions, self.job.base_seed + start + done)
+                    guard.updating = True
+                    sweep.update(block)
+                    done += n
+                    guard.updating = False
+                    if on_progress:
+                        on_progress(block.size)
+            except KeyboardInterrupt:
+                interrupted = True
+            interrupted = interrupted or guard.pending
+        return done, interrupted
+
+    def judge(self, accumulators: list[Any]) -> list[TestResult]:
+        results = accumulators[0].finalize()
+        for r in results:
+            classify(r, self.thresholds)
+        return results
+
+
+def sweep_segment(positions: int, segment_bytes: int | None) -> int:
+    """Seeds per segment: ``--segment`` bytes of stream starts (default 256 MiB)."""
+    if segment_bytes is None:
+        return max(1, DEFAULT_SEGMENT_BYTES // positions)
+    if segment_bytes < positions:
+        raise UsageError(f"--segment {segment_bytes} is shorter than one seed's {positions} positions")
+    return segment_bytes // positions
+
+
 def run_seed_sweep(name: str, open_seeded: Callable[[int], Source], seeds: int, *, positions: int = 256,
                    base_seed: int = 0, thresholds: Thresholds = Thresholds(),
-                   on_progress: Callable[[int], None] | None = None) -> RunResult:
+                   on_progress: Callable[[int], None] | None = None, workers: Any = None,
+                   segment: int | None = None, saver: Saver | None = None,
+                   resume: tuple[Progress, list[dict[str, Any]]] | None = None) -> RunResult:
     """Seed-sweep a generator, a block of seeds at a time, and judge the
-    results like any other run.  Ctrl-C ends the sweep after the last
-    whole block; the results then cover the seeds swept so far."""
-    start = time.perf_counter()
+    results like any other run: the run loop of randqa.engine.execute, with
+    seeds for bytes (``workers`` take segments of ``segment`` bytes of
+    starts).  Ctrl-C ends the sweep after the last whole block; the results
+    then cover the seeds swept so far."""
     last = base_seed + seeds - 1
     try:
         open_seeded(last).close()  # the whole seed range is valid, before any work
     except UsageError as exc:
         raise UsageError(f"--seed-sweep {seeds} from seed {base_seed} ends at seed {last}, out of range: {exc}") from None
-    sweep = SeedSweep(positions, base_seed)
-    interrupted = False
-    with InterruptGuard() as guard:
-        try:
-            while sweep.seeds < seeds and not guard.pending:
-                block = collect_starts(open_seeded, min(SEEDS_PER_BLOCK, seeds - sweep.seeds), positions,
-                                       sweep.next_seed)
-                guard.updating = True
-                sweep.update(block)
-                guard.updating = False
-                if on_progress:
-                    on_progress(block.size)
-        except KeyboardInterrupt:
-            interrupted = True
-        # judged under the guard too: a Ctrl-C now must not lose the sweep
-        guard.updating = True
-        results = sweep.finalize()
-        for r in results:
-            classify(r, thresholds)
-        interrupted = (interrupted or guard.pending) and sweep.seeds < seeds
-    run = RunResult(source={"name": name, "seed": base_seed}, suite="seed-sweep", results=results,
-                    bytes_tested=sweep.seeds * positions, bits_tested=8 * sweep.seeds * positions,
-                    elapsed_s=time.perf_counter() - start, interrupted=interrupted, thresholds=thresholds)
-    run.extra["seed_sweep"] = {"seeds": sweep.seeds, "seeds_requested": seeds, "positions": positions,
+    workload = SeedSweepWorkload(name, open_seeded, positions, base_seed, thresholds)
+    loop = RunLoop(workload, Plan(limit=seeds), segment=sweep_segment(positions, segment), workers=workers,
+                   saver=saver, resume=resume, on_progress=on_progress)
+    outcome = loop.run()
+    swept = outcome.progress.position
+    interrupted = outcome.interrupted and swept < seeds
+    run = RunResult(source={"name": name, "seed": base_seed}, suite="seed-sweep", results=outcome.results,
+                    bytes_tested=swept * positions, bits_tested=8 * swept * positions,
+                    elapsed_s=outcome.elapsed_s, interrupted=interrupted, thresholds=thresholds)
+    run.extra["seed_sweep"] = {"seeds": swept, "seeds_requested": seeds, "positions": positions,
                                "base_seed": base_seed}
+    run.extra["execution"] = outcome.execution
     return run

@@ -85,3 +85,35 @@ def test_bit_complexity_with_too_little_data_is_insufficient() -> None:
 def test_bit_complexity_refuses_bad_parameters(params) -> None:
     with pytest.raises(ValueError):
         BitLinearComplexity(**params)
+
+
+def test_a_part_placed_with_begin_at_may_start_at_any_sequence():
+    # one sequence in 4 is tested, so the pattern repeats every 4 sequences
+    # (the phase); a part placed where it starts may begin at any sequence
+    params = dict(word_bits=32, bits=[0, 31], length=256, every=4)
+    data = np.random.Generator(np.random.PCG64(11)).integers(0, 256, 1 << 18, dtype=np.uint8)
+    whole = BitLinearComplexity(**params)
+    whole.update(data)
+    sequence = 256 * 4
+    assert whole.alignment == sequence and whole.phase == 4 * sequence
+    for cut in (sequence, 3 * sequence, 9 * sequence):  # none a multiple of the phase but 0
+        left, right = BitLinearComplexity(**params), BitLinearComplexity(**params)
+        right.begin_at(cut)
+        left.update(data[:cut])
+        right.update(data[cut:])
+        left.merge(right)
+        assert [r.to_json() for r in left.finalize()] == [r.to_json() for r in whole.finalize()]
+
+
+def test_an_unplaced_part_off_the_phase_or_a_part_placed_elsewhere_is_refused():
+    params = dict(word_bits=32, bits=[0], length=256, every=4)
+    data = np.zeros(8192, dtype=np.uint8)
+    left, unplaced, elsewhere = (BitLinearComplexity(**params) for _ in range(3))
+    left.update(data[:1024])
+    with pytest.raises(ValueError, match="4096-byte boundary"):
+        left.merge(unplaced)
+    elsewhere.begin_at(2048)
+    with pytest.raises(ValueError, match="starts at byte 2048, not where the left part ends"):
+        left.merge(elsewhere)
+    with pytest.raises(ValueError, match="1024-byte boundary"):
+        BitLinearComplexity(**params).begin_at(100)

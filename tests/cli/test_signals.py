@@ -7,8 +7,10 @@ command ended by signal N; `timeout` and batch schedulers (Slurm, PBS) send
 SIGTERM, a closed terminal SIGHUP, and `nohup` starts a command with SIGHUP
 ignored, which must stay ignored.  The signals come from this test process
 to a real randqa child, once it has installed its handlers (its SigCgt mask
-in /proc) and spent a second of CPU testing.  Minimum data: one 4 MiB chunk
-tested before the signal, so the partial results are not empty.
+in /proc) and spent a second of CPU testing, in its own process (--jobs 1:
+with Dask workers the client spends little CPU; tests/cli/test_resume.py
+stops a run on workers).  Minimum data: one 4 MiB chunk tested before the
+signal, so the partial results are not empty.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def signal_when_busy(args: list[str], signum: int, cwd, *, preexec_fn=None) -> t
 @pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_stop_signal_writes_partial_results(tmp_path, signum, code):
     returncode, out, err = signal_when_busy(["test", "pcg64", "-n", "8G", "--suite", "quick", "--seed", "1",
-                                             "--json", "r.json", "--html", "r.html"], signum, tmp_path)
+                                             "--jobs", "1", "--json", "r.json", "--html", "r.html"], signum, tmp_path)
     assert returncode == code, err
     assert "Traceback" not in err
     doc = json.loads((tmp_path / "r.json").read_text())
@@ -68,7 +70,7 @@ def test_stop_signal_writes_partial_results(tmp_path, signum, code):
 
 def test_sigterm_during_a_progressive_run_keeps_the_lengths(tmp_path):
     returncode, out, err = signal_when_busy(["test", "pcg64", "--progressive", "--max", "64G", "--suite", "quick",
-                                             "--json", "p.json"], signal.SIGTERM, tmp_path)
+                                             "--jobs", "1", "--json", "p.json"], signal.SIGTERM, tmp_path)
     assert returncode == 143, err
     doc = json.loads((tmp_path / "p.json").read_text())
     assert doc["interrupted"] is True and doc["lengths"]
@@ -77,7 +79,7 @@ def test_sigterm_during_a_progressive_run_keeps_the_lengths(tmp_path):
 
 def test_sigterm_stops_compare_with_the_runs_so_far(tmp_path):
     returncode, out, err = signal_when_busy(["compare", "pcg64", "-n", "8G", "--no-progressive", "--suite", "quick",
-                                             "--speed-repeats", "1", "--no-html", "--json", "c.json"],
+                                             "--jobs", "1", "--speed-repeats", "1", "--no-html", "--json", "c.json"],
                                             signal.SIGTERM, tmp_path)
     assert returncode == 143, err
     doc = json.loads((tmp_path / "c.json").read_text())

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from randqa.engine.plan import (DEFAULT_GENERATOR_BYTES, PROGRESSIVE_GENERATOR_MAX, TestOptions, check_output_path,
-                                plan_compare, plan_test)
+from randqa.engine.plan import DEFAULT_GENERATOR_BYTES, PROGRESSIVE_GENERATOR_MAX, TestOptions, plan_compare, plan_test
 from randqa.engine.run import UNTIL_END
 from randqa.errors import SuiteError, UsageError
+from randqa.files import check_output_paths
 
 
 @pytest.mark.parametrize("options, message", [
@@ -98,16 +98,16 @@ def test_a_seed_sweep_needs_a_named_generator(tmp_path):
 
 
 def test_folding_refused_for_bad_low_bits():
-    plan = plan_test(TestOptions(word_bits=8, low_bits=9))
+    # refused with the other option checks, before any source is opened
     with pytest.raises(UsageError, match="--low-bits: folding keeps 1 to 7 low bits"):
-        plan.open("pcg64")
+        plan_test(TestOptions(word_bits=8, low_bits=9))
 
 
 def test_output_folders_are_checked(tmp_path):
-    check_output_path(str(tmp_path / "x.json"), "--json")
-    check_output_path("-", "--json")
+    check_output_paths({"--json": str(tmp_path / "x.json")})
+    check_output_paths({"--json": "-"})
     with pytest.raises(UsageError, match=r"--json /no/such/folder/x.json: folder /no/such/folder does not exist"):
-        check_output_path("/no/such/folder/x.json", "--json")
+        check_output_paths({"--json": "/no/such/folder/x.json"})
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -1,0 +1,249 @@
+"""An accumulator's state as plain data, and back.
+
+A segment-parallel run moves partial accumulators between processes, and a
+checkpoint saves the merged one to disk; both use the form made here, so no
+test needs code of its own to be saved or sent.  ``export_state`` walks an
+object's attributes and returns a tree of plain values: None, bool, int,
+float, str, numpy arrays, lists and str-keyed dicts, plus tagged dicts (one
+key starting with ``$``) for what JSON has no word for:
+
+- ``{"$bytes": uint8 array}``, ``{"$bytearray": uint8 array}``;
+- ``{"$scalar": 0-d array}``: a numpy scalar, its dtype kept;
+- ``{"$tuple": [...]}``, ``{"$dict": [[key, value], ...]}`` (keys that are not
+  plain strings, such as the bit indices of bit_linear_complexity);
+- ``{"$enum": "module:Class", "value": ...}`` (a result's verdict);
+- ``{"$object": "module:Class", "attrs": {...}}``: a nested object (a folded
+  test's ``inner``, PerSequence's ``current``, its p-value summaries, a
+  unit splitter's pending bytes).
+
+What the suite rebuilds is skipped: functions and other callables (the
+per-sequence factory), locks, modules.  ``import_state`` loads a tree into a
+freshly built accumulator: attributes are set in place, nested objects of
+the same class are loaded into the ones already there (so their locks and
+factories stay), and objects the fresh one lacks are made with
+``cls.__new__`` without running their ``__init__``.  Only classes of
+randqa's own modules are ever made, so loading a tree runs no code it
+names; a tree that does not fit the accumulator (other attributes, an
+array of another dtype, a foreign class) raises ``StateError``.
+
+``to_document``/``from_document`` turn a tree into a JSON-ready document
+plus a dict of named arrays (what a checkpoint writes to an ``.npz``).
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import sys
+import threading
+import types
+from typing import Any
+
+import numpy as np
+
+_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
+#: modules whose classes a state may name
+_OWN_PACKAGE = "randqa"
+
+
+class StateError(ValueError):
+    """A state tree that does not fit the object it is loaded into."""
+
+
+def _skipped(value: Any) -> bool:
+    """Whether an attribute is rebuilt from the suite rather than saved."""
+    return (callable(value) and not isinstance(value, np.ndarray)) or isinstance(value, (_LOCK_TYPES, types.ModuleType))
+
+
+def _class_name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _attributes(obj: Any) -> dict[str, Any]:
+    if hasattr(obj, "__dict__"):
+        return vars(obj)
+    slots = [s for klass in type(obj).__mro__ for s in getattr(klass, "__slots__", ())]
+    return {s: getattr(obj, s) for s in slots if hasattr(obj, s)}
+
+
+def export_state(obj: Any) -> dict[str, Any]:
+    """The saved attributes of ``obj`` as a tree of plain values (arrays copied)."""
+    return {name: _export(value, name) for name, value in _attributes(obj).items() if not _skipped(value)}
+
+
+def _export(value: Any, where: str) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)) and type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            raise TypeError(f"{where}: arrays of Python objects cannot be saved")
+        return value.copy()
+    if isinstance(value, np.generic):
+        return {"$scalar": np.array(value)}
+    if isinstance(value, bytes):
+        return {"$bytes": np.frombuffer(value, dtype=np.uint8).copy()}
+    if isinstance(value, bytearray):
+        return {"$bytearray": np.frombuffer(bytes(value), dtype=np.uint8).copy()}
+    if isinstance(value, enum.Enum):
+        return {"$enum": _class_name(type(value)), "value": value.value}
+    if type(value) is list:
+        return [_export(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if type(value) is tuple:
+        return {"$tuple": [_export(v, f"{where}[{i}]") for i, v in enumerate(value)]}
+    if type(value) is dict:
+        if all(type(k) is str and not k.startswith("$") for k in value):
+            return {k: _export(v, f"{where}.{k}") for k, v in value.items()}
+        return {"$dict": [[_export(k, where), _export(v, f"{where}[{k!r}]")] for k, v in value.items()]}
+    if type(value).__module__.split(".")[0] == _OWN_PACKAGE and not isinstance(value, type):
+        return {"$object": _class_name(type(value)), "attrs": {
+            name: _export(v, f"{where}.{name}") for name, v in _attributes(value).items() if not _skipped(v)}}
+    raise TypeError(f"{where}: a {type(value).__name__} cannot be saved as plain data")
+
+
+def import_state(obj: Any, state: dict[str, Any]) -> None:
+    """Load a tree made by :func:`export_state` into ``obj`` (a fresh object of the same kind)."""
+    if not isinstance(state, dict):
+        raise StateError(f"{type(obj).__name__}: state is not a mapping")
+    _load_attributes(obj, state, type(obj).__name__, strict=True)
+
+
+def _load_attributes(obj: Any, state: dict[str, Any], where: str, strict: bool) -> None:
+    current = {name: value for name, value in _attributes(obj).items() if not _skipped(value)}
+    if strict and set(current) != set(state):
+        missing = sorted(set(current) - set(state)) or sorted(set(state) - set(current))
+        raise StateError(f"{where}: the saved state does not fit (attribute {missing[0]!r})")
+    for name, encoded in state.items():
+        value = _import(encoded, current.get(name), f"{where}.{name}")
+        object.__setattr__(obj, name, value)  # object's: frozen dataclasses too
+
+
+def _import(encoded: Any, template: Any, where: str) -> Any:
+    if encoded is None or type(encoded) in (bool, int, float, str):
+        return encoded
+    if isinstance(encoded, np.ndarray):
+        if isinstance(template, np.ndarray) and template.dtype != encoded.dtype:
+            raise StateError(f"{where}: saved as {encoded.dtype}, expected {template.dtype}")
+        return encoded.copy() if not encoded.flags.writeable else encoded
+    if isinstance(encoded, list):
+        templates = template if isinstance(template, list) and len(template) == len(encoded) else [None] * len(encoded)
+        return [_import(v, t, f"{where}[{i}]") for i, (v, t) in enumerate(zip(encoded, templates))]
+    if not isinstance(encoded, dict):
+        raise StateError(f"{where}: a {type(encoded).__name__} is not state")
+    tags = [k for k in encoded if k.startswith("$")]
+    if not tags:
+        templates = template if isinstance(template, dict) else {}
+        return {k: _import(v, templates.get(k), f"{where}.{k}") for k, v in encoded.items()}
+    tag = tags[0]
+    body = encoded[tag]
+    if tag in ("$bytes", "$bytearray"):
+        data = _uint8(body, where).tobytes()
+        return data if tag == "$bytes" else bytearray(data)
+    if tag == "$scalar":
+        if not isinstance(body, np.ndarray) or body.ndim != 0:
+            raise StateError(f"{where}: a numpy scalar must be saved as a 0-d array")
+        return body[()]
+    if tag == "$tuple":
+        items = _list(body, where)
+        templates = template if isinstance(template, tuple) and len(template) == len(items) else (None,) * len(items)
+        return tuple(_import(v, t, f"{where}[{i}]") for i, (v, t) in enumerate(zip(items, templates)))
+    if tag == "$dict":
+        templates = template if isinstance(template, dict) else {}
+        result = {}
+        for pair in _list(body, where):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise StateError(f"{where}: a $dict holds [key, value] pairs")
+            key = _import(pair[0], None, where)
+            if isinstance(key, (list, dict, np.ndarray)):
+                raise StateError(f"{where}: unhashable key")
+            result[key] = _import(pair[1], templates.get(key), f"{where}[{key!r}]")
+        return result
+    if tag == "$enum":
+        cls = own_class(body, where)
+        if not issubclass(cls, enum.Enum):
+            raise StateError(f"{where}: {body} is not an enumeration")
+        try:
+            return cls(encoded.get("value"))
+        except ValueError:
+            raise StateError(f"{where}: {encoded.get('value')!r} is not a {cls.__name__}") from None
+    if tag == "$object":
+        cls = own_class(body, where)
+        attrs = encoded.get("attrs")
+        if not isinstance(attrs, dict):
+            raise StateError(f"{where}: an object's attrs must be a mapping")
+        if type(template) is cls:
+            _load_attributes(template, attrs, where, strict=True)
+            return template
+        if template is not None and not isinstance(template, (int, float, str)):
+            raise StateError(f"{where}: saved a {cls.__name__}, expected a {type(template).__name__}")
+        made = cls.__new__(cls)
+        _load_attributes(made, attrs, where, strict=False)
+        return made
+    raise StateError(f"{where}: unknown tag {tag!r}")
+
+
+def _uint8(body: Any, where: str) -> np.ndarray:
+    if not isinstance(body, np.ndarray) or body.dtype != np.uint8 or body.ndim != 1:
+        raise StateError(f"{where}: bytes must be saved as a 1-d uint8 array")
+    return body
+
+
+def _list(body: Any, where: str) -> list:
+    if not isinstance(body, list):
+        raise StateError(f"{where}: expected a list")
+    return body
+
+
+def own_class(name: Any, where: str = "state") -> type:
+    """The class ``module:Qualname`` of one of randqa's own modules; anything
+    else is refused, so a saved state cannot name code to run."""
+    if not isinstance(name, str) or ":" not in name:
+        raise StateError(f"{where}: bad class name {name!r}")
+    module_name, _, qualname = name.partition(":")
+    if module_name.split(".")[0] != _OWN_PACKAGE:
+        raise StateError(f"{where}: {name} is not one of randqa's classes")
+    module = sys.modules.get(module_name)
+    if module is None:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            raise StateError(f"{where}: no module {module_name}") from None
+    target: Any = module
+    for part in qualname.split("."):
+        target = getattr(target, part, None)
+    if not isinstance(target, type) or target.__module__ != module_name:
+        raise StateError(f"{where}: {name} is not a class")
+    return target
+
+
+# --------------------------------------------------------------------------
+# A tree as a JSON document plus named arrays
+
+
+def to_document(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """``tree`` with every array moved into ``arrays`` (named ``a0``, ``a1``, ...)
+    and replaced by ``{"$array": name}``: the rest is JSON."""
+    if isinstance(tree, np.ndarray):
+        name = f"a{len(arrays)}"
+        arrays[name] = tree
+        return {"$array": name}
+    if isinstance(tree, list):
+        return [to_document(v, arrays) for v in tree]
+    if isinstance(tree, dict):
+        return {k: to_document(v, arrays) for k, v in tree.items()}
+    return tree
+
+
+def from_document(doc: Any, arrays: Any) -> Any:
+    """The inverse of :func:`to_document`; ``arrays`` maps names to arrays (an npz)."""
+    if isinstance(doc, list):
+        return [from_document(v, arrays) for v in doc]
+    if isinstance(doc, dict):
+        if set(doc) == {"$array"}:
+            name = doc["$array"]
+            if not isinstance(name, str) or name not in arrays:
+                raise StateError(f"array {name!r} is missing")
+            return arrays[name]
+        return {k: from_document(v, arrays) for k, v in doc.items()}
+    if doc is None or type(doc) in (bool, int, float, str):
+        return doc
+    raise StateError(f"a {type(doc).__name__} is not state")

@@ -1,0 +1,175 @@
+"""``--checkpoint`` and ``randqa resume`` as a user meets them: the client
+killed with SIGKILL in the middle of a run on workers, or stopped by Ctrl-C
+sent to its whole process group (as a terminal does), resumes to the JSON of
+an uninterrupted run; damaged checkpoints, checkpoints of another run and
+segment sizes the suite cannot be split at exit 2 with one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from schema_check import assert_valid_document
+
+from randqa.engine.checkpoint import read_checkpoint
+from randqa.errors import InputError
+
+#: long enough that a stop sent once segments are under way lands mid-run
+RUN = ["test", "pcg64", "-n", "4G", "--seed", "3", "--suite", "quick", "--no-progress"]
+TIMEOUT_S = 240
+
+
+def randqa(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "randqa", *args], input=stdin, capture_output=True,
+                          timeout=TIMEOUT_S)
+
+
+def comparable(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k not in ("elapsed_s", "execution", "command", "date")}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted() -> dict:
+    done = randqa(*RUN, "--jobs", "1", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    return comparable(json.loads(done.stdout))
+
+
+def _start(args: list[str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "randqa", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+
+
+def _wait_for_progress(checkpoint: Path, process: subprocess.Popen, at_least: int) -> int:
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline and process.poll() is None:
+        if checkpoint.exists():
+            try:
+                position = read_checkpoint(str(checkpoint)).progress.position
+            except InputError:
+                position = 0
+            if position >= at_least:
+                return position
+        time.sleep(0.05)
+    raise AssertionError(f"no checkpoint of {at_least} bytes: {process.stderr.read().decode() if process.stderr else ''}")
+
+
+def _children_of(pgid: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) == pgid:
+                    pids.append(int(entry))
+            except ProcessLookupError:
+                pass
+    return pids
+
+
+def test_kill_9_of_the_client_then_resume(tmp_path, uninterrupted):
+    checkpoint = tmp_path / "run.ckpt"
+    out = tmp_path / "out.json"
+    process = _start([*RUN, "--jobs", "2", "--segment", "64M", "--checkpoint", str(checkpoint),
+                      "--checkpoint-every", "0", "--json", str(out)])
+    try:
+        _wait_for_progress(checkpoint, process, 128 << 20)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        # the worker processes notice their parent is gone and end
+        deadline = time.monotonic() + 30
+        while _children_of(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _children_of(process.pid) == []
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    saved = read_checkpoint(str(checkpoint))
+    assert 0 < saved.progress.position < 4 << 30
+    assert not out.exists()
+    resumed = randqa("resume", str(checkpoint), "--jobs", "2")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming from" in resumed.stderr.decode()
+    doc = json.loads(out.read_text())  # written where the run would have written it
+    assert assert_valid_document(doc) == "run"
+    assert doc["execution"]["resumed_at_bytes"] == saved.progress.position
+    assert comparable(doc) == uninterrupted
+
+
+def test_ctrl_c_then_the_same_command_resumes(tmp_path, uninterrupted):
+    checkpoint = tmp_path / "run.ckpt"
+    args = [*RUN, "--jobs", "2", "--segment", "64M", "--checkpoint", str(checkpoint), "--json", "-"]
+    process = subprocess.Popen([sys.executable, "-m", "randqa", *args, "--checkpoint-every", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        first_line = process.stderr.readline().decode()  # the cluster has started
+        assert "Dask dashboard" in first_line, first_line
+        _wait_for_progress(checkpoint, process, 128 << 20)  # segments are under way
+        os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the workers get it too
+        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+        stderr = first_line.encode() + stderr
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if process.returncode == 0:
+        pytest.skip("the run finished before Ctrl-C (a very fast machine)")
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr.decode()
+    stopped = json.loads(stdout)
+    assert stopped["interrupted"] and stopped["bytes_tested"] == read_checkpoint(str(checkpoint)).progress.position
+    again = randqa(*args)
+    assert again.returncode == 0, again.stderr
+    assert comparable(json.loads(again.stdout)) == uninterrupted
+
+
+def test_checkpoint_refusals_are_one_line(tmp_path):
+    checkpoint = tmp_path / "run.ckpt"
+    small = ["test", "pcg64", "-n", "2M", "--seed", "1", "--suite", "quick", "--jobs", "1", "--checkpoint",
+             str(checkpoint)]
+    assert randqa(*small).returncode == 0
+    data = checkpoint.read_bytes()
+    failures = {}
+    checkpoint.write_bytes(data[: len(data) // 3])
+    failures["truncated"] = randqa("resume", str(checkpoint))
+    checkpoint.write_bytes(data[:100] + bytes(64) + data[164:])
+    failures["corrupt"] = randqa("resume", str(checkpoint))
+    checkpoint.write_bytes(data)
+    failures["another suite"] = randqa(*small[:-2], "--suite", "standard", "--checkpoint", str(checkpoint))
+    failures["another seed"] = randqa(*[a if a != "1" else "2" for a in small])
+    failures["missing"] = randqa("resume", str(tmp_path / "nothing.ckpt"))
+    failures["segment"] = randqa("test", "pcg64", "-n", "1G", "--suite", "standard", "--segment", "100M", "--jobs", "2")
+    for name, result in failures.items():
+        lines = result.stderr.decode().strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("randqa: error: "), (name, lines)
+    assert "truncated or corrupt" in failures["truncated"].stderr.decode()
+    assert "suite 'quick', not 'standard'" in failures["another suite"].stderr.decode()
+    assert "seed 1, not 2" in failures["another seed"].stderr.decode()
+    assert "--segment 100 MiB is not a multiple of 3840 KiB" in failures["segment"].stderr.decode()
+
+
+def test_a_comparison_resumes_from_its_checkpoint(tmp_path):
+    checkpoint = tmp_path / "compare.ckpt"
+    first = tmp_path / "first.json"
+    args = ["compare", "pcg64", "minstd", "-n", "4M", "--seed", "1", "--suite", "quick", "--no-html",
+            "--speed-repeats", "1", "--jobs", "1", "--checkpoint", str(checkpoint), "--no-progress"]
+    done = randqa(*args, "--json", str(first))
+    assert done.returncode == 0, done.stderr
+    again = randqa("resume", str(checkpoint), "--jobs", "1", "--json", "-")
+    assert again.returncode == 0, again.stderr
+
+    def runs(doc):
+        return [{k: v for k, v in run.items() if k not in ("elapsed_s", "execution", "speed_mb_s", "speed_bytes",
+                                                           "generation_mb_s", "lengths", "command", "date")}
+                for run in doc["runs"]]
+
+    assert runs(json.loads(again.stdout)) == runs(json.loads(first.read_text()))
