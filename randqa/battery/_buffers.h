@@ -6,8 +6,7 @@
 #ifndef RANDQA_BUFFERS_H
 #define RANDQA_BUFFERS_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <stdint.h>
 #include <string.h>
 

@@ -12,8 +12,7 @@
  * chunk-agnostic.  Words are little-endian; bit streams are read most
  * significant bit first in each byte (NIST SP 800-22 order).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -924,17 +923,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.battery._counts",
-    .m_doc = "Counting kernels of the battery: histograms, bit counts, gaps, patterns, weight tuples.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__counts(void)
-{
-    fill_gaps_inside();
-    return PyModule_Create(&module_def);
-}
+RANDQA_PREPARED_MODULE(_counts, "randqa.battery._counts",
+                       "Counting kernels of the battery: histograms, bit counts, gaps, patterns, weight tuples.",
+                       methods, fill_gaps_inside);

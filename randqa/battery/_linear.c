@@ -10,8 +10,7 @@
  * streams are read most significant bit first in each byte (NIST SP 800-22
  * order).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include "_gf2.h"
 #include <stdint.h>
@@ -326,16 +325,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.battery._linear",
-    .m_doc = "Berlekamp-Massey linear complexity and GF(2) matrix rank.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__linear(void)
-{
-    return PyModule_Create(&module_def);
-}
+RANDQA_MODULE(_linear, "randqa.battery._linear",
+              "Berlekamp-Massey linear complexity and GF(2) matrix rank.",
+              methods);

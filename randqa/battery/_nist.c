@@ -11,8 +11,7 @@
  * byte of ASCII bit input).  Results are returned as Python ints or added
  * into caller-owned int64 arrays: the accumulators keep all state.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <math.h>
 #include <stdint.h>
@@ -251,17 +250,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.battery._nist",
-    .m_doc = "Compiled kernels of the NIST SP 800-22 tests.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__nist(void)
-{
-    init_run_tables();
-    return PyModule_Create(&module_def);
-}
+RANDQA_PREPARED_MODULE(_nist, "randqa.battery._nist",
+                       "Compiled kernels of the NIST SP 800-22 tests.",
+                       methods, init_run_tables);

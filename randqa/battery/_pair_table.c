@@ -16,8 +16,7 @@
  * are added at the end.  Pairs are cut from big-endian 8-byte words: seven
  * inside the word, the eighth with the next byte.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -107,13 +106,6 @@ static PyMethodDef pair_table_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef pair_table_module = {
-    PyModuleDef_HEAD_INIT, "randqa.battery._pair_table", "The table of overlapping byte pairs of a stream.", -1,
-    pair_table_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC
-PyInit__pair_table(void)
-{
-    return PyModule_Create(&pair_table_module);
-}
+RANDQA_MODULE(_pair_table, "randqa.battery._pair_table",
+              "The table of overlapping byte pairs of a stream.",
+              pair_table_methods);

@@ -30,8 +30,7 @@
  * count is always the same exact number.  Blocks of more than 65,536 points
  * always take the radix path.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -455,13 +454,6 @@ static PyMethodDef spacings_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef spacings_module = {
-    PyModuleDef_HEAD_INIT, "randqa.battery._spacings", "Birthday spacings: repeated spacings per block of points.", -1,
-    spacings_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC
-PyInit__spacings(void)
-{
-    return PyModule_Create(&spacings_module);
-}
+RANDQA_MODULE(_spacings, "randqa.battery._spacings",
+              "Birthday spacings: repeated spacings per block of points.",
+              spacings_methods);

@@ -16,8 +16,7 @@
  * the buffer protocol, results go into caller-owned arrays, and the loops
  * run without the GIL.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,16 +372,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.predict._gf2_recurrence",
-    .m_doc = "GF(2) minimal recurrences of bit positions (Berlekamp-Massey) and their continuation.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__gf2_recurrence(void)
-{
-    return PyModule_Create(&module_def);
-}
+RANDQA_MODULE(_gf2_recurrence, "randqa.predict._gf2_recurrence",
+              "GF(2) minimal recurrences of bit positions (Berlekamp-Massey) and their continuation.",
+              methods);

@@ -12,8 +12,7 @@
  * of 5.10), each seeded by the original's own seeding routine.  The
  * module docstring of randqa/sources/backends.py documents byte order.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -550,27 +549,6 @@ static PyTypeObject GenType = {
 /* Argument helpers                                                     */
 
 static int
-get_uint(PyObject *obj, int bits, const char *what, uint64_t *out)
-{
-    if (!PyLong_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
-        return -1;
-    }
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**%d)", what, bits);
-        return -1;
-    }
-    if (bits < 64 && (v >> bits) != 0) {
-        PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**%d)", what, bits);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int
 get_key(PyObject *obj, Py_buffer *view)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
@@ -964,27 +942,12 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.sources._generators",
-    .m_doc = "Compiled generator backends.",
-    .m_size = -1,
-    .m_methods = module_methods,
-};
+RANDQA_MODULE_DEF("randqa.sources._generators",
+                  "Compiled generator backends.",
+                  module_methods);
 
 PyMODINIT_FUNC
 PyInit__generators(void)
 {
-    if (PyType_Ready(&GenType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(&GenType);
-    if (PyModule_AddObject(m, "Generator", (PyObject *)&GenType) < 0) {
-        Py_DECREF(&GenType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return create_module_with_type(&module_def, &GenType, "Generator");
 }
