@@ -227,7 +227,7 @@ class WholeSequenceTest(Accumulator):
     def _result_count(cls, params: dict[str, Any]) -> int:
         return 1
 
-    def __init__(self, max_bits: int) -> None:
+    def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__()
         if not isinstance(max_bits, int) or isinstance(max_bits, bool) or max_bits < 1:
             raise ValueError(f"max_bits must be a positive integer, not {max_bits!r}")

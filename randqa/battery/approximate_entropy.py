@@ -56,7 +56,7 @@ class ApproximateEntropy(WholeSequenceTest):
         return n // 8 + 8 + pattern_count_bytes(n + m + 1, m + 1) + 32 * (2 << m)
 
     def __init__(self, *, m: int = 10, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
+        super().__init__(max_bits=max_bits)
         if not isinstance(m, int) or not 1 <= m <= MAX_M - 1:
             raise ValueError(f"m must be an integer from 1 to {MAX_M - 1}, not {m!r}")
         self.m = m

@@ -71,7 +71,7 @@ class Serial(WholeSequenceTest):
         return 2
 
     def __init__(self, *, m: int = 16, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
+        super().__init__(max_bits=max_bits)
         if not isinstance(m, int) or not 2 <= m <= MAX_M:
             raise ValueError(f"m must be an integer from 2 to {MAX_M}, not {m!r}")
         self.m = m
