@@ -29,13 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import (
-    DEFAULT_MAX_BITS,
-    WholeSequenceTest,
-    pattern_count_bytes,
-    pattern_counts,
-    with_wraparound,
-)
+from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, cyclic_pattern_count_bytes, cyclic_pattern_counts
 from randqa.battery.base import Range
 from randqa.results import TestResult, insufficient
 
@@ -64,7 +58,7 @@ class Serial(WholeSequenceTest):
         # the wrapped-around copy of the bits, the pattern counts, and the
         # counts folded once and twice
         m = params["m"]
-        return n // 8 + 8 + pattern_count_bytes(n + m, m) + 16 * (1 << m)
+        return cyclic_pattern_count_bytes(n, m) + 16 * (1 << m)
 
     @classmethod
     def _result_count(cls, params: dict[str, Any]) -> int:
@@ -82,7 +76,7 @@ class Serial(WholeSequenceTest):
         needs = f"at least {min_bits} bits (m < floor(log2 n) - 2, NIST SP 800-22 2.11.7)"
         if n < m:
             return [insufficient(f"{self.name}[{i}]", needs, bits=n) for i in (1, 2)]
-        counts = pattern_counts(with_wraparound(packed, n, m - 1), 0, n, m)
+        counts = cyclic_pattern_counts(packed, n, m)
         psi_m = psi_squared(counts, n)
         psi_m1 = psi_squared(fold(counts), n)
         psi_m2 = psi_squared(fold(fold(counts)), n) if m > 2 else 0.0
