@@ -115,6 +115,12 @@ class ExcursionTest(WholeSequenceTest):
     states: ClassVar[tuple[int, ...]]
     #: the section of SP 800-22 that states what the test needs
     section: ClassVar[str]
+    #: bytes of ``_evaluate``'s temporaries per position of a slice of the walk
+    slice_bytes_per_bit: ClassVar[int]
+
+    @classmethod
+    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
+        return walk_bytes(n) + cls.slice_bytes_per_bit * min(n, SLICE_BITS)
 
     @classmethod
     def _result_count(cls, params: dict[str, Any]) -> int:
@@ -145,12 +151,9 @@ class RandomExcursions(ExcursionTest):
     name = "random_excursions"
     states = STATES
     section = "2.14.7"
-
-    @classmethod
-    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
-        # per slice of the walk: zero flags, cycle ids (int64), |S|, the
-        # positions near 0 with their states, cycles and per-state masks
-        return walk_bytes(n) + 48 * min(n, SLICE_BITS)
+    # zero flags, cycle ids (int64), |S|, the positions near 0 with their
+    # states, cycles and per-state masks
+    slice_bytes_per_bit = 48
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         visits = {x: _VisitHistogram() for x in STATES}

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from randqa.battery._bitseq import SLICE_BITS, walk, walk_bytes
+from randqa.battery._bitseq import walk
 from randqa.battery.random_excursions import ExcursionTest
 from randqa.results import TestResult
 
@@ -37,11 +37,7 @@ class RandomExcursionsVariant(ExcursionTest):
     name = "random_excursions_variant"
     states = STATES
     section = "2.15.7"
-
-    @classmethod
-    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
-        # per slice of the walk: |S| (int64), its mask and the states near 0
-        return walk_bytes(n) + 24 * min(n, SLICE_BITS)
+    slice_bytes_per_bit = 24  # |S| (int64), its mask and the states near 0
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         visits = np.zeros(2 * REACH + 1, dtype=np.int64)  # index x + REACH
