@@ -61,6 +61,18 @@ create_module_with_type(struct PyModuleDef *def, PyTypeObject *type, const char 
     return m;
 }
 
+/* A kernel's refusal of its parameters once it holds the data buffer `in`:
+ * releases it and raises ValueError(message), unless a check that already
+ * set an error (check_nbits) failed.  NULL, for the kernel to return. */
+static inline PyObject *
+reject_parameters(Py_buffer *in, const char *message)
+{
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, message);
+    PyBuffer_Release(in);
+    return NULL;
+}
+
 /* A Python int in [0, 2**bits) (bits <= 64) into *out; else TypeError or
  * ValueError naming `what`, and -1. */
 static inline int

@@ -41,6 +41,18 @@ get_int64_out(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what)
     return 0;
 }
 
+/* get_int64_out for a kernel that holds the data buffer `in`, which it
+ * releases when the array is refused. */
+static inline int
+get_int64_out_or_release(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what, Py_buffer *in)
+{
+    if (get_int64_out(obj, view, want, what) < 0) {
+        PyBuffer_Release(in);
+        return -1;
+    }
+    return 0;
+}
+
 /* Eight bytes as one word whose most significant bit is the first bit of the
  * stream (bits are read most significant first within each byte). */
 static inline uint64_t

@@ -30,10 +30,8 @@ byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *out_obj;
     if (!PyArg_ParseTuple(args, "y*O", &in, &out_obj))
         return NULL;
-    if (get_int64_out(out_obj, &out, 256, "counts") < 0) {
-        PyBuffer_Release(&in);
+    if (get_int64_out_or_release(out_obj, &out, 256, "counts", &in) < 0)
         return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len, i = 0;
     int64_t *counts = (int64_t *)out.buf;
@@ -71,15 +69,10 @@ word16_histogram(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *out_obj;
     if (!PyArg_ParseTuple(args, "y*O", &in, &out_obj))
         return NULL;
-    if (in.len % 2) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "data length must be even");
+    if (in.len % 2)
+        return reject_parameters(&in, "data length must be even");
+    if (get_int64_out_or_release(out_obj, &out, 65536, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(out_obj, &out, 65536, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
     Py_ssize_t n = in.len;
@@ -142,11 +135,8 @@ lag_product_sum(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t lag;
     if (!PyArg_ParseTuple(args, "y*n", &in, &lag))
         return NULL;
-    if (lag < 1) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "lag must be >= 1");
-        return NULL;
-    }
+    if (lag < 1)
+        return reject_parameters(&in, "lag must be >= 1");
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len;
     uint64_t total = 0;
@@ -235,15 +225,10 @@ byte_counts(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *hist_obj;
     if (!PyArg_ParseTuple(args, "y*iO", &in, &previous, &hist_obj))
         return NULL;
-    if (previous < -1 || previous > 255) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "previous must be a byte value (0-255) or -1");
+    if (previous < -1 || previous > 255)
+        return reject_parameters(&in, "previous must be a byte value (0-255) or -1");
+    if (get_int64_out_or_release(hist_obj, &out, 256, "hist", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(hist_obj, &out, 256, "hist") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len;
     int64_t *hist = (int64_t *)out.buf;
@@ -292,15 +277,10 @@ rc4_digraph_counts(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *lo_obj, *hi_obj;
     if (!PyArg_ParseTuple(args, "y*niOO", &in, &first_position, &previous, &lo_obj, &hi_obj))
         return NULL;
-    if (previous < -1 || previous > 255) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "previous must be a byte value or -1");
+    if (previous < -1 || previous > 255)
+        return reject_parameters(&in, "previous must be a byte value or -1");
+    if (get_int64_out_or_release(lo_obj, &lo, 256 * 3 * 256, "low", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(lo_obj, &lo, 256 * 3 * 256, "low") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     if (get_int64_out(hi_obj, &hi, 256 * 256, "high") < 0) {
         PyBuffer_Release(&in);
         PyBuffer_Release(&lo);
@@ -493,15 +473,10 @@ gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     if (!PyArg_ParseTuple(args, "y*iKKOL", &in, &word_bytes, &lo, &hi, &hist_obj, &open))
         return NULL;
     if ((word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8) || in.len % word_bytes || open < 0 ||
-        hi <= lo || (word_bytes < 8 && hi > (1ULL << (8 * word_bytes)))) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "invalid gap scan parameters");
+        hi <= lo || (word_bytes < 8 && hi > (1ULL << (8 * word_bytes))))
+        return reject_parameters(&in, "invalid gap scan parameters");
+    if (get_int64_out_or_release(hist_obj, &histv, -1, "hist", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(hist_obj, &histv, -1, "hist") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *hist = (int64_t *)histv.buf;
     long long top = histv.len / 8 - 1;
@@ -555,16 +530,11 @@ digraph_scan(PyObject *Py_UNUSED(self), PyObject *args)
     int position_mod;
     if (!PyArg_ParseTuple(args, "y*iLiO", &in, &prev, &start, &position_mod, &counts_obj))
         return NULL;
-    if (position_mod < 0 || prev < -1 || prev > 255 || start < 0) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "invalid digraph scan parameters");
-        return NULL;
-    }
+    if (position_mod < 0 || prev < -1 || prev > 255 || start < 0)
+        return reject_parameters(&in, "invalid digraph scan parameters");
     int classes = position_mod > 1 ? position_mod : 1;
-    if (get_int64_out(counts_obj, &out, (Py_ssize_t)classes * 65536, "counts") < 0) {
-        PyBuffer_Release(&in);
+    if (get_int64_out_or_release(counts_obj, &out, (Py_ssize_t)classes * 65536, "counts", &in) < 0)
         return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
     Py_ssize_t n = in.len;
@@ -626,15 +596,10 @@ bit_pattern_scan(PyObject *Py_UNUSED(self), PyObject *args)
     long long have;
     if (!PyArg_ParseTuple(args, "y*iOKL", &in, &m, &counts_obj, &reg, &have))
         return NULL;
-    if (m < 1 || m > 24 || have < 0) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "invalid bit pattern scan parameters");
+    if (m < 1 || m > 24 || have < 0)
+        return reject_parameters(&in, "invalid bit pattern scan parameters");
+    if (get_int64_out_or_release(counts_obj, &out, (Py_ssize_t)1 << m, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(counts_obj, &out, (Py_ssize_t)1 << m, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
     Py_ssize_t n = in.len, i = 0;

@@ -96,12 +96,8 @@ block_frequency_sums(PyObject *Py_UNUSED(self), PyObject *args)
     long long nbits, block_bits;
     if (!PyArg_ParseTuple(args, "y*LL", &in, &nbits, &block_bits))
         return NULL;
-    if (check_nbits(&in, nbits) < 0 || block_bits < 1) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "block_bits must be >= 1");
-        PyBuffer_Release(&in);
-        return NULL;
-    }
+    if (check_nbits(&in, nbits) < 0 || block_bits < 1)
+        return reject_parameters(&in, "block_bits must be >= 1");
     const uint8_t *p = (const uint8_t *)in.buf;
     uint64_t blocks = (uint64_t)nbits / (uint64_t)block_bits;
     u128 total;
@@ -155,16 +151,10 @@ longest_run_counts(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *out_obj;
     if (!PyArg_ParseTuple(args, "y*LLO", &in, &nbits, &block_bits, &out_obj))
         return NULL;
-    if (check_nbits(&in, nbits) < 0 || block_bits < 8 || block_bits % 8) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "block_bits must be a positive multiple of 8");
-        PyBuffer_Release(&in);
+    if (check_nbits(&in, nbits) < 0 || block_bits < 8 || block_bits % 8)
+        return reject_parameters(&in, "block_bits must be a positive multiple of 8");
+    if (get_int64_out_or_release(out_obj, &out, -1, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(out_obj, &out, -1, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
     int64_t top = (int64_t)(out.len / 8) - 1;
@@ -210,12 +200,8 @@ universal_sum(PyObject *Py_UNUSED(self), PyObject *args)
     int block_bits;
     if (!PyArg_ParseTuple(args, "y*LiL", &in, &nbits, &block_bits, &init_blocks))
         return NULL;
-    if (check_nbits(&in, nbits) < 0 || block_bits < 1 || block_bits > 24 || init_blocks < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "block_bits must be between 1 and 24 and init_blocks >= 0");
-        PyBuffer_Release(&in);
-        return NULL;
-    }
+    if (check_nbits(&in, nbits) < 0 || block_bits < 1 || block_bits > 24 || init_blocks < 0)
+        return reject_parameters(&in, "block_bits must be between 1 and 24 and init_blocks >= 0");
     uint64_t *last = calloc((size_t)1 << block_bits, sizeof(uint64_t));
     if (!last) {
         PyBuffer_Release(&in);

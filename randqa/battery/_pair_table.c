@@ -72,15 +72,10 @@ add_pair_counts(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *counts_obj;
     if (!PyArg_ParseTuple(args, "y*iO", &in, &previous, &counts_obj))
         return NULL;
-    if (previous < -1 || previous > 255) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "previous must be a byte value (0-255) or -1");
+    if (previous < -1 || previous > 255)
+        return reject_parameters(&in, "previous must be a byte value (0-255) or -1");
+    if (get_int64_out_or_release(counts_obj, &out, 65536, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(counts_obj, &out, 65536, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len;
     int64_t *counts = (int64_t *)out.buf;
