@@ -613,92 +613,88 @@ make_ansi_c_rand(PyObject *Py_UNUSED(self), PyObject *args)
     return make_lcg15(args, 1103515245u, 12345u, "ANSI C example rand LCG");
 }
 
+/* How a constructor of one seed argument starts a new generator's state. */
+typedef void (*seed_state_fn)(GenObject *g, uint64_t seed);
+
+/* A generator of `word_bytes`-byte words whose state seed_state(g, seed)
+ * starts from the one argument, a seed in [0, 2**seed_bits). */
 static PyObject *
-make_u32_gen(PyObject *args, fill_words_fn fill, const char *algorithm, uint32_t (*seed_fn)(uint64_t))
+make_seeded(PyObject *args, int seed_bits, fill_words_fn fill, unsigned word_bytes, const char *algorithm,
+            seed_state_fn seed_state)
 {
     PyObject *seed_obj;
     uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, seed_bits, "seed", &seed) < 0)
         return NULL;
-    GenObject *g = gen_new(fill, 4, algorithm);
+    GenObject *g = gen_new(fill, word_bytes, algorithm);
     if (g)
-        g->st.u32.x = seed_fn(seed);
+        seed_state(g, seed);
     return (PyObject *)g;
 }
+
+/* make_<name>(self, args): the module function of a generator that
+ * <name>_seed starts from a seed in [0, 2**seed_bits) */
+#define SEEDED_CONSTRUCTOR(name, seed_bits, fill, word_bytes, algorithm)                  \
+    static PyObject *make_##name(PyObject *Py_UNUSED(self), PyObject *args)               \
+    {                                                                                     \
+        return make_seeded(args, seed_bits, fill, word_bytes, algorithm, name##_seed);    \
+    }
 
 /* RANDU needs an odd state: seed | 1 (0 would stay 0) */
-static uint32_t randu_seed(uint64_t s) { return ((uint32_t)s & 0x7fffffffu) | 1u; }
+static void randu_seed(GenObject *g, uint64_t s) { g->st.u32.x = ((uint32_t)s & 0x7fffffffu) | 1u; }
 /* MINSTD: seed mod (2^31 - 1), 0 becoming 1 (as C++ minstd_rand does) */
-static uint32_t minstd_seed(uint64_t s)
+static void minstd_seed(GenObject *g, uint64_t s)
 {
     uint32_t x = (uint32_t)(s % 2147483647u);
-    return x ? x : 1u;
+    g->st.u32.x = x ? x : 1u;
 }
 /* xorshift32: 0 is its fixed point; use Marsaglia's example seed instead */
-static uint32_t xorshift32_seed(uint64_t s) { return s ? (uint32_t)s : 2463534242u; }
+static void xorshift32_seed(GenObject *g, uint64_t s) { g->st.u32.x = s ? (uint32_t)s : 2463534242u; }
 
-static PyObject *make_randu(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, randu_fill, "RANDU", randu_seed); }
-static PyObject *make_minstd(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, minstd_fill, "MINSTD (Park-Miller 16807)", minstd_seed); }
-static PyObject *make_xorshift32(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, xorshift32_fill, "xorshift32 (13,17,5)", xorshift32_seed); }
+SEEDED_CONSTRUCTOR(randu, 32, randu_fill, 4, "RANDU")
+SEEDED_CONSTRUCTOR(minstd, 32, minstd_fill, 4, "MINSTD (Park-Miller 16807)")
+SEEDED_CONSTRUCTOR(xorshift32, 32, xorshift32_fill, 4, "xorshift32 (13,17,5)")
 
-static PyObject *
-make_splitmix64(PyObject *Py_UNUSED(self), PyObject *args)
+static void
+splitmix64_seed(GenObject *g, uint64_t s)
 {
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(splitmix64_fill, 8, "splitmix64");
-    if (g)
-        g->st.u64.x = seed;
-    return (PyObject *)g;
+    g->st.u64.x = s;
 }
+SEEDED_CONSTRUCTOR(splitmix64, 64, splitmix64_fill, 8, "splitmix64")
 
-static PyObject *
-make_lcg64_top32(PyObject *args, uint64_t a, uint64_t c, int state_bits, uint64_t scramble, const char *algorithm)
+static void
+lcg64_top32_seed(GenObject *g, uint64_t seed, uint64_t a, uint64_t c, int state_bits, uint64_t scramble)
 {
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(lcg64_top32_fill, 4, algorithm);
-    if (g) {
-        uint64_t mask = state_bits == 64 ? ~0ULL : (1ULL << state_bits) - 1;
-        g->st.lcg64.x = (seed ^ scramble) & mask;
-        g->st.lcg64.a = a;
-        g->st.lcg64.c = c;
-        g->st.lcg64.mask = mask;
-        g->st.lcg64.shift = (unsigned)(state_bits - 32);
-    }
-    return (PyObject *)g;
+    uint64_t mask = state_bits == 64 ? ~0ULL : (1ULL << state_bits) - 1;
+    g->st.lcg64.x = (seed ^ scramble) & mask;
+    g->st.lcg64.a = a;
+    g->st.lcg64.c = c;
+    g->st.lcg64.mask = mask;
+    g->st.lcg64.shift = (unsigned)(state_bits - 32);
 }
 
 /* new Random(seed): state = (seed ^ 0x5DEECE66D) mod 2^48; nextInt() = next(32) */
-static PyObject *
-make_java_random(PyObject *Py_UNUSED(self), PyObject *args)
+static void
+java_random_seed(GenObject *g, uint64_t s)
 {
-    return make_lcg64_top32(args, 0x5DEECE66DULL, 0xBULL, 48, 0x5DEECE66DULL, "java.util.Random nextInt");
+    lcg64_top32_seed(g, s, 0x5DEECE66DULL, 0xBULL, 48, 0x5DEECE66DULL);
 }
+SEEDED_CONSTRUCTOR(java_random, 64, lcg64_top32_fill, 4, "java.util.Random nextInt")
 
 /* Knuth's MMIX LCG (TAOCP vol. 2, 3.3.4): state = seed, output the top 32 bits */
-static PyObject *
-make_mmix_lcg(PyObject *Py_UNUSED(self), PyObject *args)
+static void
+mmix_lcg_seed(GenObject *g, uint64_t s)
 {
-    return make_lcg64_top32(args, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0, "MMIX LCG top 32 bits");
+    lcg64_top32_seed(g, s, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0);
 }
+SEEDED_CONSTRUCTOR(mmix_lcg, 64, lcg64_top32_fill, 4, "MMIX LCG top 32 bits")
 
-static PyObject *
-make_mt19937(PyObject *Py_UNUSED(self), PyObject *args)
+static void
+mt19937_seed(GenObject *g, uint64_t s)
 {
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(mt_fill, 4, "MT19937 init_genrand");
-    if (g)
-        mt_init_genrand(&g->st.mt, (uint32_t)seed);
-    return (PyObject *)g;
+    mt_init_genrand(&g->st.mt, (uint32_t)s);
 }
+SEEDED_CONSTRUCTOR(mt19937, 32, mt_fill, 4, "MT19937 init_genrand")
 
 static PyObject *
 make_mt19937_by_array(PyObject *Py_UNUSED(self), PyObject *args)
@@ -774,31 +770,19 @@ make_dnet_arc4(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
-static PyObject *
-make_lfsr113(PyObject *Py_UNUSED(self), PyObject *args)
+static void
+lfsr113_seed(GenObject *g, uint64_t s)
 {
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(taus_fill, 4, "Linux prandom_u32_state (LFSR113)");
-    if (g)
-        taus_seed_state(&g->st.taus, seed);
-    return (PyObject *)g;
+    taus_seed_state(&g->st.taus, s);
 }
+SEEDED_CONSTRUCTOR(lfsr113, 64, taus_fill, 4, "Linux prandom_u32_state (LFSR113)")
 
-static PyObject *
-make_lfsr113_selftest(PyObject *Py_UNUSED(self), PyObject *args)
+static void
+lfsr113_selftest_seed(GenObject *g, uint64_t s)
 {
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding");
-    if (g)
-        taus_seed_selftest(&g->st.taus, (uint32_t)seed);
-    return (PyObject *)g;
+    taus_seed_selftest(&g->st.taus, (uint32_t)s);
 }
+SEEDED_CONSTRUCTOR(lfsr113_selftest, 32, taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding")
 
 static PyObject *
 make_lfsr113_raw(PyObject *Py_UNUSED(self), PyObject *args)
