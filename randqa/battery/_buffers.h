@@ -53,6 +53,24 @@ get_int64_out_or_release(PyObject *obj, Py_buffer *view, Py_ssize_t want, const 
     return 0;
 }
 
+/* The arguments (data, previous, counts) of a kernel that counts the bytes
+ * of data as the continuation of a stream whose last byte was `previous`
+ * (-1: data starts the stream) into `counts`, a writable int64 array of
+ * `want` items.  On failure nothing is held. */
+static inline int
+parse_stream_continuation(PyObject *args, Py_buffer *in, int *previous, Py_buffer *out, Py_ssize_t want,
+                          const char *what)
+{
+    PyObject *out_obj;
+    if (!PyArg_ParseTuple(args, "y*iO", in, previous, &out_obj))
+        return -1;
+    if (*previous < -1 || *previous > 255) {
+        reject_parameters(in, "previous must be a byte value (0-255) or -1");
+        return -1;
+    }
+    return get_int64_out_or_release(out_obj, out, want, what, in);
+}
+
 /* Eight bytes as one word whose most significant bit is the first bit of the
  * stream (bits are read most significant first within each byte). */
 static inline uint64_t

@@ -21,8 +21,24 @@
 #include <emmintrin.h>
 #endif
 
-/* byte_histogram(data, counts): counts[v] += occurrences of byte v.
- * Four sub-histograms break the store-to-load dependency on repeated values. */
+/* h[k][v] += the bytes p[i] = v, i < n, counted into four tables by i mod 4
+ * (all of a tail into the first): repeated values do not wait on each
+ * other's stores.  The caller adds up the tables before they can wrap. */
+static inline void
+add_byte_counts4(const uint8_t *p, Py_ssize_t n, uint32_t h[4][256])
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        h[0][p[i]]++;
+        h[1][p[i + 1]]++;
+        h[2][p[i + 2]]++;
+        h[3][p[i + 3]]++;
+    }
+    for (; i < n; i++)
+        h[0][p[i]]++;
+}
+
+/* byte_histogram(data, counts): counts[v] += occurrences of byte v. */
 static PyObject *
 byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -41,14 +57,8 @@ byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
     /* uint32 sub-counts are flushed every 2^30 bytes so they cannot overflow */
     while (i < n) {
         Py_ssize_t end = n - i > (1 << 30) ? i + (1 << 30) : n;
-        for (; i + 4 <= end; i += 4) {
-            h[0][p[i]]++;
-            h[1][p[i + 1]]++;
-            h[2][p[i + 2]]++;
-            h[3][p[i + 3]]++;
-        }
-        for (; i < end; i++)
-            h[0][p[i]]++;
+        add_byte_counts4(p + i, end - i, h);
+        i = end;
         for (int v = 0; v < 256; v++) {
             counts[v] += (int64_t)h[0][v] + h[1][v] + h[2][v] + h[3][v];
             h[0][v] = h[1][v] = h[2][v] = h[3][v] = 0;
@@ -177,15 +187,7 @@ lag_product_sum(PyObject *Py_UNUSED(self), PyObject *args)
 static void
 byte_counts_run(const uint8_t *p, Py_ssize_t n, uint32_t h[4][256], uint64_t *products, uint64_t *transitions)
 {
-    Py_ssize_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        h[0][p[i]]++;
-        h[1][p[i + 1]]++;
-        h[2][p[i + 2]]++;
-        h[3][p[i + 3]]++;
-    }
-    for (; i < n; i++)
-        h[0][p[i]]++;
+    add_byte_counts4(p, n, h);
     uint64_t prod = 0, trans = 0;
     Py_ssize_t j = 0;
 #if defined(__SSE2__)
@@ -222,12 +224,7 @@ byte_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, out;
     int previous;
-    PyObject *hist_obj;
-    if (!PyArg_ParseTuple(args, "y*iO", &in, &previous, &hist_obj))
-        return NULL;
-    if (previous < -1 || previous > 255)
-        return reject_parameters(&in, "previous must be a byte value (0-255) or -1");
-    if (get_int64_out_or_release(hist_obj, &out, 256, "hist", &in) < 0)
+    if (parse_stream_continuation(args, &in, &previous, &out, 256, "hist") < 0)
         return NULL;
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len;

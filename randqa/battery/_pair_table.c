@@ -69,12 +69,7 @@ add_pair_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, out;
     int previous;
-    PyObject *counts_obj;
-    if (!PyArg_ParseTuple(args, "y*iO", &in, &previous, &counts_obj))
-        return NULL;
-    if (previous < -1 || previous > 255)
-        return reject_parameters(&in, "previous must be a byte value (0-255) or -1");
-    if (get_int64_out_or_release(counts_obj, &out, 65536, "counts", &in) < 0)
+    if (parse_stream_continuation(args, &in, &previous, &out, 65536, "counts") < 0)
         return NULL;
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len;

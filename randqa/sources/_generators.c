@@ -784,16 +784,25 @@ lfsr113_selftest_seed(GenObject *g, uint64_t s)
 }
 SEEDED_CONSTRUCTOR(lfsr113_selftest, 32, taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding")
 
+/* The four state words (s1..s4, v0..v3) of a raw constructor, each in [0, 2**bits) */
+static int
+get_four_words(PyObject *args, int bits, uint64_t v[4])
+{
+    PyObject *o[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
+        return -1;
+    for (int k = 0; k < 4; k++)
+        if (get_uint(o[k], bits, "state word", &v[k]) < 0)
+            return -1;
+    return 0;
+}
+
 static PyObject *
 make_lfsr113_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *o[4];
     uint64_t v[4];
-    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
+    if (get_four_words(args, 32, v) < 0)
         return NULL;
-    for (int k = 0; k < 4; k++)
-        if (get_uint(o[k], 32, "state word", &v[k]) < 0)
-            return NULL;
     GenObject *g = gen_new(taus_fill, 4, "LFSR113 from a raw state (no seed fix-ups)");
     if (g) {
         g->st.taus.s1 = (uint32_t)v[0];
@@ -821,13 +830,9 @@ make_siprand(PyObject *Py_UNUSED(self), PyObject *args)
 static PyObject *
 make_siprand_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *o[4];
     uint64_t v[4];
-    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
+    if (get_four_words(args, 64, v) < 0)
         return NULL;
-    for (int k = 0; k < 4; k++)
-        if (get_uint(o[k], 64, "state word", &v[k]) < 0)
-            return NULL;
     GenObject *g = gen_new(sip_fill, 4, "siprand from a raw state (no zero-word fix-up)");
     if (g) {
         g->st.sip.v0 = v[0]; g->st.sip.v1 = v[1]; g->st.sip.v2 = v[2]; g->st.sip.v3 = v[3];
