@@ -138,70 +138,65 @@ GLIBC_FILL(glibc_fill16, 2, store_le16)
 /* 15-bit LCG rand(): MSVC (214013, 2531011) and the C standard's example
  * (1103515245, 12345); both return (x >> 16) & 0x7fff.                 */
 
-static void
-lcg15_fill8(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint32_t x = g->st.lcg.x, a = g->st.lcg.a, c = g->st.lcg.c;
-    for (size_t k = 0; k < n; k++) {
-        x = a * x + c;
-        out[k] = (uint8_t)(x >> 16);
+/* WORD = 1: the output's low byte; 2: the 15-bit output as 2 LE bytes */
+#define LCG15_FILL(NAME, WORD, STORE)                                      \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)       \
+    {                                                                      \
+        uint32_t x = g->st.lcg.x, a = g->st.lcg.a, c = g->st.lcg.c;        \
+        for (size_t k = 0; k < n; k++) {                                   \
+            x = a * x + c;                                                 \
+            STORE(out + (WORD) * k, (x >> 16) & 0x7fff);                   \
+        }                                                                  \
+        g->st.lcg.x = x;                                                   \
     }
-    g->st.lcg.x = x;
-}
 
-static void
-lcg15_fill16(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint32_t x = g->st.lcg.x, a = g->st.lcg.a, c = g->st.lcg.c;
-    for (size_t k = 0; k < n; k++) {
-        x = a * x + c;
-        store_le16(out + 2 * k, (x >> 16) & 0x7fff);
-    }
-    g->st.lcg.x = x;
-}
+LCG15_FILL(lcg15_fill8, 1, store_byte)
+LCG15_FILL(lcg15_fill16, 2, store_le16)
 
 /* ------------------------------------------------------------------ */
 /* RANDU, MINSTD, xorshift32, splitmix64                                 */
 
-static void
-randu_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint32_t x = g->st.u32.x;
-    for (size_t k = 0; k < n; k++) {
-        x = (65539u * x) & 0x7fffffffu;
-        store_le32(out + 4 * k, x);
+/* A generator of one 32-bit state word that outputs each new state as 4 LE bytes */
+#define U32_STATE_FILL(NAME, STEP)                                      \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)    \
+    {                                                                   \
+        uint32_t x = g->st.u32.x;                                       \
+        for (size_t k = 0; k < n; k++) {                                \
+            x = STEP(x);                                                \
+            store_le32(out + 4 * k, x);                                 \
+        }                                                               \
+        g->st.u32.x = x;                                                \
     }
-    g->st.u32.x = x;
+
+static inline uint32_t
+randu_step(uint32_t x)
+{
+    return (65539u * x) & 0x7fffffffu;
 }
 
-static void
-minstd_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+/* x = 16807 x mod (2^31 - 1), reduced with 2^31 = 1 (mod 2^31 - 1) */
+static inline uint32_t
+minstd_step(uint32_t x)
 {
-    /* x = 16807 x mod (2^31 - 1), reduced with 2^31 = 1 (mod 2^31 - 1) */
-    uint32_t x = g->st.u32.x;
-    for (size_t k = 0; k < n; k++) {
-        uint64_t t = (uint64_t)x * 16807u;
-        t = (t & 0x7fffffffu) + (t >> 31);
-        if (t >= 0x7fffffffu)
-            t -= 0x7fffffffu;
-        x = (uint32_t)t;
-        store_le32(out + 4 * k, x);
-    }
-    g->st.u32.x = x;
+    uint64_t t = (uint64_t)x * 16807u;
+    t = (t & 0x7fffffffu) + (t >> 31);
+    if (t >= 0x7fffffffu)
+        t -= 0x7fffffffu;
+    return (uint32_t)t;
 }
 
-static void
-xorshift32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+static inline uint32_t
+xorshift32_step(uint32_t x)
 {
-    uint32_t x = g->st.u32.x;
-    for (size_t k = 0; k < n; k++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        store_le32(out + 4 * k, x);
-    }
-    g->st.u32.x = x;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
 }
+
+U32_STATE_FILL(randu_fill, randu_step)
+U32_STATE_FILL(minstd_fill, minstd_step)
+U32_STATE_FILL(xorshift32_fill, xorshift32_step)
 
 static void
 splitmix64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
