@@ -26,7 +26,7 @@ from randqa.battery import _spacings
 from randqa.battery.birthday_spacings import BirthdaySpacings
 from randqa.engine import CHUNK_BYTES
 
-from cpu_timing import best_cpu_seconds, pcg64_bytes, size_and_rounds  # benchmarks/, the script's folder
+from cpu_timing import pcg64_bytes, print_best_rates, size_and_rounds  # benchmarks/, the script's folder
 
 
 class RadixSortedSpacings(BirthdaySpacings):
@@ -63,11 +63,8 @@ def main() -> None:
     answers = {label: run() for label, run in rows.items() if label.startswith("birthday")}
     if len(set(answers.values())) != 1:
         raise SystemExit(f"the kernels disagree: {answers}")
-    best = best_cpu_seconds(rows, rounds, size)
-    reference = best["birthday_spacings, two radix sorts"]
-    print(f"{'':<40} {'MB/s':>7} {'x radix':>8}")
-    for label, seconds in best.items():
-        print(f"{label:<40} {size / seconds / 1e6:7.0f} {reference / seconds:8.2f}")
+    print_best_rates(rows, rounds, size, 40, "birthday_spacings, two radix sorts", "x radix",
+                     lambda seconds, reference: reference / seconds)
 
 
 if __name__ == "__main__":

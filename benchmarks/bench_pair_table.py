@@ -30,7 +30,7 @@ from randqa.battery.runs import Runs
 from randqa.battery.serial_correlation import SerialCorrelation
 from randqa.engine import CHUNK_BYTES
 
-from cpu_timing import best_cpu_seconds, pcg64_bytes, size_and_rounds  # benchmarks/, the script's folder
+from cpu_timing import pcg64_bytes, print_best_rates, size_and_rounds  # benchmarks/, the script's folder
 
 
 def chunks(data: np.ndarray) -> list[np.ndarray]:
@@ -74,11 +74,8 @@ def main() -> None:
         "digraph_scan (today's pair count)": digraph_scan(data),
         "six tests' update passes today": six_tests(data),
     }
-    best = best_cpu_seconds(rows, rounds, size)
-    reference = best["pair table (add_pair_counts)"]
-    print(f"{'':<36} {'MB/s':>7} {'time / pair table':>18}")
-    for label, seconds in best.items():
-        print(f"{label:<36} {size / seconds / 1e6:7.0f} {seconds / reference:18.2f}")
+    print_best_rates(rows, rounds, size, 36, "pair table (add_pair_counts)", "time / pair table",
+                     lambda seconds, reference: seconds / reference)
 
 
 if __name__ == "__main__":

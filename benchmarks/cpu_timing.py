@@ -33,8 +33,10 @@ def pcg64_bytes(size: int) -> np.ndarray:
     return np.random.PCG64(1).random_raw(size // 8).view(np.uint8)
 
 
-def best_cpu_seconds(rows: dict[str, Callable[[], object]], rounds: int, size: int) -> dict[str, float]:
-    """Each row's best of ``rounds`` turns in CPU seconds, after a line saying what was timed."""
+def print_best_rates(rows: dict[str, Callable[[], object]], rounds: int, size: int, label_width: int,
+                     reference: str, ratio_title: str, ratio: Callable[[float, float], float]) -> None:
+    """Time each row, best of ``rounds`` turns in CPU seconds, and print its
+    MB/s and ``ratio(its seconds, the reference row's seconds)``."""
     best = {label: float("inf") for label in rows}
     for _ in range(rounds):
         for label, run in rows.items():
@@ -42,4 +44,7 @@ def best_cpu_seconds(rows: dict[str, Callable[[], object]], rounds: int, size: i
             run()
             best[label] = min(best[label], time.thread_time() - start)
     print(f"{size} bytes of PCG64 in {CHUNK_BYTES}-byte chunks, best of {rounds}; one thread, MB per CPU second")
-    return best
+    width = len(ratio_title) + 1
+    print(f"{'':<{label_width}} {'MB/s':>7} {ratio_title:>{width}}")
+    for label, seconds in best.items():
+        print(f"{label:<{label_width}} {size / seconds / 1e6:7.0f} {ratio(seconds, best[reference]):{width}.2f}")
