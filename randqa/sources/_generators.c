@@ -779,33 +779,38 @@ lfsr113_selftest_seed(GenObject *g, uint64_t s)
 }
 SEEDED_CONSTRUCTOR(lfsr113_selftest, 32, taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding")
 
-/* The four state words (s1..s4, v0..v3) of a raw constructor, each in [0, 2**bits) */
-static int
-get_four_words(PyObject *args, int bits, uint64_t v[4])
+/* A generator whose state is the four arguments as they are (no seeding
+ * fix-ups), each in [0, 2**bits): set_state(g, words) copies them in. */
+static PyObject *
+make_from_four_words(PyObject *args, int bits, fill_words_fn fill, const char *algorithm,
+                     void (*set_state)(GenObject *g, const uint64_t words[4]))
 {
     PyObject *o[4];
+    uint64_t v[4];
     if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
-        return -1;
+        return NULL;
     for (int k = 0; k < 4; k++)
         if (get_uint(o[k], bits, "state word", &v[k]) < 0)
-            return -1;
-    return 0;
+            return NULL;
+    GenObject *g = gen_new(fill, 4, algorithm);
+    if (g)
+        set_state(g, v);
+    return (PyObject *)g;
+}
+
+static void
+set_lfsr113_state(GenObject *g, const uint64_t s[4])
+{
+    g->st.taus.s1 = (uint32_t)s[0];
+    g->st.taus.s2 = (uint32_t)s[1];
+    g->st.taus.s3 = (uint32_t)s[2];
+    g->st.taus.s4 = (uint32_t)s[3];
 }
 
 static PyObject *
 make_lfsr113_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    uint64_t v[4];
-    if (get_four_words(args, 32, v) < 0)
-        return NULL;
-    GenObject *g = gen_new(taus_fill, 4, "LFSR113 from a raw state (no seed fix-ups)");
-    if (g) {
-        g->st.taus.s1 = (uint32_t)v[0];
-        g->st.taus.s2 = (uint32_t)v[1];
-        g->st.taus.s3 = (uint32_t)v[2];
-        g->st.taus.s4 = (uint32_t)v[3];
-    }
-    return (PyObject *)g;
+    return make_from_four_words(args, 32, taus_fill, "LFSR113 from a raw state (no seed fix-ups)", set_lfsr113_state);
 }
 
 static PyObject *
@@ -822,17 +827,19 @@ make_siprand(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
+static void
+set_siprand_state(GenObject *g, const uint64_t v[4])
+{
+    g->st.sip.v0 = v[0];
+    g->st.sip.v1 = v[1];
+    g->st.sip.v2 = v[2];
+    g->st.sip.v3 = v[3];
+}
+
 static PyObject *
 make_siprand_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    uint64_t v[4];
-    if (get_four_words(args, 64, v) < 0)
-        return NULL;
-    GenObject *g = gen_new(sip_fill, 4, "siprand from a raw state (no zero-word fix-up)");
-    if (g) {
-        g->st.sip.v0 = v[0]; g->st.sip.v1 = v[1]; g->st.sip.v2 = v[2]; g->st.sip.v3 = v[3];
-    }
-    return (PyObject *)g;
+    return make_from_four_words(args, 64, sip_fill, "siprand from a raw state (no zero-word fix-up)", set_siprand_state);
 }
 
 /* Generators started from a raw state, for jumps computed elsewhere. */
