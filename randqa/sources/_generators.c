@@ -627,35 +627,34 @@ make_seeded(PyObject *args, int seed_bits, fill_words_fn fill, unsigned word_byt
     return (PyObject *)g;
 }
 
-/* make_<name>(self, args): the module function of a generator that
- * <name>_seed starts from a seed in [0, 2**seed_bits) */
-#define SEEDED_CONSTRUCTOR(name, seed_bits, fill, word_bytes, algorithm)                  \
-    static PyObject *make_##name(PyObject *Py_UNUSED(self), PyObject *args)               \
-    {                                                                                     \
-        return make_seeded(args, seed_bits, fill, word_bytes, algorithm, name##_seed);    \
+/* The module function make_<name>(seed) of a generator that the statement
+ * `seeding` starts from `seed` (in [0, 2**seed_bits)) into `g`, and the
+ * <name>_seed function that runs it. */
+#define SEEDED_CONSTRUCTOR(name, seed_bits, fill, word_bytes, algorithm, seeding)        \
+    static void name##_seed(GenObject *g, uint64_t seed)                                 \
+    {                                                                                    \
+        seeding;                                                                         \
+    }                                                                                    \
+    static PyObject *make_##name(PyObject *Py_UNUSED(self), PyObject *args)              \
+    {                                                                                    \
+        return make_seeded(args, seed_bits, fill, word_bytes, algorithm, name##_seed);   \
     }
 
+/* MINSTD's state for a seed: seed mod (2^31 - 1), 0 becoming 1 (as C++ minstd_rand does) */
+static uint32_t
+minstd_state(uint64_t seed)
+{
+    uint32_t x = (uint32_t)(seed % 2147483647u);
+    return x ? x : 1u;
+}
+
 /* RANDU needs an odd state: seed | 1 (0 would stay 0) */
-static void randu_seed(GenObject *g, uint64_t s) { g->st.u32.x = ((uint32_t)s & 0x7fffffffu) | 1u; }
-/* MINSTD: seed mod (2^31 - 1), 0 becoming 1 (as C++ minstd_rand does) */
-static void minstd_seed(GenObject *g, uint64_t s)
-{
-    uint32_t x = (uint32_t)(s % 2147483647u);
-    g->st.u32.x = x ? x : 1u;
-}
+SEEDED_CONSTRUCTOR(randu, 32, randu_fill, 4, "RANDU", g->st.u32.x = ((uint32_t)seed & 0x7fffffffu) | 1u)
+SEEDED_CONSTRUCTOR(minstd, 32, minstd_fill, 4, "MINSTD (Park-Miller 16807)", g->st.u32.x = minstd_state(seed))
 /* xorshift32: 0 is its fixed point; use Marsaglia's example seed instead */
-static void xorshift32_seed(GenObject *g, uint64_t s) { g->st.u32.x = s ? (uint32_t)s : 2463534242u; }
-
-SEEDED_CONSTRUCTOR(randu, 32, randu_fill, 4, "RANDU")
-SEEDED_CONSTRUCTOR(minstd, 32, minstd_fill, 4, "MINSTD (Park-Miller 16807)")
-SEEDED_CONSTRUCTOR(xorshift32, 32, xorshift32_fill, 4, "xorshift32 (13,17,5)")
-
-static void
-splitmix64_seed(GenObject *g, uint64_t s)
-{
-    g->st.u64.x = s;
-}
-SEEDED_CONSTRUCTOR(splitmix64, 64, splitmix64_fill, 8, "splitmix64")
+SEEDED_CONSTRUCTOR(xorshift32, 32, xorshift32_fill, 4, "xorshift32 (13,17,5)",
+                   g->st.u32.x = seed ? (uint32_t)seed : 2463534242u)
+SEEDED_CONSTRUCTOR(splitmix64, 64, splitmix64_fill, 8, "splitmix64", g->st.u64.x = seed)
 
 static void
 lcg64_top32_seed(GenObject *g, uint64_t seed, uint64_t a, uint64_t c, int state_bits, uint64_t scramble)
@@ -669,27 +668,12 @@ lcg64_top32_seed(GenObject *g, uint64_t seed, uint64_t a, uint64_t c, int state_
 }
 
 /* new Random(seed): state = (seed ^ 0x5DEECE66D) mod 2^48; nextInt() = next(32) */
-static void
-java_random_seed(GenObject *g, uint64_t s)
-{
-    lcg64_top32_seed(g, s, 0x5DEECE66DULL, 0xBULL, 48, 0x5DEECE66DULL);
-}
-SEEDED_CONSTRUCTOR(java_random, 64, lcg64_top32_fill, 4, "java.util.Random nextInt")
-
+SEEDED_CONSTRUCTOR(java_random, 64, lcg64_top32_fill, 4, "java.util.Random nextInt",
+                   lcg64_top32_seed(g, seed, 0x5DEECE66DULL, 0xBULL, 48, 0x5DEECE66DULL))
 /* Knuth's MMIX LCG (TAOCP vol. 2, 3.3.4): state = seed, output the top 32 bits */
-static void
-mmix_lcg_seed(GenObject *g, uint64_t s)
-{
-    lcg64_top32_seed(g, s, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0);
-}
-SEEDED_CONSTRUCTOR(mmix_lcg, 64, lcg64_top32_fill, 4, "MMIX LCG top 32 bits")
-
-static void
-mt19937_seed(GenObject *g, uint64_t s)
-{
-    mt_init_genrand(&g->st.mt, (uint32_t)s);
-}
-SEEDED_CONSTRUCTOR(mt19937, 32, mt_fill, 4, "MT19937 init_genrand")
+SEEDED_CONSTRUCTOR(mmix_lcg, 64, lcg64_top32_fill, 4, "MMIX LCG top 32 bits",
+                   lcg64_top32_seed(g, seed, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0))
+SEEDED_CONSTRUCTOR(mt19937, 32, mt_fill, 4, "MT19937 init_genrand", mt_init_genrand(&g->st.mt, (uint32_t)seed))
 
 static PyObject *
 make_mt19937_by_array(PyObject *Py_UNUSED(self), PyObject *args)
@@ -765,19 +749,9 @@ make_dnet_arc4(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
-static void
-lfsr113_seed(GenObject *g, uint64_t s)
-{
-    taus_seed_state(&g->st.taus, s);
-}
-SEEDED_CONSTRUCTOR(lfsr113, 64, taus_fill, 4, "Linux prandom_u32_state (LFSR113)")
-
-static void
-lfsr113_selftest_seed(GenObject *g, uint64_t s)
-{
-    taus_seed_selftest(&g->st.taus, (uint32_t)s);
-}
-SEEDED_CONSTRUCTOR(lfsr113_selftest, 32, taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding")
+SEEDED_CONSTRUCTOR(lfsr113, 64, taus_fill, 4, "Linux prandom_u32_state (LFSR113)", taus_seed_state(&g->st.taus, seed))
+SEEDED_CONSTRUCTOR(lfsr113_selftest, 32, taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding",
+                   taus_seed_selftest(&g->st.taus, (uint32_t)seed))
 
 /* A generator whose state is the four arguments as they are (no seeding
  * fix-ups), each in [0, 2**bits): set_state(g, words) copies them in. */
