@@ -31,7 +31,7 @@ from randqa.sources import Source, is_data_spec, open_source, read_full
 from randqa.battery.suites import Suite
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
-#: nmap mail, the Linux kernel pair, and two modern references
+#: nmap-dev PRNG benchmark mail, the Linux kernel pair, and two modern references
 DEFAULT_SOURCES = [
     "urandom", "openssl", "glibc-rand-byte", "glibc-rand-short", "dnet-arc4",
     "lfsr113", "siprand",

@@ -21,7 +21,7 @@ from markupsafe import Markup
 from randqa.errors import InputError
 from randqa.report.json_report import read_json_document, write_output_file
 from randqa.report import charts
-from randqa.report.terminal import format_number
+from randqa.report.terminal import PREDICTABLE_NOTE, format_number
 from randqa.results import Verdict
 from randqa.sizes import format_size
 from randqa.report.speed_notes import FEED_NOTE, feed_differs, headline, method_markers, nmap_answer
@@ -58,6 +58,11 @@ def _amount(run: dict[str, Any]) -> str:
     if "bits_requested" in run and run.get("bits_tested") is not None:
         return f"{run['bits_tested']:,} bits"
     return format_size(run["bytes_tested"])
+
+
+def _predictable_from(run: dict[str, Any]) -> str:
+    n = run.get("predictable_from_bytes")
+    return "—" if n is None else f"{n:,} B"
 
 
 def _first_failure(run: dict[str, Any]) -> str:
@@ -146,6 +151,8 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "generation": "—" if run.get("generation_mb_s") is None else f"{run['generation_mb_s']:,.1f}",
                 "tested": _amount(run),
                 "first_failure": _first_failure(run),
+                "predictable": _predictable_from(run),
+                "predictor": run.get("predictor") or "",
                 "suite": run["suite"],
                 "elapsed": "—" if run.get("elapsed_s") is None else f"{run['elapsed_s']:.2f} s",
                 "notes": list(run.get("notes", [])),
@@ -171,6 +178,8 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         "unplotted": unplotted,
         "totals": {v: verdicts.count(v) for v in Verdict if v in verdicts},
         "any_progressive": any("first_failure_bytes" in r for r in all_runs),
+        "any_predicted": any("predictable_from_bytes" in r for r in all_runs),
+        "predictable_note": PREDICTABLE_NOTE,
     }
 
 

@@ -1,5 +1,6 @@
 """What the speed numbers say, in words: footnotes naming how each speed was
-measured, nmap-dev's ranking next to the mail's, and the answer to the mail's
+measured, nmap-dev's ranking next to the mail's (B. Enright's PRNG benchmark
+mail to nmap-dev, 2008; randqa/speed/nmap.py), and the answer to the mail's
 question from a compare run.  Rendering only: everything is computed from
 numbers already measured (randqa.speed) and saved in the documents.
 """

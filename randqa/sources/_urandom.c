@@ -9,7 +9,7 @@
  * strategy "cached": read the cached fd blindly (the fault s2n had; here
  * it raises instead of looping).  strategy "reopen": open, read, close on
  * every call.  Each read() call asks for at most `call_bytes` bytes
- * (0: the whole request), which is the API shape nmap's mail measured.  */
+ * (0: the whole request), which is the API shape nmap-dev's PRNG benchmark measured.  */
 #include "../_module.h"
 #include <errno.h>
 #include <fcntl.h>

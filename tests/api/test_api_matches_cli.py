@@ -1,6 +1,6 @@
 """The Python API and the CLI are one program: same documents, same errors.
 
-Source: the issue's requirement that ``randqa.test(np.random.PCG64(7),
+Source: the promise that ``randqa.test(np.random.PCG64(7),
 "16M").to_json()`` equal, apart from timings, ``randqa test pcg64``'s JSON for
 the same bytes, and that bad arguments raise the lines the CLI prints.  The
 CLI runs in-process (``randqa.cli.main``); 16 MiB with the standard suite

@@ -1,7 +1,7 @@
 """The result objects of the API (Result, Comparison), ``randqa.report`` and
 the streaming ``randqa.Battery``.
 
-Source: the issue's list (verdict, passed, results with statistic and
+Source: the API as the README's "From Python" section documents it (verdict, passed, results with statistic and
 p-values, first_failure_bytes, bytes_tested, elapsed_s, to_json, to_html,
 _repr_html_, lookup by test name; compare and report mirroring the CLI;
 Battery update/merge/result on the engine's accumulators, whose rule is

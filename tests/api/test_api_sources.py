@@ -1,6 +1,6 @@
 """``randqa.test`` on every kind of source the API takes, and its errors.
 
-Source: the issue's list of sources (names, paths, BitGenerator instances
+Source: the sources the README's "From Python" section lists (names, paths, BitGenerator instances
 and classes, bytes-like data, binary files, iterables of chunks, callables
 f(k) -> bytes).  The same 64 KiB given as each kind must give the same
 statistics and p-values (the quick suite); each kind with a wrong type, a

@@ -1,7 +1,7 @@
 """``randqa.testing.assert_random``: "my generator passes the suite" as an
 assertion in another project's tests.
 
-Source: the issue's requirement: it fails on ``msvc-rand-byte`` (the low
+What it must do: fail on ``msvc-rand-byte`` (the low
 byte of MSVC's rand(), an LCG whose byte counts are too even and whose
 birthday spacings collide: both fail the quick suite at 16 MiB) with a
 message naming the failed tests and the seed, and passes on ``pcg64`` with

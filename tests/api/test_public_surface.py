@@ -1,7 +1,7 @@
 """The public surface: exactly the API in ``randqa.__all__``, a light
 ``import randqa``, runnable docstring examples and ``mypy --strict``.
 
-Source: the issue's "public surface is explicit" list; numpydoc's docstring
+Source: ``randqa.__all__`` and the README's "From Python" section; numpydoc's docstring
 standard (https://numpydoc.readthedocs.io/en/latest/format.html) for the
 sections; PEP 561 for ``py.typed``.  The doctests run every Examples
 section of the public modules (a few seconds); mypy runs once (about 5 s

@@ -183,3 +183,14 @@ def test_report_details_keep_their_exponents(saved_run, tmp_path):
     assert run_main("report", str(json_path), "-o", str(html_path)) == 0
     text = html_path.read_text()
     assert "worst_cell_p=5.31e-50, big=1.2e+10, count=256<" in text
+
+
+def test_compare_report_shows_which_sources_are_predictable(tmp_path):
+    report = tmp_path / "c.html"
+    code = run_main("compare", "lfsr113", "siprand", "-n", "64K", "--seed", "3", "--speed-repeats", "1",
+                    "--html", str(report))
+    assert code == 0
+    page = report.read_text()
+    assert ">predictable from<" in page
+    cells = re.findall(r'<td class="num predictable" title="([^"]*)">([^<]*)</td>', page)
+    assert cells == [("gf2-linear", "904 B"), ("", "—")]
