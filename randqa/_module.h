@@ -73,6 +73,22 @@ reject_parameters(Py_buffer *in, const char *message)
     return NULL;
 }
 
+/* The Python int high * 2**64 + low; NULL with the error set on failure. */
+static inline PyObject *
+pylong_from_halves(uint64_t high, uint64_t low)
+{
+    PyObject *hi = PyLong_FromUnsignedLongLong(high), *lo = PyLong_FromUnsignedLongLong(low);
+    PyObject *sixty_four = PyLong_FromLong(64);
+    PyObject *shifted = NULL, *result = NULL;
+    if (hi && lo && sixty_four && (shifted = PyNumber_Lshift(hi, sixty_four)))
+        result = PyNumber_Or(shifted, lo);
+    Py_XDECREF(hi);
+    Py_XDECREF(lo);
+    Py_XDECREF(sixty_four);
+    Py_XDECREF(shifted);
+    return result;
+}
+
 /* A Python int in [0, 2**bits) (bits <= 64) into *out; else TypeError or
  * ValueError naming `what`, and -1. */
 static inline int

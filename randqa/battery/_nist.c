@@ -71,22 +71,6 @@ static inline uint64_t u128_high(u128 v) { return v.high; }
 static inline uint64_t u128_low(u128 v) { return v.low; }
 #endif
 
-static PyObject *
-u128_to_pylong(u128 v)
-{
-    PyObject *hi = PyLong_FromUnsignedLongLong((unsigned long long)u128_high(v));
-    PyObject *lo = PyLong_FromUnsignedLongLong((unsigned long long)u128_low(v));
-    PyObject *sixty_four = PyLong_FromLong(64);
-    PyObject *shifted = NULL, *result = NULL;
-    if (hi && lo && sixty_four && (shifted = PyNumber_Lshift(hi, sixty_four)))
-        result = PyNumber_Or(shifted, lo);
-    Py_XDECREF(hi);
-    Py_XDECREF(lo);
-    Py_XDECREF(sixty_four);
-    Py_XDECREF(shifted);
-    return result;
-}
-
 /* block_frequency_sums(data, nbits, block_bits) -> (blocks, sum of
  * (2 * ones - block_bits)^2 over the blocks), an exact integer. */
 static PyObject *
@@ -110,7 +94,7 @@ block_frequency_sums(PyObject *Py_UNUSED(self), PyObject *args)
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&in);
-    PyObject *sum = u128_to_pylong(total);
+    PyObject *sum = pylong_from_halves(u128_high(total), u128_low(total));
     if (!sum)
         return NULL;
     return Py_BuildValue("(KN)", (unsigned long long)blocks, sum);

@@ -167,10 +167,7 @@ py_lcg(PyObject *Py_UNUSED(self), PyObject *args)
         get_steps(o[4], &n) < 0)
         return NULL;
     /* the modulus may be 2^64, one more than a uint64 holds: 0 stands for it */
-    PyObject *one = PyLong_FromLong(1), *sixty_four = PyLong_FromLong(64);
-    PyObject *two64 = (one && sixty_four) ? PyNumber_Lshift(one, sixty_four) : NULL;
-    Py_XDECREF(one);
-    Py_XDECREF(sixty_four);
+    PyObject *two64 = pylong_from_halves(1, 0);
     if (two64 == NULL)
         return NULL;
     int is_two64 = PyObject_RichCompareBool(o[3], two64, Py_EQ);
