@@ -18,8 +18,6 @@ its best.
 
 from __future__ import annotations
 
-import argparse
-import time
 from typing import Callable
 
 import numpy as np
@@ -27,7 +25,8 @@ import numpy as np
 from randqa.battery import _spacings
 from randqa.battery.birthday_spacings import BirthdaySpacings
 from randqa.engine import CHUNK_BYTES
-from randqa.sizes import parse_size
+
+from cpu_timing import pcg64_bytes, print_best_rates, size_and_rounds  # benchmarks/, the script's folder
 
 
 class RadixSortedSpacings(BirthdaySpacings):
@@ -54,12 +53,8 @@ def numpy_row_sort(data: np.ndarray) -> Callable[[], None]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", default="256M")
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    size = parse_size(args.size)
-    data = np.random.PCG64(1).random_raw(size // 8).view(np.uint8)
+    size, rounds = size_and_rounds(__doc__, "256M")
+    data = pcg64_bytes(size)
     rows: dict[str, Callable[[], object]] = {
         "birthday_spacings, bucketed kernel": feed(BirthdaySpacings, data),
         "birthday_spacings, two radix sorts": feed(RadixSortedSpacings, data),
@@ -68,17 +63,8 @@ def main() -> None:
     answers = {label: run() for label, run in rows.items() if label.startswith("birthday")}
     if len(set(answers.values())) != 1:
         raise SystemExit(f"the kernels disagree: {answers}")
-    best = {label: float("inf") for label in rows}
-    for _ in range(args.rounds):
-        for label, run in rows.items():
-            start = time.thread_time()
-            run()
-            best[label] = min(best[label], time.thread_time() - start)
-    reference = best["birthday_spacings, two radix sorts"]
-    print(f"{size} bytes of PCG64 in {CHUNK_BYTES}-byte chunks, best of {args.rounds}; one thread, MB per CPU second")
-    print(f"{'':<40} {'MB/s':>7} {'x radix':>8}")
-    for label, seconds in best.items():
-        print(f"{label:<40} {size / seconds / 1e6:7.0f} {reference / seconds:8.2f}")
+    print_best_rates(rows, rounds, size, 40, "birthday_spacings, two radix sorts", "x radix",
+                     lambda seconds, reference: reference / seconds)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,6 @@ Times are this thread's CPU seconds, best of ``--rounds`` turns.
 
 from __future__ import annotations
 
-import argparse
-import time
 from typing import Callable
 
 import numpy as np
@@ -31,7 +29,8 @@ from randqa.battery.overlapping_serial import OverlappingSerial
 from randqa.battery.runs import Runs
 from randqa.battery.serial_correlation import SerialCorrelation
 from randqa.engine import CHUNK_BYTES
-from randqa.sizes import parse_size
+
+from cpu_timing import pcg64_bytes, print_best_rates, size_and_rounds  # benchmarks/, the script's folder
 
 
 def chunks(data: np.ndarray) -> list[np.ndarray]:
@@ -68,28 +67,15 @@ def six_tests(data: np.ndarray) -> Callable[[], None]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", default="64M")
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    size = parse_size(args.size)
-    data = np.random.PCG64(1).random_raw(size // 8).view(np.uint8)
+    size, rounds = size_and_rounds(__doc__, "64M")
+    data = pcg64_bytes(size)
     rows = {
         "pair table (add_pair_counts)": pair_table_kernel(data),
         "digraph_scan (today's pair count)": digraph_scan(data),
         "six tests' update passes today": six_tests(data),
     }
-    best = {label: float("inf") for label in rows}
-    for _ in range(args.rounds):
-        for label, run in rows.items():
-            start = time.thread_time()
-            run()
-            best[label] = min(best[label], time.thread_time() - start)
-    reference = best["pair table (add_pair_counts)"]
-    print(f"{size} bytes of PCG64 in {CHUNK_BYTES}-byte chunks, best of {args.rounds}; one thread, MB per CPU second")
-    print(f"{'':<36} {'MB/s':>7} {'time / pair table':>18}")
-    for label, seconds in best.items():
-        print(f"{label:<36} {size / seconds / 1e6:7.0f} {seconds / reference:18.2f}")
+    print_best_rates(rows, rounds, size, 36, "pair table (add_pair_counts)", "time / pair table",
+                     lambda seconds, reference: seconds / reference)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,7 @@
  * The kernel keeps no state: the bits still pending between calls are
  * passed in and returned.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_module.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -200,16 +199,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa._folding",
-    .m_doc = "Low-bits folding of a word stream.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__folding(void)
-{
-    return PyModule_Create(&module_def);
-}
+RANDQA_MODULE(_folding, "randqa._folding",
+              "Low-bits folding of a word stream.",
+              methods);

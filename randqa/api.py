@@ -170,7 +170,52 @@ def _plain_json(document: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- results
 
-class Result:
+class _JsonDocument:
+    """What a :class:`Result` and a :class:`Comparison` share: the JSON
+    document they hold, as a fresh copy or as the HTML report."""
+
+    _document: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON document, as ``randqa test --json`` (a run's :class:`Result`)
+        or ``randqa compare --json`` (a :class:`Comparison`) writes it (a fresh copy).
+
+        Returns
+        -------
+        dict
+            Plain JSON values only; valid against ``randqa/schema/run.schema.json``
+            or ``randqa/schema/compare.schema.json`` respectively.
+        """
+        return copy.deepcopy(self._document)
+
+    @overload
+    def to_html(self, path: None = None) -> str: ...
+
+    @overload
+    def to_html(self, path: PathLike) -> None: ...
+
+    def to_html(self, path: PathLike | None = None) -> str | None:
+        """The self-contained HTML report of the run or the comparison.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            Where to write the report.  Without it, the page is returned.
+
+        Returns
+        -------
+        str or None
+            The HTML text when ``path`` is None.
+
+        Raises
+        ------
+        ValueError
+            When ``path`` cannot be written.
+        """
+        return _html([self._document], path)
+
+
+class Result(_JsonDocument):
     """The outcome of one run of a suite on one source.
 
     Returned by :func:`test`, :meth:`Battery.result` and found in
@@ -311,44 +356,6 @@ class Result:
         return (f"<randqa.Result {self.name}{seed}, suite {self.suite}, {amount}: {self.verdict}"
                 f"{failure}{interrupted} ({len(self._results)} tests)>")
 
-    # ---------------------------------------------------------------- output
-
-    def to_json(self) -> dict[str, Any]:
-        """The run's JSON document, as ``randqa test --json`` writes it (a fresh copy).
-
-        Returns
-        -------
-        dict
-            Plain JSON values only; valid against ``randqa/schema/run.schema.json``.
-        """
-        return copy.deepcopy(self._document)
-
-    @overload
-    def to_html(self, path: None = None) -> str: ...
-
-    @overload
-    def to_html(self, path: PathLike) -> None: ...
-
-    def to_html(self, path: PathLike | None = None) -> str | None:
-        """The self-contained HTML report of this run.
-
-        Parameters
-        ----------
-        path : str or os.PathLike, optional
-            Where to write the report.  Without it, the page is returned.
-
-        Returns
-        -------
-        str or None
-            The HTML text when ``path`` is None.
-
-        Raises
-        ------
-        ValueError
-            When ``path`` cannot be written.
-        """
-        return _html([self._document], path)
-
     def _repr_html_(self) -> str:
         """Jupyter's view: a compact table of the tests that need attention and the chart."""
         from randqa.report.inline import run_summary_html
@@ -356,7 +363,7 @@ class Result:
         return run_summary_html(self._document, _view_id("r"))
 
 
-class Comparison:
+class Comparison(_JsonDocument):
     """The outcome of :func:`compare`: every source's speed next to its test results.
 
     Parameters
@@ -423,42 +430,6 @@ class Comparison:
     def __repr__(self) -> str:
         parts = ", ".join(f"{r.name}: {r.verdict}" for r in self._runs)
         return f"<randqa.Comparison suite {self._document.get('suite')}: {parts}>"
-
-    def to_json(self) -> dict[str, Any]:
-        """The compare document, as ``randqa compare --json`` writes it (a fresh copy).
-
-        Returns
-        -------
-        dict
-            Plain JSON values only; valid against ``randqa/schema/compare.schema.json``.
-        """
-        return copy.deepcopy(self._document)
-
-    @overload
-    def to_html(self, path: None = None) -> str: ...
-
-    @overload
-    def to_html(self, path: PathLike) -> None: ...
-
-    def to_html(self, path: PathLike | None = None) -> str | None:
-        """The self-contained HTML report of the comparison.
-
-        Parameters
-        ----------
-        path : str or os.PathLike, optional
-            Where to write the report.  Without it, the page is returned.
-
-        Returns
-        -------
-        str or None
-            The HTML text when ``path`` is None.
-
-        Raises
-        ------
-        ValueError
-            When ``path`` cannot be written.
-        """
-        return _html([self._document], path)
 
     def _repr_html_(self) -> str:
         from randqa.report.inline import compare_summary_html

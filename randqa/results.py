@@ -153,30 +153,23 @@ def chi_square_result(name: str, statistic: float, dof: int, details: dict[str, 
 
 def chi_square_sf(statistic: float, dof: int) -> float:
     """P(X >= statistic) for X chi-square with ``dof`` > 0 degrees of freedom."""
-    from scipy import special
-
-    x = float(statistic)
-    if math.isnan(x):
-        return math.nan
-    if x <= 0:
-        return 1.0
-    if x == math.inf:
-        return 0.0
-    return float(special.chdtrc(dof, x))
+    return _chi_square_tail(statistic, dof, upper=True)
 
 
 def chi_square_cdf(statistic: float, dof: int) -> float:
     """P(X <= statistic) for X chi-square with ``dof`` > 0 degrees of freedom."""
+    return _chi_square_tail(statistic, dof, upper=False)
+
+
+def _chi_square_tail(statistic: float, dof: int, *, upper: bool) -> float:
     from scipy import special
 
     x = float(statistic)
     if math.isnan(x):
         return math.nan
-    if x <= 0:
-        return 0.0
-    if x == math.inf:
-        return 1.0
-    return float(special.chdtr(dof, x))
+    if x <= 0 or x == math.inf:  # the whole mass lies above 0 and below inf
+        return 1.0 if (x <= 0) == upper else 0.0
+    return float((special.chdtrc if upper else special.chdtr)(dof, x))
 
 
 def normal_sf(z: float) -> float:
@@ -188,20 +181,20 @@ def normal_sf(z: float) -> float:
 
 def poisson_sf(k: int, mean: float) -> float:
     """P(X > k) for X Poisson with mean ``mean`` >= 0 (k an integer)."""
-    from scipy import special
-
-    if k < 0:
-        return 1.0
-    return min(max(float(special.pdtrc(float(k), mean)), 0.0), 1.0)
+    return _poisson_tail(k, mean, upper=True)
 
 
 def poisson_cdf(k: int, mean: float) -> float:
     """P(X <= k) for X Poisson with mean ``mean`` >= 0 (k an integer)."""
+    return _poisson_tail(k, mean, upper=False)
+
+
+def _poisson_tail(k: int, mean: float, *, upper: bool) -> float:
     from scipy import special
 
     if k < 0:
-        return 0.0
-    return min(max(float(special.pdtr(float(k), mean)), 0.0), 1.0)
+        return 1.0 if upper else 0.0
+    return min(max(float((special.pdtrc if upper else special.pdtr)(float(k), mean)), 0.0), 1.0)
 
 
 def smallest_of(p_min: float, looks: int) -> float:

@@ -46,6 +46,19 @@ def run_main(*args: str) -> int:
     return exit_info.value.code
 
 
+def assert_report_refuses(tmp_path, capsys, content: bytes, problem: str):
+    """Write ``content`` as bad.json and check that `randqa report` refuses
+    it: exit 2, one line on stderr naming the file and ``problem``, no
+    report written.  The file's path."""
+    path, report = tmp_path / "bad.json", tmp_path / "refused.html"
+    path.write_bytes(content)
+    assert run_main("report", str(path), "-o", str(report)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: " in err and problem in err, err
+    assert not report.exists()
+    return path
+
+
 def run_cli_inprocess(capsys, *args: str) -> tuple[int, str, str]:
     """run_main, with what it printed: (exit code, stdout, stderr)."""
     code = run_main(*args)

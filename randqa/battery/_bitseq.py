@@ -176,6 +176,19 @@ def pattern_counts(packed: np.ndarray, start: int, stop: int, m: int) -> np.ndar
     return counts
 
 
+def cyclic_pattern_counts(packed: np.ndarray, n: int, m: int) -> np.ndarray:
+    """How often each m-bit value occurs over the n windows of the n-bit
+    sequence read as a cycle (its first m - 1 bits appended), as the serial
+    and approximate entropy tests count patterns."""
+    return pattern_counts(with_wraparound(packed, n, m - 1), 0, n, m)
+
+
+def cyclic_pattern_count_bytes(n: int, m: int) -> int:
+    """Temporaries of ``cyclic_pattern_counts``: the wrapped-around copy of
+    the bits and those of ``pattern_counts``."""
+    return n // 8 + 8 + pattern_count_bytes(n + m, m)
+
+
 def walk(packed: np.ndarray, n: int) -> Iterator[np.ndarray]:
     """The random walk S_k = sum of (2 bit - 1) over the first k bits, k = 1..n,
     in consecutive int64 slices."""
@@ -227,7 +240,7 @@ class WholeSequenceTest(Accumulator):
     def _result_count(cls, params: dict[str, Any]) -> int:
         return 1
 
-    def __init__(self, max_bits: int) -> None:
+    def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
         super().__init__()
         if not isinstance(max_bits, int) or isinstance(max_bits, bool) or max_bits < 1:
             raise ValueError(f"max_bits must be a positive integer, not {max_bits!r}")

@@ -6,8 +6,7 @@
 #ifndef RANDQA_BUFFERS_H
 #define RANDQA_BUFFERS_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -40,6 +39,36 @@ get_int64_out(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what)
         return -1;
     }
     return 0;
+}
+
+/* get_int64_out for a kernel that holds the data buffer `in`, which it
+ * releases when the array is refused. */
+static inline int
+get_int64_out_or_release(PyObject *obj, Py_buffer *view, Py_ssize_t want, const char *what, Py_buffer *in)
+{
+    if (get_int64_out(obj, view, want, what) < 0) {
+        PyBuffer_Release(in);
+        return -1;
+    }
+    return 0;
+}
+
+/* The arguments (data, previous, counts) of a kernel that counts the bytes
+ * of data as the continuation of a stream whose last byte was `previous`
+ * (-1: data starts the stream) into `counts`, a writable int64 array of
+ * `want` items.  On failure nothing is held. */
+static inline int
+parse_stream_continuation(PyObject *args, Py_buffer *in, int *previous, Py_buffer *out, Py_ssize_t want,
+                          const char *what)
+{
+    PyObject *out_obj;
+    if (!PyArg_ParseTuple(args, "y*iO", in, previous, &out_obj))
+        return -1;
+    if (*previous < -1 || *previous > 255) {
+        reject_parameters(in, "previous must be a byte value (0-255) or -1");
+        return -1;
+    }
+    return get_int64_out_or_release(out_obj, out, want, what, in);
 }
 
 /* Eight bytes as one word whose most significant bit is the first bit of the

@@ -12,8 +12,7 @@
  * chunk-agnostic.  Words are little-endian; bit streams are read most
  * significant bit first in each byte (NIST SP 800-22 order).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,8 +21,24 @@
 #include <emmintrin.h>
 #endif
 
-/* byte_histogram(data, counts): counts[v] += occurrences of byte v.
- * Four sub-histograms break the store-to-load dependency on repeated values. */
+/* h[k][v] += the bytes p[i] = v, i < n, counted into four tables by i mod 4
+ * (all of a tail into the first): repeated values do not wait on each
+ * other's stores.  The caller adds up the tables before they can wrap. */
+static inline void
+add_byte_counts4(const uint8_t *p, Py_ssize_t n, uint32_t h[4][256])
+{
+    Py_ssize_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        h[0][p[i]]++;
+        h[1][p[i + 1]]++;
+        h[2][p[i + 2]]++;
+        h[3][p[i + 3]]++;
+    }
+    for (; i < n; i++)
+        h[0][p[i]]++;
+}
+
+/* byte_histogram(data, counts): counts[v] += occurrences of byte v. */
 static PyObject *
 byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -31,10 +46,8 @@ byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *out_obj;
     if (!PyArg_ParseTuple(args, "y*O", &in, &out_obj))
         return NULL;
-    if (get_int64_out(out_obj, &out, 256, "counts") < 0) {
-        PyBuffer_Release(&in);
+    if (get_int64_out_or_release(out_obj, &out, 256, "counts", &in) < 0)
         return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len, i = 0;
     int64_t *counts = (int64_t *)out.buf;
@@ -44,14 +57,8 @@ byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
     /* uint32 sub-counts are flushed every 2^30 bytes so they cannot overflow */
     while (i < n) {
         Py_ssize_t end = n - i > (1 << 30) ? i + (1 << 30) : n;
-        for (; i + 4 <= end; i += 4) {
-            h[0][p[i]]++;
-            h[1][p[i + 1]]++;
-            h[2][p[i + 2]]++;
-            h[3][p[i + 3]]++;
-        }
-        for (; i < end; i++)
-            h[0][p[i]]++;
+        add_byte_counts4(p + i, end - i, h);
+        i = end;
         for (int v = 0; v < 256; v++) {
             counts[v] += (int64_t)h[0][v] + h[1][v] + h[2][v] + h[3][v];
             h[0][v] = h[1][v] = h[2][v] = h[3][v] = 0;
@@ -72,15 +79,10 @@ word16_histogram(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *out_obj;
     if (!PyArg_ParseTuple(args, "y*O", &in, &out_obj))
         return NULL;
-    if (in.len % 2) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "data length must be even");
+    if (in.len % 2)
+        return reject_parameters(&in, "data length must be even");
+    if (get_int64_out_or_release(out_obj, &out, 65536, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(out_obj, &out, 65536, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
     Py_ssize_t n = in.len;
@@ -143,11 +145,8 @@ lag_product_sum(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t lag;
     if (!PyArg_ParseTuple(args, "y*n", &in, &lag))
         return NULL;
-    if (lag < 1) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "lag must be >= 1");
-        return NULL;
-    }
+    if (lag < 1)
+        return reject_parameters(&in, "lag must be >= 1");
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len;
     uint64_t total = 0;
@@ -188,15 +187,7 @@ lag_product_sum(PyObject *Py_UNUSED(self), PyObject *args)
 static void
 byte_counts_run(const uint8_t *p, Py_ssize_t n, uint32_t h[4][256], uint64_t *products, uint64_t *transitions)
 {
-    Py_ssize_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        h[0][p[i]]++;
-        h[1][p[i + 1]]++;
-        h[2][p[i + 2]]++;
-        h[3][p[i + 3]]++;
-    }
-    for (; i < n; i++)
-        h[0][p[i]]++;
+    add_byte_counts4(p, n, h);
     uint64_t prod = 0, trans = 0;
     Py_ssize_t j = 0;
 #if defined(__SSE2__)
@@ -233,18 +224,8 @@ byte_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, out;
     int previous;
-    PyObject *hist_obj;
-    if (!PyArg_ParseTuple(args, "y*iO", &in, &previous, &hist_obj))
+    if (parse_stream_continuation(args, &in, &previous, &out, 256, "hist") < 0)
         return NULL;
-    if (previous < -1 || previous > 255) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "previous must be a byte value (0-255) or -1");
-        return NULL;
-    }
-    if (get_int64_out(hist_obj, &out, 256, "hist") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len;
     int64_t *hist = (int64_t *)out.buf;
@@ -293,15 +274,10 @@ rc4_digraph_counts(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *lo_obj, *hi_obj;
     if (!PyArg_ParseTuple(args, "y*niOO", &in, &first_position, &previous, &lo_obj, &hi_obj))
         return NULL;
-    if (previous < -1 || previous > 255) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "previous must be a byte value or -1");
+    if (previous < -1 || previous > 255)
+        return reject_parameters(&in, "previous must be a byte value or -1");
+    if (get_int64_out_or_release(lo_obj, &lo, 256 * 3 * 256, "low", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(lo_obj, &lo, 256 * 3 * 256, "low") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     if (get_int64_out(hi_obj, &hi, 256 * 256, "high") < 0) {
         PyBuffer_Release(&in);
         PyBuffer_Release(&lo);
@@ -494,15 +470,10 @@ gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     if (!PyArg_ParseTuple(args, "y*iKKOL", &in, &word_bytes, &lo, &hi, &hist_obj, &open))
         return NULL;
     if ((word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8) || in.len % word_bytes || open < 0 ||
-        hi <= lo || (word_bytes < 8 && hi > (1ULL << (8 * word_bytes)))) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "invalid gap scan parameters");
+        hi <= lo || (word_bytes < 8 && hi > (1ULL << (8 * word_bytes))))
+        return reject_parameters(&in, "invalid gap scan parameters");
+    if (get_int64_out_or_release(hist_obj, &histv, -1, "hist", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(hist_obj, &histv, -1, "hist") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *hist = (int64_t *)histv.buf;
     long long top = histv.len / 8 - 1;
@@ -556,16 +527,11 @@ digraph_scan(PyObject *Py_UNUSED(self), PyObject *args)
     int position_mod;
     if (!PyArg_ParseTuple(args, "y*iLiO", &in, &prev, &start, &position_mod, &counts_obj))
         return NULL;
-    if (position_mod < 0 || prev < -1 || prev > 255 || start < 0) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "invalid digraph scan parameters");
-        return NULL;
-    }
+    if (position_mod < 0 || prev < -1 || prev > 255 || start < 0)
+        return reject_parameters(&in, "invalid digraph scan parameters");
     int classes = position_mod > 1 ? position_mod : 1;
-    if (get_int64_out(counts_obj, &out, (Py_ssize_t)classes * 65536, "counts") < 0) {
-        PyBuffer_Release(&in);
+    if (get_int64_out_or_release(counts_obj, &out, (Py_ssize_t)classes * 65536, "counts", &in) < 0)
         return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
     Py_ssize_t n = in.len;
@@ -627,15 +593,10 @@ bit_pattern_scan(PyObject *Py_UNUSED(self), PyObject *args)
     long long have;
     if (!PyArg_ParseTuple(args, "y*iOKL", &in, &m, &counts_obj, &reg, &have))
         return NULL;
-    if (m < 1 || m > 24 || have < 0) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "invalid bit pattern scan parameters");
+    if (m < 1 || m > 24 || have < 0)
+        return reject_parameters(&in, "invalid bit pattern scan parameters");
+    if (get_int64_out_or_release(counts_obj, &out, (Py_ssize_t)1 << m, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(counts_obj, &out, (Py_ssize_t)1 << m, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
     Py_ssize_t n = in.len, i = 0;
@@ -924,17 +885,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.battery._counts",
-    .m_doc = "Counting kernels of the battery: histograms, bit counts, gaps, patterns, weight tuples.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__counts(void)
-{
-    fill_gaps_inside();
-    return PyModule_Create(&module_def);
-}
+RANDQA_PREPARED_MODULE(_counts, "randqa.battery._counts",
+                       "Counting kernels of the battery: histograms, bit counts, gaps, patterns, weight tuples.",
+                       methods, fill_gaps_inside);

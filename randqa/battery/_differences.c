@@ -10,8 +10,7 @@
  * just the low bytes of the words a later window still needs.  As in the
  * other kernels, all state lives in caller-owned arrays.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <stdint.h>
 #include <string.h>
@@ -193,16 +192,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.battery._differences",
-    .m_doc = "Finite differences of words' low bits at a lag.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__differences(void)
-{
-    return PyModule_Create(&module_def);
-}
+RANDQA_MODULE(_differences, "randqa.battery._differences",
+              "Finite differences of words' low bits at a lag.",
+              methods);

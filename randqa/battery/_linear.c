@@ -10,8 +10,7 @@
  * streams are read most significant bit first in each byte (NIST SP 800-22
  * order).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include "_gf2.h"
 #include <stdint.h>
@@ -39,11 +38,8 @@ linear_complexity(PyObject *Py_UNUSED(self), PyObject *args)
     int n;
     if (!PyArg_ParseTuple(args, "y*i", &in, &n))
         return NULL;
-    if (n < 64 || n % 64 || in.len != n / 8) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "n must be a positive multiple of 64 and the data n/8 bytes");
-        return NULL;
-    }
+    if (n < 64 || n % 64 || in.len != n / 8)
+        return reject_parameters(&in, "n must be a positive multiple of 64 and the data n/8 bytes");
     uint64_t *seq = malloc((size_t)n / 8);
     uint64_t *work = malloc((size_t)4 * (n / 64 + 3) * 8);
     if (!seq || !work) {
@@ -79,15 +75,10 @@ linear_complexity_scan(PyObject *Py_UNUSED(self), PyObject *args)
     if (!PyArg_ParseTuple(args, "y*iiiLOOO", &in, &word_bytes, &bit, &length, &period, &seq_obj, &state_obj, &hist_obj))
         return NULL;
     if (word_bytes < 1 || word_bytes > 8 || bit < 0 || bit >= 8 * word_bytes || length < 64 || length % 64 ||
-        period < length || period % length || in.len % word_bytes) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "invalid linear complexity scan parameters");
+        period < length || period % length || in.len % word_bytes)
+        return reject_parameters(&in, "invalid linear complexity scan parameters");
+    if (get_int64_out_or_release(seq_obj, &seqv, length / 64, "seq", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(seq_obj, &seqv, length / 64, "seq") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     if (get_int64_out(state_obj, &statev, 1, "state") < 0) {
         PyBuffer_Release(&in);
         PyBuffer_Release(&seqv);
@@ -203,16 +194,10 @@ matrix_rank_counts(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *out_obj;
     if (!PyArg_ParseTuple(args, "y*LiiO", &in, &nbits, &rows, &cols, &out_obj))
         return NULL;
-    if (check_nbits(&in, nbits) < 0 || rows < 1 || cols < 1 || rows > 65536 || cols > 65536) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "rows and cols must be between 1 and 65536");
-        PyBuffer_Release(&in);
+    if (check_nbits(&in, nbits) < 0 || rows < 1 || cols < 1 || rows > 65536 || cols > 65536)
+        return reject_parameters(&in, "rows and cols must be between 1 and 65536");
+    if (get_int64_out_or_release(out_obj, &out, -1, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(out_obj, &out, -1, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     int max_rank = rows < cols ? rows : cols;
     if (out.len / 8 < max_rank + 1) {
         PyErr_Format(PyExc_ValueError, "counts needs %d entries", max_rank + 1);
@@ -262,16 +247,10 @@ linear_complexity_counts(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *out_obj;
     if (!PyArg_ParseTuple(args, "y*LiO", &in, &nbits, &block_bits, &out_obj))
         return NULL;
-    if (check_nbits(&in, nbits) < 0 || block_bits < 1 || block_bits > (1 << 24)) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "block_bits must be between 1 and 2**24");
-        PyBuffer_Release(&in);
+    if (check_nbits(&in, nbits) < 0 || block_bits < 1 || block_bits > (1 << 24))
+        return reject_parameters(&in, "block_bits must be between 1 and 2**24");
+    if (get_int64_out_or_release(out_obj, &out, -1, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(out_obj, &out, -1, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     if (out.len / 8 < (Py_ssize_t)block_bits + 1) {
         PyErr_Format(PyExc_ValueError, "counts needs %d entries", block_bits + 1);
         PyBuffer_Release(&in);
@@ -326,16 +305,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.battery._linear",
-    .m_doc = "Berlekamp-Massey linear complexity and GF(2) matrix rank.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__linear(void)
-{
-    return PyModule_Create(&module_def);
-}
+RANDQA_MODULE(_linear, "randqa.battery._linear",
+              "Berlekamp-Massey linear complexity and GF(2) matrix rank.",
+              methods);

@@ -11,8 +11,7 @@
  * byte of ASCII bit input).  Results are returned as Python ints or added
  * into caller-owned int64 arrays: the accumulators keep all state.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <math.h>
 #include <stdint.h>
@@ -72,22 +71,6 @@ static inline uint64_t u128_high(u128 v) { return v.high; }
 static inline uint64_t u128_low(u128 v) { return v.low; }
 #endif
 
-static PyObject *
-u128_to_pylong(u128 v)
-{
-    PyObject *hi = PyLong_FromUnsignedLongLong((unsigned long long)u128_high(v));
-    PyObject *lo = PyLong_FromUnsignedLongLong((unsigned long long)u128_low(v));
-    PyObject *sixty_four = PyLong_FromLong(64);
-    PyObject *shifted = NULL, *result = NULL;
-    if (hi && lo && sixty_four && (shifted = PyNumber_Lshift(hi, sixty_four)))
-        result = PyNumber_Or(shifted, lo);
-    Py_XDECREF(hi);
-    Py_XDECREF(lo);
-    Py_XDECREF(sixty_four);
-    Py_XDECREF(shifted);
-    return result;
-}
-
 /* block_frequency_sums(data, nbits, block_bits) -> (blocks, sum of
  * (2 * ones - block_bits)^2 over the blocks), an exact integer. */
 static PyObject *
@@ -97,12 +80,8 @@ block_frequency_sums(PyObject *Py_UNUSED(self), PyObject *args)
     long long nbits, block_bits;
     if (!PyArg_ParseTuple(args, "y*LL", &in, &nbits, &block_bits))
         return NULL;
-    if (check_nbits(&in, nbits) < 0 || block_bits < 1) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "block_bits must be >= 1");
-        PyBuffer_Release(&in);
-        return NULL;
-    }
+    if (check_nbits(&in, nbits) < 0 || block_bits < 1)
+        return reject_parameters(&in, "block_bits must be >= 1");
     const uint8_t *p = (const uint8_t *)in.buf;
     uint64_t blocks = (uint64_t)nbits / (uint64_t)block_bits;
     u128 total;
@@ -115,7 +94,7 @@ block_frequency_sums(PyObject *Py_UNUSED(self), PyObject *args)
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&in);
-    PyObject *sum = u128_to_pylong(total);
+    PyObject *sum = pylong_from_halves(u128_high(total), u128_low(total));
     if (!sum)
         return NULL;
     return Py_BuildValue("(KN)", (unsigned long long)blocks, sum);
@@ -156,16 +135,10 @@ longest_run_counts(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *out_obj;
     if (!PyArg_ParseTuple(args, "y*LLO", &in, &nbits, &block_bits, &out_obj))
         return NULL;
-    if (check_nbits(&in, nbits) < 0 || block_bits < 8 || block_bits % 8) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "block_bits must be a positive multiple of 8");
-        PyBuffer_Release(&in);
+    if (check_nbits(&in, nbits) < 0 || block_bits < 8 || block_bits % 8)
+        return reject_parameters(&in, "block_bits must be a positive multiple of 8");
+    if (get_int64_out_or_release(out_obj, &out, -1, "counts", &in) < 0)
         return NULL;
-    }
-    if (get_int64_out(out_obj, &out, -1, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
     int64_t top = (int64_t)(out.len / 8) - 1;
@@ -211,12 +184,8 @@ universal_sum(PyObject *Py_UNUSED(self), PyObject *args)
     int block_bits;
     if (!PyArg_ParseTuple(args, "y*LiL", &in, &nbits, &block_bits, &init_blocks))
         return NULL;
-    if (check_nbits(&in, nbits) < 0 || block_bits < 1 || block_bits > 24 || init_blocks < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "block_bits must be between 1 and 24 and init_blocks >= 0");
-        PyBuffer_Release(&in);
-        return NULL;
-    }
+    if (check_nbits(&in, nbits) < 0 || block_bits < 1 || block_bits > 24 || init_blocks < 0)
+        return reject_parameters(&in, "block_bits must be between 1 and 24 and init_blocks >= 0");
     uint64_t *last = calloc((size_t)1 << block_bits, sizeof(uint64_t));
     if (!last) {
         PyBuffer_Release(&in);
@@ -251,17 +220,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.battery._nist",
-    .m_doc = "Compiled kernels of the NIST SP 800-22 tests.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__nist(void)
-{
-    init_run_tables();
-    return PyModule_Create(&module_def);
-}
+RANDQA_PREPARED_MODULE(_nist, "randqa.battery._nist",
+                       "Compiled kernels of the NIST SP 800-22 tests.",
+                       methods, init_run_tables);

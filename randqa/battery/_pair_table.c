@@ -16,8 +16,7 @@
  * are added at the end.  Pairs are cut from big-endian 8-byte words: seven
  * inside the word, the eighth with the next byte.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,18 +69,8 @@ add_pair_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
     Py_buffer in, out;
     int previous;
-    PyObject *counts_obj;
-    if (!PyArg_ParseTuple(args, "y*iO", &in, &previous, &counts_obj))
+    if (parse_stream_continuation(args, &in, &previous, &out, 65536, "counts") < 0)
         return NULL;
-    if (previous < -1 || previous > 255) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "previous must be a byte value (0-255) or -1");
-        return NULL;
-    }
-    if (get_int64_out(counts_obj, &out, 65536, "counts") < 0) {
-        PyBuffer_Release(&in);
-        return NULL;
-    }
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t n = in.len;
     int64_t *counts = (int64_t *)out.buf;
@@ -107,13 +96,6 @@ static PyMethodDef pair_table_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef pair_table_module = {
-    PyModuleDef_HEAD_INIT, "randqa.battery._pair_table", "The table of overlapping byte pairs of a stream.", -1,
-    pair_table_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC
-PyInit__pair_table(void)
-{
-    return PyModule_Create(&pair_table_module);
-}
+RANDQA_MODULE(_pair_table, "randqa.battery._pair_table",
+              "The table of overlapping byte pairs of a stream.",
+              pair_table_methods);

@@ -55,7 +55,7 @@ from typing import Any, Hashable
 import numpy as np
 
 from randqa.battery import _counts, _pair_table
-from randqa.battery.base import Accumulator
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed
 from randqa.folding import FoldCarry, fold_low_bits
 
 #: bytes of the stream's start kept: the first m - 1 <= 19 bits of overlapping_serial
@@ -276,7 +276,9 @@ class SharesStatistic(Accumulator):
     returns at once when ``_shared_update(chunk)`` is true, in its
     ``_merge`` it calls ``_shared_merge(other)`` (and merges only what it
     keeps itself when that is true), and its ``finalize`` reads
-    ``_statistic()`` when ``shared`` is not None.
+    ``_statistic()`` when ``shared`` is not None.  As a mixin it does the
+    first two itself: what is not shared goes on to the other base's
+    ``_update`` and ``_merge``.
     """
 
     #: the statistic this test finalises from, when it shares one
@@ -316,6 +318,14 @@ class SharesStatistic(Accumulator):
             self.shared.merge(other.shared)
         return True
 
+    def _update(self, chunk: np.ndarray) -> None:
+        if not self._shared_update(chunk):
+            super()._update(chunk)  # type: ignore[safe-super]
+
+    def _merge(self, other: Any) -> None:
+        if not self._shared_merge(other):
+            super()._merge(other)  # type: ignore[safe-super]
+
     def _statistic(self) -> Any:
         """The shared statistic, checked to cover the bytes this test has seen."""
         statistic = self.shared
@@ -326,6 +336,25 @@ class SharesStatistic(Accumulator):
                 "a suite's accumulators must be updated, merged and pickled together, as one list"
             )
         return statistic
+
+
+class BitTotalsTest(SharesStatistic):
+    """Base of the tests that keep running totals of the stream's bits
+    (frequency, runs): a few integers, counted by the test itself or
+    finalised from the shared ``ByteCounts``."""
+
+    @classmethod
+    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
+        return MemoryNeed(OBJECT_BYTES, 0)
+
+    def __init__(self) -> None:
+        super().__init__()
+        # when sharing the byte counts: the final 1-7 bits of a bit stream only
+        self.bits = 0
+        self.ones = 0
+
+    def shared_statistic(self) -> ByteCounts:
+        return ByteCounts()
 
 
 def share_statistics(accumulators: list) -> None:

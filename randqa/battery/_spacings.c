@@ -30,8 +30,7 @@
  * count is always the same exact number.  Blocks of more than 65,536 points
  * always take the radix path.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include "_buffers.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -381,16 +380,11 @@ spacing_collisions(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t block_bytes = points * dims * word_bytes;
     if (stride == 0)
         stride = block_bytes;
-    if (stride < block_bytes) {
-        PyBuffer_Release(&in);
-        PyErr_SetString(PyExc_ValueError, "stride must be at least the bytes of one block");
-        return NULL;
-    }
+    if (stride < block_bytes)
+        return reject_parameters(&in, "stride must be at least the bytes of one block");
     Py_ssize_t nblocks = in.len < block_bytes ? 0 : (in.len - block_bytes) / stride + 1;
-    if (get_int64_out(counts_obj, &out, nblocks, "counts (one per complete block)") < 0) {
-        PyBuffer_Release(&in);
+    if (get_int64_out_or_release(counts_obj, &out, nblocks, "counts (one per complete block)", &in) < 0)
         return NULL;
-    }
     int status;
     Py_BEGIN_ALLOW_THREADS
     status = count_blocks((const uint8_t *)in.buf, nblocks, stride, points, word_bytes, bits_per_word, dims,
@@ -455,13 +449,6 @@ static PyMethodDef spacings_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef spacings_module = {
-    PyModuleDef_HEAD_INIT, "randqa.battery._spacings", "Birthday spacings: repeated spacings per block of points.", -1,
-    spacings_methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC
-PyInit__spacings(void)
-{
-    return PyModule_Create(&spacings_module);
-}
+RANDQA_MODULE(_spacings, "randqa.battery._spacings",
+              "Birthday spacings: repeated spacings per block of points.",
+              spacings_methods);

@@ -26,15 +26,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import (
-    DEFAULT_MAX_BITS,
-    WholeSequenceTest,
-    pattern_count_bytes,
-    pattern_counts,
-    with_wraparound,
-)
+from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, cyclic_pattern_count_bytes, cyclic_pattern_counts
 from randqa.battery.base import Range
-from randqa.battery.serial import MAX_M, fold
+from randqa.battery.serial import MAX_M, CyclicPatternTest, fold
 from randqa.results import TestResult, insufficient
 
 
@@ -44,30 +38,28 @@ def phi(counts: np.ndarray, n: int) -> float:
     return float(np.sum(seen * np.log(seen)))
 
 
-class ApproximateEntropy(WholeSequenceTest):
+class ApproximateEntropy(CyclicPatternTest):
     name = "approximate_entropy"
     parameter_ranges: ClassVar[dict[str, Range]] = {**WholeSequenceTest.parameter_ranges, "m": Range(1, MAX_M - 1)}
+    margin = 5
+    section = "2.12.7"
 
     @classmethod
     def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
         # the wrapped-around copy, the counts of (m+1)-bit patterns, their
         # fold and the logarithms of both
         m = params["m"]
-        return n // 8 + 8 + pattern_count_bytes(n + m + 1, m + 1) + 32 * (2 << m)
+        return cyclic_pattern_count_bytes(n, m + 1) + 32 * (2 << m)
 
     def __init__(self, *, m: int = 10, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
-        if not isinstance(m, int) or not 1 <= m <= MAX_M - 1:
-            raise ValueError(f"m must be an integer from 1 to {MAX_M - 1}, not {m!r}")
-        self.m = m
+        super().__init__(m=m, max_bits=max_bits)
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         m = self.m
-        min_bits = 1 << (m + 6)  # m < floor(log2 n) - 5
-        needs = f"at least {min_bits} bits (m < floor(log2 n) - 5, NIST SP 800-22 2.12.7)"
+        min_bits, needs = self._requirement()
         if n <= m:
             return [insufficient(self.name, needs, bits=n)]
-        longer = pattern_counts(with_wraparound(packed, n, m), 0, n, m + 1)
+        longer = cyclic_pattern_counts(packed, n, m + 1)
         phi_m, phi_m1 = phi(fold(longer), n), phi(longer, n)
         apen = phi_m - phi_m1
         chi2 = 2 * n * (math.log(2) - apen)

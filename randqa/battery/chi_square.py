@@ -53,14 +53,6 @@ class ChiSquare(SharesStatistic, WholeBlockTest):
     def shared_statistic(self) -> ByteCounts | None:
         return ByteCounts() if self.bits == 8 else None
 
-    def _update(self, chunk: np.ndarray) -> None:
-        if not self._shared_update(chunk):
-            super()._update(chunk)
-
-    def _merge(self, other: "ChiSquare") -> None:
-        if not self._shared_merge(other):
-            super()._merge(other)
-
     def _scan(self, run: np.ndarray) -> None:
         if self.bits == 8:
             _counts.byte_histogram(run, self.counts)

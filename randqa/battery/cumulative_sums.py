@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, walk, walk_bytes
+from randqa.battery._bitseq import WholeSequenceTest, walk, walk_bytes
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 100
@@ -67,9 +67,6 @@ def cusum_pvalue(n: int, z: int) -> float:
 
 class CumulativeSums(WholeSequenceTest):
     name = "cumulative_sums"
-
-    def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
 
     @classmethod
     def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import scipy.fft
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, unpack_bits
+from randqa.battery._bitseq import WholeSequenceTest, unpack_bits
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 1000
@@ -52,9 +52,6 @@ def peak_count_pvalue(n: int, below_threshold: int) -> tuple[float, float]:
 
 class DFT(WholeSequenceTest):
     name = "dft"
-
-    def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
 
     @classmethod
     def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:

@@ -89,14 +89,6 @@ class Digraph(SharesStatistic, BytePairTest):
     def shared_statistic(self) -> BytePairs | None:
         return BytePairs() if self.position_mod == 0 else None
 
-    def _update(self, chunk: np.ndarray) -> None:
-        if not self._shared_update(chunk):
-            super()._update(chunk)
-
-    def _merge(self, other: "Digraph") -> None:
-        if not self._shared_merge(other):
-            super()._merge(other)
-
     def _scan(self, data: np.ndarray, start: int, previous: int) -> None:
         if self.classes == 1:
             _pair_table.add_pair_counts(data, previous, self.counts)

@@ -16,33 +16,18 @@ but the verdict is ``insufficient``.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._shared import ByteCounts, SharesStatistic
-from randqa.battery.base import OBJECT_BYTES, MemoryNeed
+from randqa.battery._shared import BitTotalsTest
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 100
 
 
-class Frequency(SharesStatistic):
+class Frequency(BitTotalsTest):
     name = "frequency"
-
-    @classmethod
-    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
-        return MemoryNeed(OBJECT_BYTES, 0)
-
-    def __init__(self) -> None:
-        super().__init__()
-        # when sharing the byte-pair table: the final 1-7 bits of a bit stream only
-        self.bits = 0
-        self.ones = 0
-
-    def shared_statistic(self) -> ByteCounts:
-        return ByteCounts()
 
     def _update(self, chunk: np.ndarray) -> None:
         if self._shared_update(chunk):

@@ -123,7 +123,7 @@ class NonOverlappingTemplate(WholeSequenceTest):
         blocks: int = 8,
         max_bits: int = DEFAULT_MAX_BITS,
     ) -> None:
-        super().__init__(max_bits)
+        super().__init__(max_bits=max_bits)
         if not isinstance(m, int) or not 2 <= m <= MAX_WINDOW_BITS - 1:
             raise ValueError(f"m must be an integer from 2 to {MAX_WINDOW_BITS - 1}, not {m!r}")
         if not isinstance(blocks, int) or not 1 <= blocks <= 100:

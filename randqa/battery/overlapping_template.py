@@ -139,7 +139,7 @@ class OverlappingTemplate(WholeSequenceTest):
         probabilities: str = "exact",
         max_bits: int = DEFAULT_MAX_BITS,
     ) -> None:
-        super().__init__(max_bits)
+        super().__init__(max_bits=max_bits)
         if not isinstance(m, int) or not 1 <= m <= MAX_WINDOW_BITS:
             raise ValueError(f"m must be an integer from 1 to {MAX_WINDOW_BITS}, not {m!r}")
         if template is not None:

@@ -32,12 +32,12 @@ J > 0.  (The printed probabilities of 3.14 are rounded to 4 digits; the
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, SLICE_BITS, WholeSequenceTest, walk, walk_bytes
+from randqa.battery._bitseq import SLICE_BITS, WholeSequenceTest, walk, walk_bytes
 from randqa.results import TestResult, insufficient
 
 MIN_BITS = 10**6
@@ -107,21 +107,53 @@ class _VisitHistogram:
         return nu
 
 
-class RandomExcursions(WholeSequenceTest):
-    name = "random_excursions"
+class ExcursionTest(WholeSequenceTest):
+    """What the two excursion tests (2.14, 2.15) share: a result for each
+    state x of the walk, which applies only with enough bits and cycles."""
 
-    def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
+    #: the states x of the walk with a result each
+    states: ClassVar[tuple[int, ...]]
+    #: the section of SP 800-22 that states what the test needs
+    section: ClassVar[str]
+    #: bytes of ``_evaluate``'s temporaries per position of a slice of the walk
+    slice_bytes_per_bit: ClassVar[int]
 
     @classmethod
     def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
-        # per slice of the walk: zero flags, cycle ids (int64), |S|, the
-        # positions near 0 with their states, cycles and per-state masks
-        return walk_bytes(n) + 48 * min(n, SLICE_BITS)
+        return walk_bytes(n) + cls.slice_bytes_per_bit * min(n, SLICE_BITS)
 
     @classmethod
     def _result_count(cls, params: dict[str, Any]) -> int:
-        return len(STATES)
+        return len(cls.states)
+
+    def _state_results(
+        self, n: int, cycles: int, result_of: Callable[[int], tuple[float, float, dict[str, Any]]]
+    ) -> list[TestResult]:
+        """A result per state from ``result_of(x)`` = (statistic, p-value,
+        details beyond bits and J); all ``insufficient`` when the walk of n
+        bits has no cycle, as the p-values cannot be computed then."""
+        needs, applies = excursion_requirement(n, cycles, self.section)
+        if cycles == 0:
+            return [insufficient(state_label(self.name, x), needs, bits=n, J=0) for x in self.states]
+        results = []
+        for x in self.states:
+            statistic, p_value, details = result_of(x)
+            result = TestResult(
+                state_label(self.name, x), statistic, p_value, details={"bits": n, "J": cycles, **details}
+            )
+            if not applies:
+                result.withhold_verdict(needs)
+            results.append(result)
+        return results
+
+
+class RandomExcursions(ExcursionTest):
+    name = "random_excursions"
+    states = STATES
+    section = "2.14.7"
+    # zero flags, cycle ids (int64), |S|, the positions near 0 with their
+    # states, cycles and per-state masks
+    slice_bytes_per_bit = 48
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         visits = {x: _VisitHistogram() for x in STATES}
@@ -138,21 +170,11 @@ class RandomExcursions(WholeSequenceTest):
             zeros_before = int(cycle[-1])
             final = int(sums[-1])
         cycles = zeros_before + (final != 0)
-        needs, applies = excursion_requirement(n, cycles, "2.14.7")
-        if cycles == 0:
-            return [insufficient(state_label(self.name, x), needs, bits=n, J=0) for x in STATES]
-        results = []
-        for x in STATES:
+
+        def chi_square_of(x: int) -> tuple[float, float, dict[str, Any]]:
             nu = visits[x].counts(cycles)
             expected = cycles * visit_probabilities(x)
             chi2 = float(((nu - expected) ** 2 / expected).sum())
-            result = TestResult(
-                state_label(self.name, x),
-                chi2,
-                float(gammaincc(TOP / 2, chi2 / 2)),
-                details={"bits": n, "J": cycles, "nu": nu.tolist()},
-            )
-            if not applies:
-                result.withhold_verdict(needs)
-            results.append(result)
-        return results
+            return chi2, float(gammaincc(TOP / 2, chi2 / 2)), {"nu": nu.tolist()}
+
+        return self._state_results(n, cycles, chi_square_of)

@@ -25,28 +25,19 @@ from typing import Any
 
 import numpy as np
 
-from randqa.battery._bitseq import DEFAULT_MAX_BITS, SLICE_BITS, WholeSequenceTest, walk, walk_bytes
-from randqa.battery.random_excursions import excursion_requirement, state_label
-from randqa.results import TestResult, insufficient
+from randqa.battery._bitseq import walk
+from randqa.battery.random_excursions import ExcursionTest
+from randqa.results import TestResult
 
 REACH = 9
 STATES = tuple(x for x in range(-REACH, REACH + 1) if x)
 
 
-class RandomExcursionsVariant(WholeSequenceTest):
+class RandomExcursionsVariant(ExcursionTest):
     name = "random_excursions_variant"
-
-    def __init__(self, *, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
-
-    @classmethod
-    def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
-        # per slice of the walk: |S| (int64), its mask and the states near 0
-        return walk_bytes(n) + 24 * min(n, SLICE_BITS)
-
-    @classmethod
-    def _result_count(cls, params: dict[str, Any]) -> int:
-        return len(STATES)
+    states = STATES
+    section = "2.15.7"
+    slice_bytes_per_bit = 24  # |S| (int64), its mask and the states near 0
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         visits = np.zeros(2 * REACH + 1, dtype=np.int64)  # index x + REACH
@@ -56,20 +47,10 @@ class RandomExcursionsVariant(WholeSequenceTest):
             visits += np.bincount(near + REACH, minlength=2 * REACH + 1)
             final = int(sums[-1])
         cycles = int(visits[REACH]) + (final != 0)  # zeros of the walk, plus the unfinished last cycle
-        needs, applies = excursion_requirement(n, cycles, "2.15.7")
-        if cycles == 0:
-            return [insufficient(state_label(self.name, x), needs, bits=n, J=0) for x in STATES]
-        results = []
-        for x in STATES:
+
+        def normal_deviation_of(x: int) -> tuple[float, float, dict[str, Any]]:
             xi = int(visits[x + REACH])
             statistic = abs(xi - cycles) / math.sqrt(2 * cycles * (4 * abs(x) - 2))
-            result = TestResult(
-                state_label(self.name, x),
-                statistic,
-                math.erfc(statistic),
-                details={"bits": n, "J": cycles, "visits": xi},
-            )
-            if not applies:
-                result.withhold_verdict(needs)
-            results.append(result)
-        return results
+            return statistic, math.erfc(statistic), {"visits": xi}
+
+        return self._state_results(n, cycles, normal_deviation_of)

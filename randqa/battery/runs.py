@@ -20,30 +20,21 @@ Parameters: none.  The standard asks for n >= 100 bits; shorter input is
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._shared import ByteCounts, SharesStatistic
-from randqa.battery.base import OBJECT_BYTES, MemoryNeed
+from randqa.battery._shared import BitTotalsTest
 from randqa.results import TestResult, Verdict, insufficient
 
 MIN_BITS = 100
 
 
-class Runs(SharesStatistic):
+class Runs(BitTotalsTest):
     name = "runs"
-
-    @classmethod
-    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
-        return MemoryNeed(OBJECT_BYTES, 0)
 
     def __init__(self) -> None:
         super().__init__()
-        # when sharing the byte-pair table: the final 1-7 bits of a bit stream only
-        self.bits = 0
-        self.ones = 0
         self.transitions = 0
         self.first_bit: int | None = None
         self.last_bit: int | None = None
@@ -59,9 +50,6 @@ class Runs(SharesStatistic):
         self.ones += ones
         self.transitions += transitions
         self.last_bit = last
-
-    def shared_statistic(self) -> ByteCounts:
-        return ByteCounts()
 
     def _update(self, chunk: np.ndarray) -> None:
         if self._shared_update(chunk):

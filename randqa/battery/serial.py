@@ -29,13 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import gammaincc
 
-from randqa.battery._bitseq import (
-    DEFAULT_MAX_BITS,
-    WholeSequenceTest,
-    pattern_count_bytes,
-    pattern_counts,
-    with_wraparound,
-)
+from randqa.battery._bitseq import DEFAULT_MAX_BITS, WholeSequenceTest, cyclic_pattern_count_bytes, cyclic_pattern_counts
 from randqa.battery.base import Range
 from randqa.results import TestResult, insufficient
 
@@ -55,34 +49,55 @@ def fold(counts: np.ndarray) -> np.ndarray:
     return counts.reshape(-1, 2).sum(axis=1)
 
 
-class Serial(WholeSequenceTest):
+class CyclicPatternTest(WholeSequenceTest):
+    """Base of the tests of the m-bit patterns of the sequence read as a
+    cycle (serial, approximate entropy), which SP 800-22 trusts only for
+    m < floor(log2 n) - ``margin``; ``parameter_ranges["m"]`` bounds m."""
+
+    #: SP 800-22 asks for m < floor(log2 n) - margin
+    margin: ClassVar[int]
+    #: the section of SP 800-22 that asks it
+    section: ClassVar[str]
+
+    def __init__(self, *, m: int, max_bits: int = DEFAULT_MAX_BITS) -> None:
+        super().__init__(max_bits=max_bits)
+        low, high = self.parameter_ranges["m"].low, self.parameter_ranges["m"].high
+        if not isinstance(m, int) or not low <= m <= high:
+            raise ValueError(f"m must be an integer from {low} to {high}, not {m!r}")
+        self.m = m
+
+    def _requirement(self) -> tuple[int, str]:
+        """The fewest bits for this m, and what the results say they need."""
+        min_bits = 1 << (self.m + self.margin + 1)
+        return min_bits, f"at least {min_bits} bits (m < floor(log2 n) - {self.margin}, NIST SP 800-22 {self.section})"
+
+
+class Serial(CyclicPatternTest):
     name = "serial"
     parameter_ranges: ClassVar[dict[str, Range]] = {**WholeSequenceTest.parameter_ranges, "m": Range(2, MAX_M)}
+    margin = 2
+    section = "2.11.7"
 
     @classmethod
     def _evaluation_bytes(cls, n: int, params: dict[str, Any]) -> int:
         # the wrapped-around copy of the bits, the pattern counts, and the
         # counts folded once and twice
         m = params["m"]
-        return n // 8 + 8 + pattern_count_bytes(n + m, m) + 16 * (1 << m)
+        return cyclic_pattern_count_bytes(n, m) + 16 * (1 << m)
 
     @classmethod
     def _result_count(cls, params: dict[str, Any]) -> int:
         return 2
 
     def __init__(self, *, m: int = 16, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
-        if not isinstance(m, int) or not 2 <= m <= MAX_M:
-            raise ValueError(f"m must be an integer from 2 to {MAX_M}, not {m!r}")
-        self.m = m
+        super().__init__(m=m, max_bits=max_bits)
 
     def _evaluate(self, packed: np.ndarray, n: int) -> list[TestResult]:
         m = self.m
-        min_bits = 1 << (m + 3)  # m < floor(log2 n) - 2
-        needs = f"at least {min_bits} bits (m < floor(log2 n) - 2, NIST SP 800-22 2.11.7)"
+        min_bits, needs = self._requirement()
         if n < m:
             return [insufficient(f"{self.name}[{i}]", needs, bits=n) for i in (1, 2)]
-        counts = pattern_counts(with_wraparound(packed, n, m - 1), 0, n, m)
+        counts = cyclic_pattern_counts(packed, n, m)
         psi_m = psi_squared(counts, n)
         psi_m1 = psi_squared(fold(counts), n)
         psi_m2 = psi_squared(fold(fold(counts)), n) if m > 2 else 0.0

@@ -84,7 +84,7 @@ class Universal(WholeSequenceTest):
         return 8 << 16  # the kernel's table of the last position of every L-bit block
 
     def __init__(self, *, L: int | None = None, Q: int | None = None, max_bits: int = DEFAULT_MAX_BITS) -> None:
-        super().__init__(max_bits)
+        super().__init__(max_bits=max_bits)
         if L is not None and L not in EXPECTED_VALUE:
             raise ValueError(f"L must be between 1 and 16 (the standard's table), not {L!r}")
         if Q is not None and not (isinstance(Q, int) and Q >= 1):

@@ -7,12 +7,13 @@ import os
 import shlex
 import signal
 import sys
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 import click
 
-from randqa.engine.run import last_stop_signal
+from randqa.engine.run import InterruptGuard, last_stop_signal
 from randqa.errors import OutputError
+from randqa.report.json_report import write_json
 from randqa.sizes import parse_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -52,6 +53,26 @@ def command_line() -> str:
 def table_stream(json_path: str | None) -> TextIO:
     """Where the human-readable table goes: stderr when the JSON takes stdout."""
     return sys.stderr if json_path == "-" else sys.stdout
+
+
+def write_then_print(doc: dict[str, Any], table: Callable[[], str], json_path: str | None,
+                     html_path: str | None) -> bool:
+    """Write a run's or comparison's JSON and HTML files, then print its
+    ``table()`` (after the JSON when that goes to stdout).  The files come
+    first: a closed or full stdout must not cost them.  A stop signal while
+    they are written waits until they are whole; True when one came."""
+    with InterruptGuard() as guard:
+        guard.updating = True
+        if json_path and json_path != "-":
+            write_json(doc, json_path)
+        if html_path:
+            from randqa.report.html import write_html_report  # matplotlib loads only when a report is drawn
+
+            write_html_report([doc], html_path)
+    if json_path == "-":
+        write_json(doc, json_path)
+    emit(table(), table_stream(json_path))
+    return guard.pending
 
 
 def emit(text: str, stream: TextIO) -> None:

@@ -18,16 +18,14 @@ from randqa.cli.common import (
     interrupted_exit_code,
     max_memory_option,
     size_option,
-    table_stream,
+    write_then_print,
 )
 from randqa.cli.workers import parallel_options
 from randqa.engine import compare as comparing
 from randqa.engine.plan import plan_compare
-from randqa.engine.run import InterruptGuard
 from randqa.errors import RandqaError
 from randqa.files import check_output_paths
 from randqa.report.environment import environment
-from randqa.report.json_report import write_json
 from randqa.report.terminal import render_compare
 
 #: where `randqa compare` writes its report unless --html or --no-html says otherwise
@@ -117,24 +115,12 @@ def _compare(sources: list[str], options: Any, *, scheduler: str | None, json_pa
     if not doc["runs"]:
         emit("randqa: interrupted before any source was tested", sys.stderr)
         return interrupted_exit_code()
-    # the files first: a closed or full stdout must not cost them; a stop
-    # signal while they are written waits until they are whole
-    with InterruptGuard() as guard:
-        guard.updating = True
-        if json_path and json_path != "-":
-            write_json(doc, json_path)
-        if html_path:
-            from randqa.report.html import write_html_report  # matplotlib loads only when a report is drawn
-
-            write_html_report([doc], html_path)
-    if json_path == "-":
-        write_json(doc, json_path)
-    emit(render_compare(doc), table_stream(json_path))
+    stopped = write_then_print(doc, lambda: render_compare(doc), json_path, html_path)
     if html_path:
         emit(f"report: {html_path}", sys.stderr)
     if failures:
         raise failures[0]
-    return interrupted_exit_code() if doc["interrupted"] or guard.pending else EXIT_OK
+    return interrupted_exit_code() if doc["interrupted"] or stopped else EXIT_OK
 
 
 @click.command("report")

@@ -15,15 +15,13 @@ from randqa.cli.common import (
     EXIT_OK,
     MAX_MEMORY_HELP,
     command_line,
-    emit,
     interrupted_exit_code,
     max_memory_option,
     size_option,
-    table_stream,
+    write_then_print,
 )
 from randqa.cli.workers import launch_run, parallel_options
 from randqa.engine.plan import TestOptions, plan_test
-from randqa.report.json_report import write_json
 from randqa.report.terminal import render_run
 from randqa.results import RunResult, Verdict
 from randqa.sources import FORMATS
@@ -78,29 +76,13 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
 
 
 def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:
-    """Write JSON/HTML, then print the table; return the exit code of a run.
-
-    The files come first: a closed or full stdout must not cost them.  A
-    stop signal while they are written waits until they are whole.
-    """
-    from randqa.engine.run import InterruptGuard
+    """Write JSON/HTML, then print the table; return the exit code of a run."""
     from randqa.report.environment import environment
 
     result.extra["command"] = command_line()
     result.extra.update(environment())
-    doc = result.to_json()
-    with InterruptGuard() as guard:
-        guard.updating = True
-        if json_path and json_path != "-":
-            write_json(doc, json_path)
-        if html_path:
-            from randqa.report.html import write_html_report
-
-            write_html_report([doc], html_path)
-    if json_path == "-":
-        write_json(doc, json_path)
-    emit(render_run(result), table_stream(json_path))
-    if result.interrupted or guard.pending:
+    stopped = write_then_print(result.to_json(), lambda: render_run(result), json_path, html_path)
+    if result.interrupted or stopped:
         return interrupted_exit_code()
     return EXIT_FAILED if result.verdict == Verdict.FAIL else EXIT_OK
 

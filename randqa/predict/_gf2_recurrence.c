@@ -16,8 +16,7 @@
  * the buffer protocol, results go into caller-owned arrays, and the loops
  * run without the GIL.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +276,30 @@ check_taps(const Py_buffer *tv, Py_ssize_t limit)
     return 0;
 }
 
+/* The arguments of the recurrence x_N = XOR over taps i of x_{N-i} from
+ * N = start: words and taps as 8-byte integer arrays, start >= 0 and every
+ * tap in [1, start].  `extend`: the words from start on are written, so
+ * they must be writable and start at most len(words).  On failure neither
+ * buffer is held. */
+static int
+get_recurrence(PyObject *words_obj, PyObject *taps_obj, Py_ssize_t start, int extend, Py_buffer *wv, Py_buffer *tv)
+{
+    if (get_word_array(words_obj, wv, extend, -1, "words") < 0)
+        return -1;
+    if (get_word_array(taps_obj, tv, 0, -1, "taps") < 0) {
+        PyBuffer_Release(wv);
+        return -1;
+    }
+    if (start < 0 || (extend && start > wv->len / 8) || check_taps(tv, start) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, extend ? "start must lie in [0, len(words)]" : "start must be >= 0");
+        PyBuffer_Release(tv);
+        PyBuffer_Release(wv);
+        return -1;
+    }
+    return 0;
+}
+
 /* xor_recurrence_failures(words, start, taps, all_bits) -> mask
  *
  * The bits in which x_N differs from XOR over taps i of x_{N-i}, ORed over
@@ -289,21 +312,9 @@ xor_recurrence_failures(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t start;
     unsigned long long all_bits;
     Py_buffer wv, tv;
-    if (!PyArg_ParseTuple(args, "OnOK", &words_obj, &start, &taps_obj, &all_bits))
+    if (!PyArg_ParseTuple(args, "OnOK", &words_obj, &start, &taps_obj, &all_bits) ||
+        get_recurrence(words_obj, taps_obj, start, 0, &wv, &tv) < 0)
         return NULL;
-    if (get_word_array(words_obj, &wv, 0, -1, "words") < 0)
-        return NULL;
-    if (get_word_array(taps_obj, &tv, 0, -1, "taps") < 0) {
-        PyBuffer_Release(&wv);
-        return NULL;
-    }
-    if (start < 0 || check_taps(&tv, start) < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "start must be >= 0");
-        PyBuffer_Release(&tv);
-        PyBuffer_Release(&wv);
-        return NULL;
-    }
     const uint64_t *x = wv.buf;
     const int64_t *taps = tv.buf;
     Py_ssize_t n = wv.len / 8, ntaps = tv.len / 8;
@@ -330,21 +341,9 @@ extend_xor_recurrence(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *words_obj, *taps_obj;
     Py_ssize_t start;
     Py_buffer wv, tv;
-    if (!PyArg_ParseTuple(args, "OnO", &words_obj, &start, &taps_obj))
+    if (!PyArg_ParseTuple(args, "OnO", &words_obj, &start, &taps_obj) ||
+        get_recurrence(words_obj, taps_obj, start, 1, &wv, &tv) < 0)
         return NULL;
-    if (get_word_array(words_obj, &wv, 1, -1, "words") < 0)
-        return NULL;
-    if (get_word_array(taps_obj, &tv, 0, -1, "taps") < 0) {
-        PyBuffer_Release(&wv);
-        return NULL;
-    }
-    if (start < 0 || start > wv.len / 8 || check_taps(&tv, start) < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "start must lie in [0, len(words)]");
-        PyBuffer_Release(&tv);
-        PyBuffer_Release(&wv);
-        return NULL;
-    }
     uint64_t *x = wv.buf;
     const int64_t *taps = tv.buf;
     Py_ssize_t n = wv.len / 8, ntaps = tv.len / 8;
@@ -373,16 +372,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.predict._gf2_recurrence",
-    .m_doc = "GF(2) minimal recurrences of bit positions (Berlekamp-Massey) and their continuation.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__gf2_recurrence(void)
-{
-    return PyModule_Create(&module_def);
-}
+RANDQA_MODULE(_gf2_recurrence, "randqa.predict._gf2_recurrence",
+              "GF(2) minimal recurrences of bit positions (Berlekamp-Massey) and their continuation.",
+              methods);

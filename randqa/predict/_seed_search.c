@@ -17,8 +17,7 @@
  * is kept; the loops run without the GIL, several seeds side by side
  * (LANES) so that the compiler can vectorise the seeding chains.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,16 +296,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.predict._seed_search",
-    .m_doc = "Brute-force 32-bit seed search for named generators' seeding routines.",
-    .m_size = -1,
-    .m_methods = methods,
-};
-
-PyMODINIT_FUNC
-PyInit__seed_search(void)
-{
-    return PyModule_Create(&module_def);
-}
+RANDQA_MODULE(_seed_search, "randqa.predict._seed_search",
+              "Brute-force 32-bit seed search for named generators' seeding routines.",
+              methods);

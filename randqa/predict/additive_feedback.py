@@ -141,7 +141,6 @@ class AdditiveFeedbackPredictor(Predictor):
     summary = "additive lagged Fibonacci with a dropped low bit (glibc rand() TYPE_3: o_i = o_{i-3} + o_{i-31} + carry)"
     min_observed_bytes = 40
     max_observed_bytes = 1 << 14
-    granularity = 1
 
     def fit(self, observed: np.ndarray) -> Fit | NoFit:
         for w in WIDTHS:

@@ -128,7 +128,6 @@ class FullLCGPredictor(Predictor):
     summary = "LCG with unknown a, c, m from full outputs (Plumstead/Boyar: gcd of t_{i+2} t_i - t_{i+1}^2)"
     min_observed_bytes = 16
     max_observed_bytes = 4096
-    granularity = 1
 
     def fit(self, observed: np.ndarray) -> Fit | NoFit:
         for w in WIDTHS:

@@ -187,10 +187,8 @@ class TruncatedLCGPredictor(Predictor):
 
     name = "lcg-truncated"
     summary = "power-of-two LCGs of known constants with hidden low bits: enumeration, or LLL (Frieze et al. 1988)"
-    min_observed_bytes = 8
     # a family that is there shows in the first outputs; more only confirms it
     max_observed_bytes = 256
-    granularity = 1
 
     def fit(self, observed: np.ndarray) -> Fit | NoFit:
         for f in FAMILIES:

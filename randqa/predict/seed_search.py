@@ -119,7 +119,6 @@ class SeedSearchPredictor(Predictor):
     summary = "32-bit seeds of glibc srand, init_genrand and CPython random.seed, by brute force (Goldberg-Wagner 1996)"
     min_observed_bytes = TARGET_BYTES
     max_observed_bytes = TARGET_BYTES
-    granularity = 1
     bisect = False
 
     def __init__(self, seed_ranges: Mapping[str, Sequence[Range]] | None = None) -> None:

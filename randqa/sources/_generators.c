@@ -12,8 +12,7 @@
  * of 5.10), each seeded by the original's own seeding routine.  The
  * module docstring of randqa/sources/backends.py documents byte order.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -139,70 +138,65 @@ GLIBC_FILL(glibc_fill16, 2, store_le16)
 /* 15-bit LCG rand(): MSVC (214013, 2531011) and the C standard's example
  * (1103515245, 12345); both return (x >> 16) & 0x7fff.                 */
 
-static void
-lcg15_fill8(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint32_t x = g->st.lcg.x, a = g->st.lcg.a, c = g->st.lcg.c;
-    for (size_t k = 0; k < n; k++) {
-        x = a * x + c;
-        out[k] = (uint8_t)(x >> 16);
+/* WORD = 1: the output's low byte; 2: the 15-bit output as 2 LE bytes */
+#define LCG15_FILL(NAME, WORD, STORE)                                      \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)       \
+    {                                                                      \
+        uint32_t x = g->st.lcg.x, a = g->st.lcg.a, c = g->st.lcg.c;        \
+        for (size_t k = 0; k < n; k++) {                                   \
+            x = a * x + c;                                                 \
+            STORE(out + (WORD) * k, (x >> 16) & 0x7fff);                   \
+        }                                                                  \
+        g->st.lcg.x = x;                                                   \
     }
-    g->st.lcg.x = x;
-}
 
-static void
-lcg15_fill16(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint32_t x = g->st.lcg.x, a = g->st.lcg.a, c = g->st.lcg.c;
-    for (size_t k = 0; k < n; k++) {
-        x = a * x + c;
-        store_le16(out + 2 * k, (x >> 16) & 0x7fff);
-    }
-    g->st.lcg.x = x;
-}
+LCG15_FILL(lcg15_fill8, 1, store_byte)
+LCG15_FILL(lcg15_fill16, 2, store_le16)
 
 /* ------------------------------------------------------------------ */
 /* RANDU, MINSTD, xorshift32, splitmix64                                 */
 
-static void
-randu_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint32_t x = g->st.u32.x;
-    for (size_t k = 0; k < n; k++) {
-        x = (65539u * x) & 0x7fffffffu;
-        store_le32(out + 4 * k, x);
+/* A generator of one 32-bit state word that outputs each new state as 4 LE bytes */
+#define U32_STATE_FILL(NAME, STEP)                                      \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)    \
+    {                                                                   \
+        uint32_t x = g->st.u32.x;                                       \
+        for (size_t k = 0; k < n; k++) {                                \
+            x = STEP(x);                                                \
+            store_le32(out + 4 * k, x);                                 \
+        }                                                               \
+        g->st.u32.x = x;                                                \
     }
-    g->st.u32.x = x;
+
+static inline uint32_t
+randu_step(uint32_t x)
+{
+    return (65539u * x) & 0x7fffffffu;
 }
 
-static void
-minstd_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+/* x = 16807 x mod (2^31 - 1), reduced with 2^31 = 1 (mod 2^31 - 1) */
+static inline uint32_t
+minstd_step(uint32_t x)
 {
-    /* x = 16807 x mod (2^31 - 1), reduced with 2^31 = 1 (mod 2^31 - 1) */
-    uint32_t x = g->st.u32.x;
-    for (size_t k = 0; k < n; k++) {
-        uint64_t t = (uint64_t)x * 16807u;
-        t = (t & 0x7fffffffu) + (t >> 31);
-        if (t >= 0x7fffffffu)
-            t -= 0x7fffffffu;
-        x = (uint32_t)t;
-        store_le32(out + 4 * k, x);
-    }
-    g->st.u32.x = x;
+    uint64_t t = (uint64_t)x * 16807u;
+    t = (t & 0x7fffffffu) + (t >> 31);
+    if (t >= 0x7fffffffu)
+        t -= 0x7fffffffu;
+    return (uint32_t)t;
 }
 
-static void
-xorshift32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+static inline uint32_t
+xorshift32_step(uint32_t x)
 {
-    uint32_t x = g->st.u32.x;
-    for (size_t k = 0; k < n; k++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        store_le32(out + 4 * k, x);
-    }
-    g->st.u32.x = x;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
 }
+
+U32_STATE_FILL(randu_fill, randu_step)
+U32_STATE_FILL(minstd_fill, minstd_step)
+U32_STATE_FILL(xorshift32_fill, xorshift32_step)
 
 static void
 splitmix64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
@@ -550,27 +544,6 @@ static PyTypeObject GenType = {
 /* Argument helpers                                                     */
 
 static int
-get_uint(PyObject *obj, int bits, const char *what, uint64_t *out)
-{
-    if (!PyLong_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
-        return -1;
-    }
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**%d)", what, bits);
-        return -1;
-    }
-    if (bits < 64 && (v >> bits) != 0) {
-        PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**%d)", what, bits);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int
 get_key(PyObject *obj, Py_buffer *view)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
@@ -635,92 +608,72 @@ make_ansi_c_rand(PyObject *Py_UNUSED(self), PyObject *args)
     return make_lcg15(args, 1103515245u, 12345u, "ANSI C example rand LCG");
 }
 
+/* How a constructor of one seed argument starts a new generator's state. */
+typedef void (*seed_state_fn)(GenObject *g, uint64_t seed);
+
+/* A generator of `word_bytes`-byte words whose state seed_state(g, seed)
+ * starts from the one argument, a seed in [0, 2**seed_bits). */
 static PyObject *
-make_u32_gen(PyObject *args, fill_words_fn fill, const char *algorithm, uint32_t (*seed_fn)(uint64_t))
+make_seeded(PyObject *args, int seed_bits, fill_words_fn fill, unsigned word_bytes, const char *algorithm,
+            seed_state_fn seed_state)
 {
     PyObject *seed_obj;
     uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, seed_bits, "seed", &seed) < 0)
         return NULL;
-    GenObject *g = gen_new(fill, 4, algorithm);
+    GenObject *g = gen_new(fill, word_bytes, algorithm);
     if (g)
-        g->st.u32.x = seed_fn(seed);
+        seed_state(g, seed);
     return (PyObject *)g;
+}
+
+/* The module function make_<name>(seed) of a generator that the statement
+ * `seeding` starts from `seed` (in [0, 2**seed_bits)) into `g`, and the
+ * <name>_seed function that runs it. */
+#define SEEDED_CONSTRUCTOR(name, seed_bits, fill, word_bytes, algorithm, seeding)        \
+    static void name##_seed(GenObject *g, uint64_t seed)                                 \
+    {                                                                                    \
+        seeding;                                                                         \
+    }                                                                                    \
+    static PyObject *make_##name(PyObject *Py_UNUSED(self), PyObject *args)              \
+    {                                                                                    \
+        return make_seeded(args, seed_bits, fill, word_bytes, algorithm, name##_seed);   \
+    }
+
+/* MINSTD's state for a seed: seed mod (2^31 - 1), 0 becoming 1 (as C++ minstd_rand does) */
+static uint32_t
+minstd_state(uint64_t seed)
+{
+    uint32_t x = (uint32_t)(seed % 2147483647u);
+    return x ? x : 1u;
 }
 
 /* RANDU needs an odd state: seed | 1 (0 would stay 0) */
-static uint32_t randu_seed(uint64_t s) { return ((uint32_t)s & 0x7fffffffu) | 1u; }
-/* MINSTD: seed mod (2^31 - 1), 0 becoming 1 (as C++ minstd_rand does) */
-static uint32_t minstd_seed(uint64_t s)
-{
-    uint32_t x = (uint32_t)(s % 2147483647u);
-    return x ? x : 1u;
-}
+SEEDED_CONSTRUCTOR(randu, 32, randu_fill, 4, "RANDU", g->st.u32.x = ((uint32_t)seed & 0x7fffffffu) | 1u)
+SEEDED_CONSTRUCTOR(minstd, 32, minstd_fill, 4, "MINSTD (Park-Miller 16807)", g->st.u32.x = minstd_state(seed))
 /* xorshift32: 0 is its fixed point; use Marsaglia's example seed instead */
-static uint32_t xorshift32_seed(uint64_t s) { return s ? (uint32_t)s : 2463534242u; }
+SEEDED_CONSTRUCTOR(xorshift32, 32, xorshift32_fill, 4, "xorshift32 (13,17,5)",
+                   g->st.u32.x = seed ? (uint32_t)seed : 2463534242u)
+SEEDED_CONSTRUCTOR(splitmix64, 64, splitmix64_fill, 8, "splitmix64", g->st.u64.x = seed)
 
-static PyObject *make_randu(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, randu_fill, "RANDU", randu_seed); }
-static PyObject *make_minstd(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, minstd_fill, "MINSTD (Park-Miller 16807)", minstd_seed); }
-static PyObject *make_xorshift32(PyObject *Py_UNUSED(self), PyObject *args) { return make_u32_gen(args, xorshift32_fill, "xorshift32 (13,17,5)", xorshift32_seed); }
-
-static PyObject *
-make_splitmix64(PyObject *Py_UNUSED(self), PyObject *args)
+static void
+lcg64_top32_seed(GenObject *g, uint64_t seed, uint64_t a, uint64_t c, int state_bits, uint64_t scramble)
 {
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(splitmix64_fill, 8, "splitmix64");
-    if (g)
-        g->st.u64.x = seed;
-    return (PyObject *)g;
-}
-
-static PyObject *
-make_lcg64_top32(PyObject *args, uint64_t a, uint64_t c, int state_bits, uint64_t scramble, const char *algorithm)
-{
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(lcg64_top32_fill, 4, algorithm);
-    if (g) {
-        uint64_t mask = state_bits == 64 ? ~0ULL : (1ULL << state_bits) - 1;
-        g->st.lcg64.x = (seed ^ scramble) & mask;
-        g->st.lcg64.a = a;
-        g->st.lcg64.c = c;
-        g->st.lcg64.mask = mask;
-        g->st.lcg64.shift = (unsigned)(state_bits - 32);
-    }
-    return (PyObject *)g;
+    uint64_t mask = state_bits == 64 ? ~0ULL : (1ULL << state_bits) - 1;
+    g->st.lcg64.x = (seed ^ scramble) & mask;
+    g->st.lcg64.a = a;
+    g->st.lcg64.c = c;
+    g->st.lcg64.mask = mask;
+    g->st.lcg64.shift = (unsigned)(state_bits - 32);
 }
 
 /* new Random(seed): state = (seed ^ 0x5DEECE66D) mod 2^48; nextInt() = next(32) */
-static PyObject *
-make_java_random(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    return make_lcg64_top32(args, 0x5DEECE66DULL, 0xBULL, 48, 0x5DEECE66DULL, "java.util.Random nextInt");
-}
-
+SEEDED_CONSTRUCTOR(java_random, 64, lcg64_top32_fill, 4, "java.util.Random nextInt",
+                   lcg64_top32_seed(g, seed, 0x5DEECE66DULL, 0xBULL, 48, 0x5DEECE66DULL))
 /* Knuth's MMIX LCG (TAOCP vol. 2, 3.3.4): state = seed, output the top 32 bits */
-static PyObject *
-make_mmix_lcg(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    return make_lcg64_top32(args, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0, "MMIX LCG top 32 bits");
-}
-
-static PyObject *
-make_mt19937(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(mt_fill, 4, "MT19937 init_genrand");
-    if (g)
-        mt_init_genrand(&g->st.mt, (uint32_t)seed);
-    return (PyObject *)g;
-}
+SEEDED_CONSTRUCTOR(mmix_lcg, 64, lcg64_top32_fill, 4, "MMIX LCG top 32 bits",
+                   lcg64_top32_seed(g, seed, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0))
+SEEDED_CONSTRUCTOR(mt19937, 32, mt_fill, 4, "MT19937 init_genrand", mt_init_genrand(&g->st.mt, (uint32_t)seed))
 
 static PyObject *
 make_mt19937_by_array(PyObject *Py_UNUSED(self), PyObject *args)
@@ -796,50 +749,42 @@ make_dnet_arc4(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
-static PyObject *
-make_lfsr113(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(taus_fill, 4, "Linux prandom_u32_state (LFSR113)");
-    if (g)
-        taus_seed_state(&g->st.taus, seed);
-    return (PyObject *)g;
-}
+SEEDED_CONSTRUCTOR(lfsr113, 64, taus_fill, 4, "Linux prandom_u32_state (LFSR113)", taus_seed_state(&g->st.taus, seed))
+SEEDED_CONSTRUCTOR(lfsr113_selftest, 32, taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding",
+                   taus_seed_selftest(&g->st.taus, (uint32_t)seed))
 
+/* A generator whose state is the four arguments as they are (no seeding
+ * fix-ups), each in [0, 2**bits): set_state(g, words) copies them in. */
 static PyObject *
-make_lfsr113_selftest(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(taus_fill, 4, "Linux prandom_u32_state (LFSR113), self-test seeding");
-    if (g)
-        taus_seed_selftest(&g->st.taus, (uint32_t)seed);
-    return (PyObject *)g;
-}
-
-static PyObject *
-make_lfsr113_raw(PyObject *Py_UNUSED(self), PyObject *args)
+make_from_four_words(PyObject *args, int bits, fill_words_fn fill, const char *algorithm,
+                     void (*set_state)(GenObject *g, const uint64_t words[4]))
 {
     PyObject *o[4];
     uint64_t v[4];
     if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
         return NULL;
     for (int k = 0; k < 4; k++)
-        if (get_uint(o[k], 32, "state word", &v[k]) < 0)
+        if (get_uint(o[k], bits, "state word", &v[k]) < 0)
             return NULL;
-    GenObject *g = gen_new(taus_fill, 4, "LFSR113 from a raw state (no seed fix-ups)");
-    if (g) {
-        g->st.taus.s1 = (uint32_t)v[0];
-        g->st.taus.s2 = (uint32_t)v[1];
-        g->st.taus.s3 = (uint32_t)v[2];
-        g->st.taus.s4 = (uint32_t)v[3];
-    }
+    GenObject *g = gen_new(fill, 4, algorithm);
+    if (g)
+        set_state(g, v);
     return (PyObject *)g;
+}
+
+static void
+set_lfsr113_state(GenObject *g, const uint64_t s[4])
+{
+    g->st.taus.s1 = (uint32_t)s[0];
+    g->st.taus.s2 = (uint32_t)s[1];
+    g->st.taus.s3 = (uint32_t)s[2];
+    g->st.taus.s4 = (uint32_t)s[3];
+}
+
+static PyObject *
+make_lfsr113_raw(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    return make_from_four_words(args, 32, taus_fill, "LFSR113 from a raw state (no seed fix-ups)", set_lfsr113_state);
 }
 
 static PyObject *
@@ -856,21 +801,19 @@ make_siprand(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
+static void
+set_siprand_state(GenObject *g, const uint64_t v[4])
+{
+    g->st.sip.v0 = v[0];
+    g->st.sip.v1 = v[1];
+    g->st.sip.v2 = v[2];
+    g->st.sip.v3 = v[3];
+}
+
 static PyObject *
 make_siprand_raw(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *o[4];
-    uint64_t v[4];
-    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
-        return NULL;
-    for (int k = 0; k < 4; k++)
-        if (get_uint(o[k], 64, "state word", &v[k]) < 0)
-            return NULL;
-    GenObject *g = gen_new(sip_fill, 4, "siprand from a raw state (no zero-word fix-up)");
-    if (g) {
-        g->st.sip.v0 = v[0]; g->st.sip.v1 = v[1]; g->st.sip.v2 = v[2]; g->st.sip.v3 = v[3];
-    }
-    return (PyObject *)g;
+    return make_from_four_words(args, 64, sip_fill, "siprand from a raw state (no zero-word fix-up)", set_siprand_state);
 }
 
 /* Generators started from a raw state, for jumps computed elsewhere. */
@@ -964,27 +907,12 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.sources._generators",
-    .m_doc = "Compiled generator backends.",
-    .m_size = -1,
-    .m_methods = module_methods,
-};
+RANDQA_MODULE_DEF("randqa.sources._generators",
+                  "Compiled generator backends.",
+                  module_methods);
 
 PyMODINIT_FUNC
 PyInit__generators(void)
 {
-    if (PyType_Ready(&GenType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(&GenType);
-    if (PyModule_AddObject(m, "Generator", (PyObject *)&GenType) < 0) {
-        Py_DECREF(&GenType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return create_module_with_type(&module_def, &GenType, "Generator");
 }

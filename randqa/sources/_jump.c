@@ -28,8 +28,7 @@
  * Kernels keep no state: the MT polynomial is computed by one call and
  * passed back by the caller to the others.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,32 +46,11 @@
 /* Argument helpers                                                     */
 
 static int
-get_u64(PyObject *obj, const char *what, uint64_t *out)
-{
-    if (!PyLong_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
-        return -1;
-    }
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**64)", what);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int
 get_u32(PyObject *obj, const char *what, uint32_t *out)
 {
     uint64_t v;
-    if (get_u64(obj, what, &v) < 0)
+    if (get_uint(obj, 32, what, &v) < 0)
         return -1;
-    if (v >> 32) {
-        PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**32)", what);
-        return -1;
-    }
     *out = (uint32_t)v;
     return 0;
 }
@@ -185,14 +163,11 @@ py_lcg(PyObject *Py_UNUSED(self), PyObject *args)
     steps_t n;
     if (!PyArg_ParseTuple(args, "OOOOO", &o[0], &o[1], &o[2], &o[3], &o[4]))
         return NULL;
-    if (get_u64(o[0], "x", &x) < 0 || get_u64(o[1], "a", &a) < 0 || get_u64(o[2], "c", &c) < 0 ||
+    if (get_uint(o[0], 64, "x", &x) < 0 || get_uint(o[1], 64, "a", &a) < 0 || get_uint(o[2], 64, "c", &c) < 0 ||
         get_steps(o[4], &n) < 0)
         return NULL;
     /* the modulus may be 2^64, one more than a uint64 holds: 0 stands for it */
-    PyObject *one = PyLong_FromLong(1), *sixty_four = PyLong_FromLong(64);
-    PyObject *two64 = (one && sixty_four) ? PyNumber_Lshift(one, sixty_four) : NULL;
-    Py_XDECREF(one);
-    Py_XDECREF(sixty_four);
+    PyObject *two64 = pylong_from_halves(1, 0);
     if (two64 == NULL)
         return NULL;
     int is_two64 = PyObject_RichCompareBool(o[3], two64, Py_EQ);
@@ -201,7 +176,7 @@ py_lcg(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     if (is_two64)
         m = 0;
-    else if (get_u64(o[3], "modulus", &m) < 0 || m < 2) {
+    else if (get_uint(o[3], 64, "modulus", &m) < 0 || m < 2) {
         PyErr_Clear();
         return PyErr_Format(PyExc_ValueError, "modulus must be in [2, 2**64]");
     }
@@ -1017,13 +992,9 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.sources._jump",
-    .m_doc = "Jump-ahead arithmetic for the compiled generators (LCG, GF(2) matrix and polynomial, glibc additive).",
-    .m_size = -1,
-    .m_methods = module_methods,
-};
+RANDQA_MODULE_DEF("randqa.sources._jump",
+                  "Jump-ahead arithmetic for the compiled generators (LCG, GF(2) matrix and polynomial, glibc additive).",
+                  module_methods);
 
 PyMODINIT_FUNC
 PyInit__jump(void)

@@ -45,12 +45,20 @@ rc4_keystream(rc4_state *r, uint8_t *RESTRICT out, size_t n)
     r->j = j;
 }
 
+/* The identity permutation with i = j = 0, where both keyings start */
+static inline void
+rc4_identity(rc4_state *r)
+{
+    for (int k = 0; k < 256; k++)
+        r->s[k] = (uint8_t)k;
+    r->i = r->j = 0;
+}
+
 /* RC4's key schedule (KSA); len is 1..256 */
 static inline void
 rc4_key(rc4_state *r, const uint8_t *key, size_t len)
 {
-    for (int k = 0; k < 256; k++)
-        r->s[k] = (uint8_t)k;
+    rc4_identity(r);
     uint8_t j = 0;
     for (int k = 0; k < 256; k++) {
         uint8_t t = r->s[k];
@@ -58,7 +66,6 @@ rc4_key(rc4_state *r, const uint8_t *key, size_t len)
         r->s[k] = r->s[j];
         r->s[j] = t;
     }
-    r->i = r->j = 0;
 }
 
 /* libdnet's key mixing step: continue from the current (i, j) rather than
@@ -82,9 +89,7 @@ dnet_addrandom(rc4_state *r, const uint8_t *key, size_t len)
 static inline void
 dnet_rand_set(rc4_state *r, const uint8_t *key, size_t len)
 {
-    for (int k = 0; k < 256; k++)
-        r->s[k] = (uint8_t)k;
-    r->i = r->j = 0;
+    rc4_identity(r);
     dnet_addrandom(r, key, len);
     dnet_addrandom(r, key, len);
 }

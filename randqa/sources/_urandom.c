@@ -10,8 +10,7 @@
  * it raises instead of looping).  strategy "reopen": open, read, close on
  * every call.  Each read() call asks for at most `call_bytes` bytes
  * (0: the whole request), which is the API shape nmap-dev's PRNG benchmark measured.  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -287,27 +286,12 @@ static PyTypeObject UrandomType = {
     .tp_new = urandom_new,
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.sources._urandom",
-    .m_doc = "The /dev/urandom reader with s2n-tls's fd identity check.",
-    .m_size = -1,
-    .m_methods = NULL,
-};
+RANDQA_MODULE_DEF("randqa.sources._urandom",
+                  "The /dev/urandom reader with s2n-tls's fd identity check.",
+                  NULL);
 
 PyMODINIT_FUNC
 PyInit__urandom(void)
 {
-    if (PyType_Ready(&UrandomType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(&UrandomType);
-    if (PyModule_AddObject(m, "UrandomReader", (PyObject *)&UrandomType) < 0) {
-        Py_DECREF(&UrandomType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return create_module_with_type(&module_def, &UrandomType, "UrandomReader");
 }

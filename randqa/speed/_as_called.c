@@ -25,8 +25,7 @@
  * the call; rand()'s state is libc's own.  The GIL is released while
  * generating.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "../_module.h"
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -341,16 +340,6 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = "randqa.speed._as_called",
-    .m_doc = "Generators as applications call them: libc rand() and nmap's benchmark harness, for timing.",
-    .m_size = -1,
-    .m_methods = module_methods,
-};
-
-PyMODINIT_FUNC
-PyInit__as_called(void)
-{
-    return PyModule_Create(&module_def);
-}
+RANDQA_MODULE(_as_called, "randqa.speed._as_called",
+              "Generators as applications call them: libc rand() and nmap's benchmark harness, for timing.",
+              module_methods);

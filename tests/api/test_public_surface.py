@@ -55,8 +55,13 @@ def _public_callables():
 
     objects = [api.test, api.compare, api.report, testing.assert_random, api.Battery, api.Result, api.Comparison]
     for cls in (api.Battery, api.Result, api.Comparison):
-        objects += [member for name, member in vars(cls).items()
-                    if not name.startswith("_") and (inspect.isfunction(member))]
+        # methods a class inherits from a private base are public on it too
+        for owner in cls.__mro__:
+            if owner.__module__ != api.__name__:
+                continue
+            objects += [member for name, member in vars(owner).items()
+                        if not name.startswith("_") and inspect.isfunction(member)
+                        and member not in objects]
     return objects
 
 

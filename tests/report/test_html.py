@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from conftest import run_main
+from conftest import assert_report_refuses, run_main
 
 
 pytestmark = pytest.mark.usefixtures("in_tmp_folder")
@@ -154,12 +154,7 @@ def _broken(saved: dict, how: str) -> bytes:
     ("nan", "not valid JSON (NaN is not valid JSON)"),
 ])
 def test_report_refuses_malformed_json(saved_run, tmp_path, capsys, how, problem):
-    path = tmp_path / "bad.json"
-    path.write_bytes(_broken(saved_run, how))
-    assert run_main("report", str(path), "-o", str(tmp_path / "x.html")) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{path}: " in err and problem in err, err
-    assert not (tmp_path / "x.html").exists()
+    assert_report_refuses(tmp_path, capsys, _broken(saved_run, how), problem)
 
 
 @pytest.mark.parametrize("content, problem", [

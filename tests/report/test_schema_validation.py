@@ -17,18 +17,12 @@ import json
 import numpy as np
 import pytest
 from jsonschema import Draft202012Validator
+from conftest import assert_report_refuses, run_main
 from schema_check import assert_valid_document
 
-from randqa.cli import main
 from randqa.report.html import load_document
 from randqa.report.schema import schema, schema_text
 from randqa.errors import InputError
-
-
-def run_main(*args: str) -> int:
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    return int(info.value.code or 0)
 
 
 @pytest.fixture(scope="module")
@@ -152,14 +146,10 @@ def _broken(doc: dict, how: str) -> dict:
     ("compare without speed", "runs[0]: missing key 'speed_mb_s'"),
 ])
 def test_report_names_the_file_and_the_field_in_one_line(saved, tmp_path, capsys, how, problem):
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(_broken(saved, how)))
+    path = assert_report_refuses(tmp_path, capsys, json.dumps(_broken(saved, how)).encode(), problem)
     with pytest.raises(InputError) as info:
         load_document(str(path))
     assert str(info.value) .startswith(f"{path}: ") and problem in str(info.value), str(info.value)
     assert "\n" not in str(info.value)
-    assert run_main("report", str(path), "-o", str(tmp_path / "x.html")) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and problem in err
     with pytest.raises(AssertionError):
         assert_valid_document(_broken(saved, how))
