@@ -300,6 +300,16 @@ class SharesStatistic(Accumulator):
             raise ValueError(f"{self!r} has counted bytes already: only a fresh accumulator can share a statistic")
         self.shared, self._feeds_shared, self._checks_shared = statistic, owner, sees_stream
 
+    #: the test's own counts, which stay empty while it shares a statistic
+    _own_counts: tuple[str, ...] = ()
+
+    def _state_saved_elsewhere(self) -> tuple[str, ...]:
+        """A shared statistic is saved and loaded with its owner's state
+        (randqa/battery/_state.py), so it travels once per suite; the
+        test's own counts, unused while it shares one, are not saved."""
+        own = self._own_counts if self.shared is not None else ()
+        return own if self._feeds_shared else ("shared", *own)
+
     def _shared_update(self, chunk: np.ndarray) -> bool:
         """True when the counts of ``chunk`` go to the shared statistic (fed here by its owner)."""
         if self.shared is None:

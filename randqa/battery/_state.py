@@ -66,9 +66,18 @@ def _attributes(obj: Any) -> dict[str, Any]:
     return {s: getattr(obj, s) for s in slots if hasattr(obj, s)}
 
 
+def _saved_attributes(obj: Any) -> dict[str, Any]:
+    """The attributes of ``obj`` that its state holds: not what the suite
+    rebuilds, nor what another object saves (``_state_saved_elsewhere()``:
+    a statistic shared by several tests travels once, with its owner)."""
+    elsewhere = getattr(obj, "_state_saved_elsewhere", None)
+    names = set(elsewhere()) if callable(elsewhere) else set()
+    return {name: value for name, value in _attributes(obj).items() if not _skipped(value) and name not in names}
+
+
 def export_state(obj: Any) -> dict[str, Any]:
     """The saved attributes of ``obj`` as a tree of plain values (arrays copied)."""
-    return {name: _export(value, name) for name, value in _attributes(obj).items() if not _skipped(value)}
+    return {name: _export(value, name) for name, value in _saved_attributes(obj).items()}
 
 
 def _export(value: Any, where: str) -> Any:
@@ -96,7 +105,7 @@ def _export(value: Any, where: str) -> Any:
         return {"$dict": [[_export(k, where), _export(v, f"{where}[{k!r}]")] for k, v in value.items()]}
     if type(value).__module__.split(".")[0] == _OWN_PACKAGE and not isinstance(value, type):
         return {"$object": _class_name(type(value)), "attrs": {
-            name: _export(v, f"{where}.{name}") for name, v in _attributes(value).items() if not _skipped(v)}}
+            name: _export(v, f"{where}.{name}") for name, v in _saved_attributes(value).items()}}
     raise TypeError(f"{where}: a {type(value).__name__} cannot be saved as plain data")
 
 
@@ -108,7 +117,7 @@ def import_state(obj: Any, state: dict[str, Any]) -> None:
 
 
 def _load_attributes(obj: Any, state: dict[str, Any], where: str, strict: bool) -> None:
-    current = {name: value for name, value in _attributes(obj).items() if not _skipped(value)}
+    current = _saved_attributes(obj)
     if strict and set(current) != set(state):
         missing = sorted(set(current) - set(state)) or sorted(set(state) - set(current))
         raise StateError(f"{where}: the saved state does not fit (attribute {missing[0]!r})")

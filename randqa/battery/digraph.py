@@ -86,6 +86,8 @@ class Digraph(SharesStatistic, BytePairTest):
     def alignment(self) -> int:
         return self.classes
 
+    _own_counts = ("counts",)
+
     def shared_statistic(self) -> BytePairs | None:
         return BytePairs() if self.position_mod == 0 else None
 

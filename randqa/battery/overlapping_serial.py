@@ -97,6 +97,8 @@ class OverlappingSerial(SharesStatistic):
         self.recent = 0  # the latest bits of the byte part, newest in bit 0
         self.tail_bits: list[int] = []
 
+    _own_counts = ("counts",)
+
     def shared_statistic(self) -> BytePairs | None:
         return BytePairs() if self.by_pairs else None
 

@@ -52,6 +52,30 @@ def test_state_round_trip_of_every_test(suite_name):
         assert _results(fresh) == _results(original), spec.test
 
 
+def _arrays(tree) -> int:
+    if isinstance(tree, np.ndarray):
+        return tree.nbytes
+    if isinstance(tree, dict):
+        return sum(_arrays(v) for v in tree.values())
+    if isinstance(tree, list):
+        return sum(_arrays(v) for v in tree)
+    return 0
+
+
+def test_a_shared_statistic_is_saved_once():
+    # frequency, runs, chi_square 8, serial_correlation [1], digraph and
+    # overlapping_serial m=8 of the standard suite share one table of byte
+    # pairs: only its owner's state holds it, and no sharer saves its own
+    # (unused) counts, so a worker sends 512 KiB, not 3.5 MiB
+    suite = load_suite("standard")
+    accs = suite.build()
+    sharers = [a for a in accs if getattr(a, "shared", None) is not None and type(a.shared).__name__ == "BytePairs"]
+    assert len(sharers) >= 6
+    table = sharers[0].shared.counts.nbytes
+    saved = [_arrays(a.state()) for a in sharers]
+    assert saved[0] >= table and all(size < table // 8 for size in saved[1:]), saved
+
+
 def test_state_is_a_copy():
     suite = load_suite("quick", tests="chi_square")
     acc = suite.build()[0]
