@@ -143,15 +143,16 @@ def overhead(suites: list[str], workers: int, repeats: int) -> None:
         job.compute(segment, sample, (), None)
         test_s = (time.perf_counter() - start) * segment / sample
         worker, client_s, size = [], [], 0
-        merged = job.build(0)
         for k in range(repeats):
+            at = (k + 1) * segment
             start = time.perf_counter()
-            result = job.compute((k + 1) * segment, 0, (), None)  # everything a segment costs but its test
+            result = job.compute(at, 0, (), None)  # everything a segment costs but its test
             data = pickle.dumps(result, protocol=5)
             worker.append(time.perf_counter() - start)
             size = len(data)
+            merged = job.build(at)  # the merged prefix, which ends where this segment starts
             start = time.perf_counter()
-            _merge(merged, _loaded(job, 0, pickle.loads(data)["states"]))
+            _merge(merged, _loaded(job, at, pickle.loads(data)["states"]))
             client_s.append(time.perf_counter() - start)
         o, c = statistics.median(worker), statistics.median(client_s)
         fraction = (o + c) / test_s

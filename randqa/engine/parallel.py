@@ -72,7 +72,32 @@ def check_version(client_version: str) -> None:
 def run_segment(client_version: str, job: Any, segment: "Segment", data: np.ndarray | None) -> dict[str, Any]:
     """The task every worker runs: test one segment (see ``SegmentJob.compute``)."""
     check_version(client_version)
+    _keep_large_allocations()
     return job.compute(segment.start, segment.count, segment.snapshots, data)
+
+
+_allocation_tuned = False
+
+
+def _keep_large_allocations() -> None:
+    """Undo what Dask's nanny sets for its workers, MALLOC_TRIM_THRESHOLD_:
+    with it glibc no longer raises its mmap threshold, so every chunk's large
+    temporaries are mapped and unmapped again (12% of a segment's time).
+    Thresholds above a chunk's temporaries keep them in the heap.  Only
+    glibc has mallopt; elsewhere nothing changes."""
+    global _allocation_tuned
+    if _allocation_tuned or not os.environ.get("MALLOC_TRIM_THRESHOLD_"):
+        return
+    _allocation_tuned = True
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's malloc.h
+    mallopt(m_mmap_threshold, 32 << 20)
+    mallopt(m_trim_threshold, 128 << 20)
 
 
 @dataclass(frozen=True)
