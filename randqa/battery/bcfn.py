@@ -38,6 +38,7 @@ Each block size needs 5 expected words in the rarest cell.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, ClassVar
 
@@ -65,8 +66,11 @@ def binomial_half_pmf(n: int) -> np.ndarray:
     return np.clip(_binom_pmf(weights.astype(np.float64), float(n), 0.5), 0, 1)
 
 
+@functools.lru_cache(maxsize=64)
 def weight_letters(block_bits: int, letters: int) -> tuple[np.ndarray, np.ndarray]:
-    """(letter of each weight 0..block_bits, probability of each letter).
+    """(letter of each weight 0..block_bits, probability of each letter),
+    read-only: cached, because every segment of a parallel run builds the
+    test again and the binomial CDF of 16384-bit blocks is most of that.
 
     Cut points at the weights whose binomial CDF is nearest to k/letters;
     cut points that coincide merge letters, so fewer may come back.
@@ -77,7 +81,10 @@ def weight_letters(block_bits: int, letters: int) -> tuple[np.ndarray, np.ndarra
     cuts = sorted({int(np.argmin(np.abs(cdf[:-1] - k / letters))) for k in range(1, letters)})
     letter_of_weight = np.searchsorted(np.array(cuts), weights, side="left").astype(np.uint8)
     probs = np.bincount(letter_of_weight, weights=pmf)
-    return letter_of_weight, probs / probs.sum()
+    probs /= probs.sum()
+    letter_of_weight.setflags(write=False)
+    probs.setflags(write=False)
+    return letter_of_weight, probs
 
 
 class _Level:
