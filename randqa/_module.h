@@ -13,6 +13,21 @@
 #include <Python.h>
 #include <stdint.h>
 
+/* RANDQA_CLONES("avx2", "default"): versions of a function for several
+ * instruction sets, the one for this CPU chosen when the module loads.
+ * target_clones needs the loader's ifunc support, so GCC on glibc x86 only;
+ * elsewhere (macOS, musl, arm64, clang) and with -DRANDQA_NO_CLONES one
+ * portable version is built. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) && \
+    defined(__linux__) && defined(__GLIBC__) && !defined(RANDQA_NO_CLONES)
+#define RANDQA_CLONES(...) __attribute__((target_clones(__VA_ARGS__)))
+#else
+#define RANDQA_CLONES(...)
+#endif
+
+/* popcount instructions where the CPU has them, a portable fallback elsewhere */
+#define POPCNT_CLONES RANDQA_CLONES("popcnt", "default")
+
 /* `module_def`: the definition of the module `full_name` with these functions. */
 #define RANDQA_MODULE_DEF(full_name, doc, method_table) \
     static struct PyModuleDef module_def = {            \

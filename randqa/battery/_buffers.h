@@ -1,7 +1,8 @@
 /*
  * Helpers shared by the battery's compiled modules (_counts.c, _linear.c,
- * _nist.c, _spacings.c): reading caller-owned numpy arrays through the
- * buffer protocol, and bit-stream loads in NIST SP 800-22 order.
+ * _nist.c, _spacings.c, _pair_table.c, _differences.c): reading
+ * caller-owned numpy arrays through the buffer protocol, and bit-stream
+ * loads in NIST SP 800-22 order.
  */
 #ifndef RANDQA_BUFFERS_H
 #define RANDQA_BUFFERS_H
@@ -9,16 +10,6 @@
 #include "../_module.h"
 #include <stdint.h>
 #include <string.h>
-
-/* Popcount instructions where the CPU has them, a portable fallback
- * elsewhere.  target_clones needs the loader's ifunc support (glibc on
- * x86); elsewhere (macOS, musl, arm64) one portable version is built. */
-#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) && \
-    defined(__linux__) && defined(__GLIBC__) && !defined(RANDQA_NO_CLONES)
-#define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define POPCNT_CLONES
-#endif
 
 /* A writable C-contiguous array of 8-byte integers with exactly `want` items
  * (want < 0: any length of at least one item, returned through view->len). */

@@ -1,7 +1,8 @@
 /*
  * Berlekamp-Massey over GF(2) on bit-packed sequences, shared by the NIST
  * linear complexity test and the long single-bit-position one (both in
- * battery/_linear.c).  Include after _buffers.h.
+ * battery/_linear.c) and by the GF(2) predictor (predict/_gf2_recurrence.c).
+ * Include after _module.h (POPCNT_CLONES).
  */
 #ifndef RANDQA_GF2_H
 #define RANDQA_GF2_H

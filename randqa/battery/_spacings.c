@@ -37,16 +37,9 @@
 #include <string.h>
 
 /* Vector versions of the min/max rounds chosen when the module loads, where
- * the toolchain and C library support ifunc (glibc on x86-64); elsewhere the
- * compiler's baseline vectorisation (SSE2, NEON) is used. */
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute) && !defined(RANDQA_NO_CLONES)
-#if __has_attribute(target_clones)
-#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef VECTOR_CLONES
-#define VECTOR_CLONES
-#endif
+ * the toolchain and C library support ifunc (RANDQA_CLONES in _module.h);
+ * elsewhere the compiler's baseline vectorisation (SSE2, NEON) is used. */
+#define VECTOR_CLONES RANDQA_CLONES("avx512f", "avx2", "default")
 
 #define MAX_BUCKETED_POINTS 65536
 /* more points than this in one bucket: odd-even rounds cost more than a radix sort */

@@ -21,15 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* _gf2.h wants the popcount clone attribute that _buffers.h defines for
- * the battery; only that one macro is needed here. */
-#ifndef POPCNT_CLONES
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define POPCNT_CLONES
-#endif
-#endif
 #include "../battery/_gf2.h"
 
 #define MAX_WORD_BYTES 8

@@ -25,11 +25,7 @@
 #define LANES 32
 
 /* the seeding chains of LANES seeds side by side vectorise best with AVX2 */
-#if defined(__GNUC__) && defined(__x86_64__)
-#define SCAN_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SCAN_CLONES
-#endif
+#define SCAN_CLONES RANDQA_CLONES("avx2", "default")
 #define MAX_TARGETS 8
 #define MT_N 624
 #define MT_M 397
