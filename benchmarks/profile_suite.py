@@ -6,7 +6,7 @@ run, printed as MB per CPU second and as a ratio to the whole suite.
 Feeds SIZE bytes of PCG64 output (seed 1) in the engine's chunks to the
 suite's accumulators one at a time (thread CPU time around each update), so
 the per-entry figures add up to the suite's update time; finalize is timed
-separately.  Entries that share a statistic (randqa.battery.shared) are
+separately.  Entries that share a statistic (randqa.battery._shared) are
 charged where the work happens: the entry that fills the statistic shows its
 cost and the others show only their own.
 """

@@ -35,7 +35,6 @@ LAYER_OF = {
     "randqa.sources": "sources",
     "randqa.battery": "battery",
     "randqa.engine": "engine",
-    "randqa.bench": "engine",
     "randqa.speed": "engine",
     "randqa.predict": "engine",
     "randqa.report": "report",

@@ -212,7 +212,9 @@ class Accumulator(ABC):
     def state(self) -> dict[str, Any]:
         """Everything this accumulator has counted, as plain data (numpy
         arrays and JSON values; see randqa/battery/_state.py): what a
-        checkpoint saves and what workers send back."""
+        checkpoint saves and what workers send back.  A test that finalises
+        from a statistic it shares without owning it leaves that statistic
+        to its owner's state: load the suite's states together."""
         return export_state(self)
 
     def load_state(self, state: dict[str, Any]) -> None:

@@ -50,7 +50,7 @@ from randqa.sources import FORMATS
               help="Last length of --progressive (default: -n; else 1 GiB of a generator, or all of stdin or a file).")
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after a failure.")
 @click.option("--seed-sweep", "seed_sweep", type=click.IntRange(min=2), metavar="K",
-              help="Test the starts of K streams seeded --seed, --seed+1, ... (generators only; see randqa/seed_sweep.py).")
+              help="Test the starts of K streams seeded --seed, --seed+1, ... (generators only; see randqa/engine/seed_sweep.py).")
 @click.option("--positions", type=click.IntRange(min=1, max=4096), default=256, show_default=True,
               help="Bytes read from the start of each stream by --seed-sweep.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
