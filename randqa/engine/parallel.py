@@ -79,14 +79,21 @@ def run_segment(client_version: str, job: Any, segment: "Segment", data: np.ndar
 _allocation_tuned = False
 
 
+#: what Dask's nanny sets MALLOC_TRIM_THRESHOLD_ to in its workers
+_DASK_TRIM_THRESHOLD = "65536"
+
+
 def _keep_large_allocations() -> None:
-    """Undo what Dask's nanny sets for its workers, MALLOC_TRIM_THRESHOLD_:
-    with it glibc no longer raises its mmap threshold, so every chunk's large
-    temporaries are mapped and unmapped again (12% of a segment's time).
-    Thresholds above a chunk's temporaries keep them in the heap.  Only
-    glibc has mallopt; elsewhere nothing changes."""
+    """Undo what Dask's nanny sets for its workers, MALLOC_TRIM_THRESHOLD_=65536:
+    with it glibc no longer raises its mmap threshold as large blocks are
+    freed, so every chunk's temporaries are mapped and unmapped again (12% of
+    a segment's time).  The thresholds set here are the ceilings glibc's own
+    adjustment reaches on 64-bit (32 MiB for mmap, twice that for trimming),
+    so the temporaries stay in the heap.  A value the user chose is left
+    alone.  Needs glibc's mallopt (M_TRIM_THRESHOLD -1, M_MMAP_THRESHOLD -3);
+    elsewhere nothing changes."""
     global _allocation_tuned
-    if _allocation_tuned or not os.environ.get("MALLOC_TRIM_THRESHOLD_"):
+    if _allocation_tuned or os.environ.get("MALLOC_TRIM_THRESHOLD_") != _DASK_TRIM_THRESHOLD:
         return
     _allocation_tuned = True
     try:
@@ -95,9 +102,9 @@ def _keep_large_allocations() -> None:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return
-    m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's malloc.h
+    m_trim_threshold, m_mmap_threshold = -1, -3
     mallopt(m_mmap_threshold, 32 << 20)
-    mallopt(m_trim_threshold, 128 << 20)
+    mallopt(m_trim_threshold, 64 << 20)
 
 
 @dataclass(frozen=True)
