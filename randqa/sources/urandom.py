@@ -75,6 +75,8 @@ class GetrandomSource(UnseededSource):
     MAX_CALL = (1 << 25) - 1
 
     def __init__(self, *, ignored_seed: int | None = None) -> None:
+        if not hasattr(os, "getrandom"):  # Linux only (macOS has getentropy)
+            raise InputError("getrandom: this system has no getrandom(2); use urandom")
         self.name = "getrandom"
         super().__init__(ignored_seed=ignored_seed)
 

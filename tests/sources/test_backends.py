@@ -108,3 +108,12 @@ def test_open_source_reaches_backends():
         buffer = bytearray(4)
         source.readinto(memoryview(buffer))
     assert int.from_bytes(buffer, "little") == 723471715
+
+
+def test_getrandom_where_the_system_has_none_is_one_line(capsys, monkeypatch):
+    # as on macOS: os has no getrandom
+    import os
+
+    monkeypatch.delattr(os, "getrandom", raising=False)
+    code, _, err = run_cli_inprocess(capsys, "test", "getrandom", "-n", "1M")
+    assert code == 2 and err.count("\n") == 1 and "no getrandom(2)" in err, err
