@@ -76,11 +76,10 @@ def run_segment(client_version: str, job: Any, segment: "Segment", data: np.ndar
     return job.compute(segment.start, segment.count, segment.snapshots, data)
 
 
-_allocation_tuned = False
-
-
 #: what Dask's nanny sets MALLOC_TRIM_THRESHOLD_ to in its workers
 _DASK_TRIM_THRESHOLD = "65536"
+#: whether this worker process has undone it already
+_allocation_tuned = False
 
 
 def _keep_large_allocations() -> None:
