@@ -135,7 +135,7 @@ def source_run(spec: str, options: CompareOptions) -> RunSpec:
         progressive = {"min_bytes": options.min_bytes, "max_bytes": last, "keep_going": options.keep_going}
         limit = None
     return RunSpec(kind="test", source=spec, suite=suite_to_json(options.suite), seed=options.seed if endless else None,
-                   limit=limit, progressive=progressive, segment=options.segment, identity=identity_of(spec, "bytes"))
+                   limit=limit, progressive=progressive, segment=options.segment, identity=identity_of(spec))
 
 
 def run_source_tests(spec: str, options: CompareOptions,

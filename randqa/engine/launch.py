@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ContextManager
 
 from randqa.battery._state import StateError
@@ -45,7 +45,7 @@ class Execution:
     notice: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
 
 
-def identity_of(source: str, fmt: str) -> dict[str, Any] | None:
+def identity_of(source: str) -> dict[str, Any] | None:
     """The identity a checkpoint records for the data of ``source`` (files only)."""
     return file_identity(source) if source != "-" and is_data_spec(source) else None
 
@@ -85,6 +85,11 @@ def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None 
     next source of a comparison)."""
     if saved is None and not fresh:
         saved = prior_checkpoint(run, execution)
+    elif saved is not None:
+        # `randqa resume`: the run is the checkpoint's own, so only its data can differ
+        problem = saved.run.mismatch(replace(saved.run, identity=identity_of(saved.run.source)))
+        if problem:
+            raise UsageError(f"checkpoint {saved.path}: {problem}")
     if saved is not None:
         run.seed = saved.run.seed
         done = saved.progress.position

@@ -259,7 +259,7 @@ class TestPlan:
         self.check_memory(endless)
         return RunSpec(kind="test", source=spec, suite=suite, seed=o.seed, fmt=o.fmt,
                        fold=[o.word_bits, o.low_bits or 1] if o.word_bits else None, limit=limit,
-                       progressive=progression, segment=segment, identity=identity_of(spec, o.fmt))
+                       progressive=progression, segment=segment, identity=identity_of(spec))
 
     @property
     def max_memory(self) -> int:

@@ -165,11 +165,15 @@ def test_a_changed_file_is_another_run(tmp_path):
     data_path.write_bytes(np.random.default_rng(1).bytes(2 << 20))
     suite = load_suite("quick")
     spec = RunSpec(kind="test", source=str(data_path), suite=suite_to_json(suite), segment=1 << 20,
-                   identity=identity_of(str(data_path), "bytes"))
+                   identity=identity_of(str(data_path)))
     path = str(tmp_path / "file.ckpt")
     launch(spec, Execution(checkpoint=path, notice=lambda line: None))
     data_path.write_bytes(np.random.default_rng(2).bytes(2 << 20))
-    changed = RunSpec(**dict(spec.to_json(), identity=identity_of(str(data_path), "bytes")))
+    changed = RunSpec(**dict(spec.to_json(), identity=identity_of(str(data_path))))
     with pytest.raises(UsageError, match="other data"):
         launch(changed, Execution(checkpoint=path, notice=lambda line: None))
     assert zipfile.is_zipfile(path)
+    # `randqa resume` continues the checkpoint's own run: only the data can tell
+    saved = read_checkpoint(path)
+    with pytest.raises(UsageError, match="other data"):
+        launch(saved.run, Execution(checkpoint=path, notice=lambda line: None), saved=saved)
