@@ -38,6 +38,8 @@ _RC = {
     "font.size": 9,
     "axes.spines.top": False,
     "axes.spines.right": False,
+    # names come from users and files: a '$' in one is text, not mathtext to parse
+    "text.parse_math": False,
 }
 
 

@@ -204,9 +204,5 @@ def render_html(documents: list[dict[str, Any]]) -> str:
 def write_html_report(documents: list[dict[str, Any]], path: str, option: str = "--html") -> None:
     """Render ``documents`` (dicts as ``--json`` writes them) to an HTML file at
     ``path``, written whole or not at all (OutputError names ``option``)."""
-    import matplotlib
-
-    # names come from users and files: a '$' in one is text, not mathtext to parse
-    with matplotlib.rc_context({"text.parse_math": False}):
-        text = render_html(documents)
+    text = render_html(documents)
     write_output_file(path, text.encode("utf-8"), option)

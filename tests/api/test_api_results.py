@@ -203,3 +203,13 @@ def test_battery_errors():
         Battery("quick").update("text")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="numpy array of int64"):
         Battery("quick").update(np.arange(4))
+
+
+def test_a_dollar_in_a_name_is_text_in_every_view(comparison):
+    # matplotlib reads $...$ as mathtext: the page, the notebook view and
+    # written files must all draw such a name as it is
+    doc = comparison.to_json()
+    doc["runs"][0]["source"]["name"] = r"gen$\bad{$"
+    renamed = Comparison(doc)
+    assert r"gen$\bad{$" in renamed.to_html()
+    assert r"gen$\bad{$" in renamed._repr_html_()
