@@ -711,7 +711,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     True
     """
     from randqa.engine import compare as comparing
-    from randqa.engine.plan import check_compare_values, plan_compare
+    from randqa.engine.plan import plan_compare
 
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
@@ -737,8 +737,6 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     seed_value, repeats = _whole(seed, "seed"), _whole(speed_repeats, "speed_repeats")
     json_path, html_path = _path(json, "json"), _path(html, "html")
     with _python_errors():
-        check_compare_values(size=size, min_size=min_size, max_size=max_size, seed=seed_value, speed_repeats=repeats,
-                             jobs=threads)
         options = plan_compare(suite=_text(suite, "suite"), tests=_test_names(tests), size=size, seed=seed_value,
                                progressive=flags[0], min_size=min_size, max_size=max_size, keep_going=flags[1],
                                speed_repeats=repeats, jobs=threads, predict=flags[3],

@@ -27,7 +27,7 @@ import click
 
 from randqa._version import __version__
 from randqa.cli import backends, predict, reports, resume, test
-from randqa.cli.common import EXIT_INTERNAL, EXIT_USAGE, interrupted_exit_code, reserve_standard_streams
+from randqa.cli.common import EXIT_INTERNAL, EXIT_USAGE, interrupted_exit_code, reserve_standard_streams, silence_stdout
 from randqa.engine.run import InterruptGuard, clear_stop_signal, last_stop_signal
 from randqa.errors import OutputClosed, OutputError, RandqaError
 
@@ -66,24 +66,15 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def _silence_stdout() -> None:
-    # stdout cannot be written: keep Python from failing again (and exiting
-    # 120) when it flushes what is left at exit
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 def _settle_stdout(code: int) -> int:
     """Flush stdout while a failure can still be reported and change the exit code."""
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return code if code not in (0, 1) else _fail(str(OutputClosed()), OutputClosed.exit_code)
     except OSError as exc:
-        _silence_stdout()
+        silence_stdout()
         return code if code not in (0, 1) else _fail(f"cannot write to stdout ({exc.strerror or exc})", EXIT_USAGE)
     return code
 
@@ -111,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             traceback.print_exc()
         if isinstance(exc, OutputClosed):
-            _silence_stdout()
+            silence_stdout()
         code = _fail(str(exc), exc.exit_code)
         if isinstance(exc, (OutputClosed, OutputError)) and last_stop_signal() is not None:
             code = interrupted_exit_code()  # a closed terminal (SIGHUP) takes its output with it

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import numpy as np
 
-from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, size_option, table_stream
+from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, silence_stdout, size_option, table_stream
 from randqa.errors import OutputClosed, OutputError, UsageError
 from randqa.files import check_output_paths
 from randqa.sizes import format_size
@@ -93,9 +93,8 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
                 if left is not None:
                     left -= got
     except BrokenPipeError:
-        # the reader has all it wants (`| head -c`, PractRand stopping): end quietly,
-        # and keep Python from complaining when it flushes stdout at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # the reader has all it wants (`| head -c`, PractRand stopping): end quietly
+        silence_stdout()
     except OSError as exc:  # a full disk, /dev/full
         raise OutputError(f"cannot write to {output_path or 'stdout'} ({exc.strerror or exc})") from None
     finally:

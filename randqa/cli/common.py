@@ -16,7 +16,7 @@ from randqa.errors import OutputError
 from randqa.report.json_report import write_json
 from randqa.sizes import parse_size
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 #: the standard streams (0, 1, 2) that were closed when randqa started
@@ -94,13 +94,17 @@ def _fileno(stream: TextIO) -> int:
         return -1
 
 
-def max_memory_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
-    """click callback for --max-memory: a size, or None for the default (randqa.engine.plan)."""
-    return None if value is None else parse_size(value)
-
-
 MAX_MEMORY_HELP = ("Refuse, before the run, a suite whose tests and buffers would take more memory than this "
                    "(1G, 512M; on top of randqa's own, about 100 MB). Default: half of physical memory.")
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null once it cannot be written (a closed pipe), so
+    that Python does not fail again (and exit 120) when it flushes at exit."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def size_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from typing import Any
 
@@ -16,11 +15,10 @@ from randqa.cli.common import (
     command_line,
     emit,
     interrupted_exit_code,
-    max_memory_option,
     size_option,
     write_then_print,
 )
-from randqa.cli.workers import parallel_options
+from randqa.cli.workers import closing, parallel_options, workers_for
 from randqa.engine import compare as comparing
 from randqa.engine.plan import plan_compare
 from randqa.errors import RandqaError
@@ -56,7 +54,7 @@ DEFAULT_HTML = "randqa-report.html"
 @parallel_options
 @click.option("--predict/--no-predict", "run_predictors", default=True, show_default=True,
               help="Run randqa predict's predictors on each source: the table's 'predictable from' column.")
-@click.option("--max-memory", callback=max_memory_option, metavar="SIZE", help=MAX_MEMORY_HELP)
+@click.option("--max-memory", callback=size_option, metavar="SIZE", help=MAX_MEMORY_HELP)
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
@@ -100,16 +98,14 @@ def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, checkpoin
 def _compare(sources: list[str], options: Any, *, scheduler: str | None, json_path: str | None,
              html_path: str | None, progress: bool | None, saved: Any = None, command: str | None = None) -> int:
     """Run a comparison (on Dask workers when asked), write its files, then print its table."""
-    from randqa.engine.parallel import Workers, scheduler_address
 
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
     options.outputs = {"json": json_path, "html": html_path}
-    address = scheduler_address(scheduler)
-    options.workers = Workers(options.jobs, address) if options.jobs > 1 or address else None
+    options.workers = workers_for(options.jobs, scheduler)
     failures: list[RandqaError] = []  # a source that failed after others finished: theirs are kept
-    with options.workers if options.workers is not None else contextlib.nullcontext():
+    with closing(options.workers):
         doc = comparing.run_comparison(sources, options, command or command_line(), environment(), progress=bar,
                                        saved=saved, failures=failures)
     if not doc["runs"]:

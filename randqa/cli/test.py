@@ -16,7 +16,6 @@ from randqa.cli.common import (
     MAX_MEMORY_HELP,
     command_line,
     interrupted_exit_code,
-    max_memory_option,
     size_option,
     write_then_print,
 )
@@ -56,7 +55,7 @@ from randqa.sources import FORMATS
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
 @parallel_options
-@click.option("--max-memory", callback=max_memory_option, metavar="SIZE", help=MAX_MEMORY_HELP)
+@click.option("--max-memory", callback=size_option, metavar="SIZE", help=MAX_MEMORY_HELP)
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
                  word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int,

@@ -48,15 +48,28 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
     return decorate(command) if command is not None else decorate
 
 
+def workers_for(jobs: int, scheduler: str | None) -> Any:
+    """The Dask workers of a run (randqa.engine.parallel.Workers, started on
+    first use), or None when it runs in this process: --jobs 1 and no
+    --scheduler or RANDQA_SCHEDULER."""
+    from randqa.engine.parallel import Workers, scheduler_address
+
+    address = scheduler_address(scheduler)
+    return Workers(jobs, address) if jobs > 1 or address else None
+
+
+def closing(workers: Any) -> Any:
+    """A context that closes ``workers`` (None: nothing to close)."""
+    return workers if workers is not None else contextlib.nullcontext()
+
+
 def launch_run(run: Any, *, jobs: int, scheduler: str | None, checkpoint: str | None, checkpoint_every: float,
                outputs: dict[str, Any], progress: bool | None, saved: Any = None, command: str | None = None) -> RunResult:
     """Run a RunSpec: in this process, or with segments on Dask workers."""
     from randqa.engine.launch import Execution, launch
-    from randqa.engine.parallel import Workers, scheduler_address
 
-    address = scheduler_address(scheduler)
-    workers = Workers(jobs, address) if jobs > 1 or address else None
+    workers = workers_for(jobs, scheduler)
     execution = Execution(workers=workers, threads=jobs, checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
                           command=command or command_line(), outputs=outputs)
-    with workers if workers is not None else contextlib.nullcontext():
+    with closing(workers):
         return launch(run, execution, lambda total: ProgressBar(progress, total), saved=saved)

@@ -672,9 +672,7 @@ class RunLoop:
                 results = self._judge_interrupted(lengths)
             elif self._stopped_with is not None:
                 results = self.final or []
-            elif progress.complete and self.final is None:
-                results = self.workload.judge(self.merged)  # a finished run resumed: judged again
-            else:
+            else:  # a finished run resumed has no final results yet: judged again
                 results = self.final if self.final is not None else self.workload.judge(self.merged)
             if self.saver is not None:
                 final_state = self._stopped_with if self._stopped_with is not None else self.merged

@@ -21,14 +21,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from randqa.results import Verdict
+
 #: document kind -> schema file in randqa/schema/
 SCHEMA_FILES = {"run": "run.schema.json", "compare": "compare.schema.json"}
 
 #: keys without which no report can be drawn; missing ones are named before others
 _ESSENTIAL_KEYS = {"source", "suite", "bytes_tested", "verdict", "tests", "runs", "name", "p_value", "statistic", "bytes"}
-
-_VERDICTS = ("fail", "suspicious", "insufficient", "pass")
-
 
 class DocumentError(Exception):
     """A document that does not match its schema; the message says where and what."""
@@ -141,7 +140,7 @@ def describe_error(error: Any) -> str:
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         problem = f"expected {' or '.join(expected)}, got {type_name(value)}"
     elif kind in ("enum", "const") and field == "verdict":
-        problem = f"unknown verdict {value!r} (expected one of {', '.join(_VERDICTS)})"
+        problem = f"unknown verdict {value!r} (expected one of {', '.join(Verdict)})"
     elif kind in ("enum", "const"):
         allowed = error.validator_value if kind == "enum" else [error.validator_value]
         problem = f"unexpected value {value!r} (expected {' or '.join(map(repr, allowed))})"
