@@ -16,9 +16,8 @@ bit.  Only on another platform than the one the values were stored on
 (another libm or numpy build may round erfc, log or a SIMD sum in the last
 place) is a relative difference of 1e-12 allowed.
 
-A result whose statistic is changed on purpose (a re-tuned suite entry, a
-corrected formula) is listed in CHANGED_ON_PURPOSE with the reason, or the
-stored values are rewritten with ``PYTHONPATH=tests python
+When a statistic is changed on purpose (a re-tuned suite entry, a
+corrected formula), the stored values are rewritten with ``PYTHONPATH=tests python
 tests/battery/test_stored_pvalues.py --store`` (the helpers of tests/ on the
 path, as pytest puts them) from a version of the code whose results are known to be right.
 
@@ -58,14 +57,6 @@ RUNS: dict[str, list[str]] = {
     "standard": ["--suite", "standard"],
     "nist-sp800-22": ["--suite", "nist-sp800-22", "--sequences", "3"],
     "rc4": ["--suite", "rc4", "-n", "17M"],
-}
-
-_SAMPLED_BM = "standard suite re-tuned for detection per CPU second: one Berlekamp-Massey sequence in more (every)"
-#: result name -> why its stored value no longer holds
-CHANGED_ON_PURPOSE: dict[str, str] = {
-    "birthday_spacings": "quick and standard suites test one block in 2 and in 4 (every)",
-    **{f"bit_linear_complexity[bit={bit}{lowest}]": _SAMPLED_BM
-       for bit in ("31/32", "0/16", "15/16", "0/8", "7/8", "0/64", "63/64") for lowest in ("", ",lowest")},
 }
 
 COMPARED = ("statistic", "p_value", "p_value_low", "verdict")
@@ -134,8 +125,6 @@ def test_results_equal_the_stored_ones(suite, input_file, stored):
     exact = stored["platform"] == this_platform()
     differences = []
     for name, old in expected["results"].items():
-        if name in CHANGED_ON_PURPOSE:
-            continue
         new = got["results"].get(name)
         if new is None:
             differences.append(f"{name}: missing")
@@ -143,7 +132,7 @@ def test_results_equal_the_stored_ones(suite, input_file, stored):
         for key, old_value in old.items():
             if not same(new.get(key), old_value, exact):
                 differences.append(f"{name} {key}: {new.get(key)!r}, stored {old_value!r}")
-    unstored = set(got["results"]) - set(expected["results"]) - set(CHANGED_ON_PURPOSE)
+    unstored = set(got["results"]) - set(expected["results"])
     assert not differences, "\n".join(differences)
     assert not unstored, f"results with no stored value: {sorted(unstored)}"
 
