@@ -7,8 +7,8 @@ Feeds the same PCG64 bytes, in the engine's chunks, to the suite's
 birthday_spacings accumulator (4096 32-bit points per block) counting with:
 
 - ``_spacings.spacing_collisions``, the bucketed kernel the test uses;
-- ``_spacings.birthday_collisions``, two LSD radix sorts per block (the
-  method, and within a few per cent the speed, of the kernel it replaced);
+- ``_spacings.birthday_collisions``, two LSD radix sorts per block, the
+  textbook method, kept as the reference the bucketed kernel is timed against;
 
 and times numpy sorting the same 4096-point rows as a yardstick.  Times are
 this thread's CPU seconds (time spent waiting for a core on a busy machine

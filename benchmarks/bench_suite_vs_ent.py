@@ -6,9 +6,9 @@ same run, printed as a ratio.
 Writes SIZE bytes of PCG64 output to a temporary file, then times
 ``randqa test FILE``, ``cat FILE | randqa test -`` and ``ent FILE``
 (Debian package ``ent``) as whole commands, best of --repeats runs each, so
-start-up costs are included for both tools.  PractRand's ``RNG_test
-stdin8`` runs at about 100 MB/s single-threaded on this class of machine
-(it is not packaged for Debian, so it is quoted rather than measured).
+start-up costs are included for both tools.  PractRand is measured beside
+them by bench_vs_practrand.py, given the path of an ``RNG_test`` built from
+its public source.
 """
 
 from __future__ import annotations

@@ -44,8 +44,6 @@ def test_exact_probabilities_match_enumeration_and_tables():
     # linear complexity: the exact classes against all 2^12 sequences of 12 bits,
     # and the standard's pi (1/96, ...) for M = 500
     every = np.array(list(itertools.product([0, 1], repeat=12)), dtype=np.uint8).ravel()
-    complexities = np.zeros(13, dtype=np.int64)
-    _linear.linear_complexity_counts(np.packbits(every), len(every), 12, complexities)
     acc = LinearComplexity(M=12)
     acc.update(np.packbits(every))
     counts = acc.finalize()[0].details["counts"]

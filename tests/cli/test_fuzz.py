@@ -53,7 +53,6 @@ def rss():
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS"))
 
-main_args = json.loads(sys.argv[1])  # warm run: the report path's lazy imports
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     request = json.loads(line)
@@ -90,7 +89,7 @@ class ForkServer:
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "RANDQA_DEBUG": ""}
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, "[]"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, env=env)
         assert json.loads(self.proc.stdout.readline())["ready"]
 

@@ -52,7 +52,7 @@ def test_compare_measures_speed_apart_and_tests_each_source(counter_file, tmp_pa
     assert "pass" in good_row and f"{runs[GOOD]['speed_mb_s']:.1f}" in good_row
 
 
-def test_progressive_compare_reports_first_failure(counter_file, tmp_path):
+def test_progressive_compare_reports_first_failure(tmp_path):
     json_path, html_path = tmp_path / "p.json", tmp_path / "p.html"
     assert run_main("compare", GOOD, BAD, "--progressive", "--min", "64K", "--max", "512K", "--speed-repeats", "1",
                     "--json", str(json_path), "--html", str(html_path)) == 0
