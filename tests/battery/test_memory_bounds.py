@@ -171,7 +171,8 @@ def test_unbounded_parameters_are_refused_with_one_line(tmp_path, body, says):
     suite = _suite_file(tmp_path, body)
     result = randqa("test", "pcg64", "-n", "1M", "--suite", str(suite))
     assert result.code == 2
-    assert_one_error_line(result, f"suite file {suite}", "[[tests]] entry 1", says)
+    test = body.split('"')[1]
+    assert_one_error_line(result, f"suite file {suite}", f"[[tests]] entry 1 ({test})", says)
     assert result.max_rss < 400 * MIB
 
 

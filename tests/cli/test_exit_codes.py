@@ -6,8 +6,9 @@ Source: the README's exit-code table.  Each case is the real failure, in a
 child process: a user generator that raises, returns floats, runs dry or
 returns -1; stdout on /dev/full; stderr closed; a report nested 100,000
 deep, unbounded (/dev/zero) or naming a source with mathtext '$'; sizes
-past 2^62 or in full-width digits; a seed sweep of an unseedable source;
-an overflowing suite parameter.  Minimum data: 64 KiB per run.
+past 2^62 or in full-width digits; a seed sweep of an unseedable source.
+Overflowing suite parameters are in tests/battery/test_memory_bounds.py.
+Minimum data: 64 KiB per run.
 """
 
 from __future__ import annotations
@@ -142,14 +143,6 @@ def test_a_dollar_in_a_source_name_is_text_not_mathtext(tmp_path):
     result = randqa("report", str(saved), "-o", str(tmp_path / "r.html"))
     assert result.code == 0, result.err
     assert "gen$\\bad{$" in (tmp_path / "r.html").read_text()
-
-
-def test_overflowing_suite_parameter_is_refused_by_the_validator(tmp_path):
-    suite = tmp_path / "every.toml"
-    suite.write_text('name = "x"\n[[tests]]\ntest = "bit_linear_complexity"\nevery = 1000000000000000000\n')
-    result = randqa("test", "pcg64", "-n", "1M", "--suite", str(suite))
-    assert result.code == 2
-    assert_one_error_line(result, "every.toml", "entry 1 (bit_linear_complexity)", "every must be from 1 to 2^24")
 
 
 def _boom(*args, **kwargs):
