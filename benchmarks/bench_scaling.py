@@ -6,8 +6,10 @@
    process) and ``--jobs N`` (an embedded Dask cluster of N worker
    processes), on pcg64 (segments placed by a jump) and on a file of the same
    bytes (segments read with pread), as whole commands: the cluster's
-   start-up is included.  For reference, the same run in one process with N
-   threads (``engine.run(..., jobs=N)``, what ``--jobs N`` did before).
+   start-up is included.  'CPU x': the CPU time of the N-worker command (its
+   worker processes included) over one process's; 'bound': N / (CPU x), the
+   most N cores can give it.  For reference, the same run in one process with
+   N threads (``engine.run(..., jobs=N)``, as ``randqa.test(..., jobs=N)`` runs).
 2. The per-segment overhead at the default segment size, next to one
    segment's test time T:
    - o, the worker's share: open the source at the segment and jump there,
@@ -36,6 +38,7 @@ import argparse
 import json
 import os
 import pickle
+import resource
 import statistics
 import subprocess
 import sys
@@ -48,12 +51,17 @@ from randqa.battery.suites import load_suite
 from randqa.sizes import format_size, parse_size
 
 
-def timed(command: list[str]) -> tuple[float, float]:
-    """Wall time of a whole command, and the part its cluster's start-up took."""
+def timed(command: list[str]) -> tuple[float, float, float]:
+    """Wall time of a whole command, the part its cluster's start-up took,
+    and the CPU time of the command and every process it started (its worker
+    processes are waited for inside it, so the kernel counts them as ours)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([*command, "--json", "-"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - start
-    return wall, json.loads(done.stdout)["execution"].get("startup_s", 0.0)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, json.loads(done.stdout)["execution"].get("startup_s", 0.0), cpu
 
 
 def write_stream(path: str, size: int) -> None:
@@ -104,15 +112,18 @@ def scaling(size: int, workers: int, suites: list[str], path: str) -> None:
     print(f"\n{format_size(size)} per run; MB/s = 10^6 bytes/s of whole commands; 'running': without the "
           f"cluster's start-up")
     print(f"{'suite':<9} {'source':<7} {'--jobs 1':>9} {f'--jobs {workers}':>9} {'ratio':>6} {'running':>8} "
-          f"{'ratio':>6} {'start-up':>8}")
+          f"{'ratio':>6} {'start-up':>8} {'CPU x':>6} {'bound':>6}")
     for suite in suites:
         for label, source in (("pcg64", ["pcg64", "--seed", "1"]), ("file", [path])):
-            wall, _ = timed([*randqa, *source, "--suite", suite, "--jobs", "1"])
+            wall, _, cpu_one = timed([*randqa, *source, "--suite", suite, "--jobs", "1"])
             one = size / wall / 1e6
-            wall, startup = timed([*randqa, *source, "--suite", suite, "--jobs", str(workers)])
+            wall, startup, cpu_many = timed([*randqa, *source, "--suite", suite, "--jobs", str(workers)])
             many, running = size / wall / 1e6, size / (wall - startup) / 1e6
+            # the CPU time the workers' run needs over one process's: with
+            # `workers` cores, no ratio can pass workers / (CPU x)
+            extra = cpu_many / cpu_one
             print(f"{suite:<9} {label:<7} {one:>9.1f} {many:>9.1f} {many / one:>5.2f}x {running:>8.1f} "
-                  f"{running / one:>5.2f}x {startup:>7.1f}s", flush=True)
+                  f"{running / one:>5.2f}x {startup:>7.1f}s {extra:>5.2f}x {workers / extra:>5.2f}x", flush=True)
         threaded = threads_rate(suite, size, workers)
         print(f"{suite:<9} {'pcg64':<7} {'':>9} {threaded:>9.1f} {'':>6}  ({workers} threads in one process)", flush=True)
 
