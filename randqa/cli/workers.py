@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from randqa.cli.common import ProgressBar, command_line, size_option
-from randqa.engine.execute import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.run import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.results import RunResult
 
 

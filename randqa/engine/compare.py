@@ -16,19 +16,20 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, ContextManager
+from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
 from randqa import engine
 from randqa._version import __version__
 from randqa.speed.as_called import AsCalledSpeed, as_called_speed
 from randqa.speed.generation import REPEATS as SPEED_REPEATS
-from randqa.engine.checkpoint import RunSpec, Saved, read_checkpoint, suite_from_json, suite_to_json
-from randqa.engine.execute import DEFAULT_CHECKPOINT_EVERY_S
-from randqa.engine.launch import Execution, identity_of, launch
+from randqa.engine.run import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import RandqaError, UsageError
 from randqa.results import RunResult
 from randqa.sources import Source, is_data_spec, open_source, read_full
 from randqa.battery.suites import Suite
+
+if TYPE_CHECKING:  # loaded when a comparison runs, not with every CLI command
+    from randqa.engine.checkpoint import RunSpec, Saved
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
 #: nmap-dev PRNG benchmark mail, the Linux kernel pair, and two modern references
@@ -75,6 +76,8 @@ class CompareOptions:
 
     def to_json(self) -> dict[str, Any]:
         """What a checkpoint records of the options (a resumed comparison goes on with them)."""
+        from randqa.engine.checkpoint import suite_to_json
+
         return {"suite": suite_to_json(self.suite), "size": self.size, "seed": self.seed,
                 "progressive": self.progressive, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes,
                 "keep_going": self.keep_going, "speed_repeats": self.speed_repeats, "segment": self.segment,
@@ -82,6 +85,8 @@ class CompareOptions:
 
     @classmethod
     def from_json(cls, data: dict[str, Any], **execution: Any) -> "CompareOptions":
+        from randqa.engine.checkpoint import suite_from_json
+
         fields = dict(data, suite=suite_from_json(data["suite"]))
         return cls(**fields, **execution)
 
@@ -124,6 +129,9 @@ def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> 
 
 def source_run(spec: str, options: CompareOptions) -> RunSpec:
     """One source's test, as data: a plain run or a progressive one."""
+    from randqa.engine.checkpoint import RunSpec, suite_to_json
+    from randqa.engine.launch import identity_of
+
     endless = not is_data_spec(spec)
     limit = options.size
     if limit is None and endless:
@@ -149,6 +157,8 @@ def run_source_tests(spec: str, options: CompareOptions,
     with byte counts (a ProgressBar); total is None when unknown (a file).
     ``saved`` is the checkpoint of this source's run to continue.
     """
+    from randqa.engine.launch import Execution, launch
+
     name = "stdin" if spec == "-" else spec
     execution = Execution(workers=options.workers, threads=options.jobs, checkpoint=options.checkpoint,
                           checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
@@ -219,6 +229,8 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
     if saved is not None:
         runs = list(saved.context["compare"]["runs"])
     elif options.checkpoint and os.path.exists(options.checkpoint):
+        from randqa.engine.checkpoint import read_checkpoint
+
         saved = read_checkpoint(options.checkpoint)
         previous = (saved.context or {}).get("compare")
         if not previous or previous.get("sources") != specs or previous.get("options") != options.to_json():

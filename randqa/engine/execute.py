@@ -46,7 +46,7 @@ import numpy as np
 from randqa.battery import Accumulator
 from randqa.battery._state import StateError, export_state, import_state
 from randqa.battery.suites import Suite
-from randqa.engine.run import CHUNK_BYTES, InterruptGuard, feed, judge
+from randqa.engine.run import CHUNK_BYTES, DEFAULT_CHECKPOINT_EVERY_S, InterruptGuard, feed, judge
 from randqa.errors import InputError, UsageError
 from randqa.results import RunResult, TestResult, Verdict, worst_verdict
 from randqa.sizes import format_size
@@ -55,8 +55,6 @@ from randqa.sources import Source, read_full
 #: the default segment: long enough that a segment's hand-over and merge
 #: cost well under 1% of its test time, short enough to spread a few GiB
 DEFAULT_SEGMENT_BYTES = 256 << 20
-#: seconds between checkpoints unless --checkpoint-every says otherwise
-DEFAULT_CHECKPOINT_EVERY_S = 300.0
 
 
 # --------------------------------------------------------------------------

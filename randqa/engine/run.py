@@ -23,6 +23,8 @@ from randqa.sources import Source, read_full
 CHUNK_BYTES = 4 << 20
 #: a --max this large means "until the input ends"
 UNTIL_END = 1 << 62
+#: seconds between checkpoints unless --checkpoint-every says otherwise
+DEFAULT_CHECKPOINT_EVERY_S = 300.0
 
 
 #: the signals that stop a run with its partial results written: Ctrl-C,
