@@ -402,24 +402,17 @@ class Comparison(_JsonDocument):
 
     def speed_mb_s(self, name: str) -> float | None:
         """A source's median speed as applications call it (MB/s, 10**6 B/s), or None for data."""
-        run = self._run_document(name)
-        speed = run.get("speed_mb_s")
+        speed = self[name]._document.get("speed_mb_s")
         return None if speed is None else float(speed)
-
-    def _run_document(self, name: str) -> dict[str, Any]:
-        for run in self._document["runs"]:
-            if run["source"]["name"] == name:
-                found: dict[str, Any] = run
-                return found
-        raise KeyError(f"no source {name!r} in this comparison; it has: "
-                       + ", ".join(r.name for r in self._runs))
 
     def __getitem__(self, key: str | int) -> Result:
         """A source's result, by its name or position."""
         if isinstance(key, int):
             return self._runs[key]
-        self._run_document(key)  # KeyError naming the sources
-        return next(r for r in self._runs if r.name == key)
+        for run in self._runs:
+            if run.name == key:
+                return run
+        raise KeyError(f"no source {key!r} in this comparison; it has: " + ", ".join(r.name for r in self._runs))
 
     def __iter__(self) -> Iterator[Result]:
         return iter(self._runs)
