@@ -24,6 +24,7 @@ from randqa.errors import InputError, UsageError
 from randqa.results import RunResult
 from randqa.sizes import format_size
 from randqa.sources import Source, is_data_spec, open_source
+from randqa.sources.folded import fold_source
 
 ProgressFactory = Callable[[int | None], ContextManager[Callable[[int], None]]]
 
@@ -67,15 +68,7 @@ def prior_checkpoint(run: RunSpec, execution: Execution) -> Saved | None:
 def open_run_source(run: RunSpec) -> Source:
     """The source of a stream run, folded when asked."""
     source = open_source(run.source, fmt=run.fmt, seed=run.seed)
-    if not run.fold:
-        return source
-    from randqa.sources.folded import FoldedSource
-
-    try:
-        return FoldedSource(source, run.fold[0], run.fold[1])
-    except ValueError as exc:
-        source.close()
-        raise UsageError(f"--low-bits: {exc}") from None
+    return fold_source(source, run.fold[0], run.fold[1]) if run.fold else source
 
 
 def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None = None,

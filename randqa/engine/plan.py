@@ -36,7 +36,7 @@ from randqa.files import check_output_paths
 from randqa.folding import check_folding
 from randqa.results import RunResult
 from randqa.sources import FORMATS, Source, backend_names, open_backend, open_source
-from randqa.sources.folded import FoldedSource
+from randqa.sources.folded import fold_source
 
 if TYPE_CHECKING:
     from randqa.engine.checkpoint import RunSpec
@@ -174,13 +174,7 @@ class TestPlan:
         """``source`` seen through --word-bits/--low-bits folding (itself without);
         closes ``source`` when the folding is refused."""
         o = self.options
-        if not o.word_bits:
-            return source
-        try:
-            return FoldedSource(source, o.word_bits, o.low_bits or 1)
-        except ValueError as exc:
-            source.close()
-            raise UsageError(f"--low-bits: {exc}") from None
+        return fold_source(source, o.word_bits, o.low_bits or 1) if o.word_bits else source
 
     # ------------------------------------------------------------ lengths
 

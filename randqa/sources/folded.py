@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from randqa.errors import UsageError
 from randqa.folding import FoldCarry, check_folding, fold_low_bits
 from randqa.sources.base import Source
 
@@ -44,3 +45,13 @@ class FoldedSource(Source):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def fold_source(source: Source, word_bits: int, low_bits: int) -> FoldedSource:
+    """``source`` read through low-bits folding (--word-bits/--low-bits);
+    when the folding is refused, ``source`` is closed and a UsageError says why."""
+    try:
+        return FoldedSource(source, word_bits, low_bits)
+    except ValueError as exc:
+        source.close()
+        raise UsageError(f"--low-bits: {exc}") from None
