@@ -163,12 +163,12 @@ fold_low_bits(PyObject *Py_UNUSED(self), PyObject *args)
             nacc += low_bits;
         }
     } else if (low_bits % 8 == 0 && nacc == 0) {
-        /* whole bytes: the low bytes of each word, most significant first */
+        /* 16 bits or more in whole bytes (8 took the branch above): the low
+         * bytes of each word, most significant first */
         int nb = low_bits / 8;
-        if (!(nb == 1 && fold_low_bytes(p, words, word_bytes, o)))
-            for (Py_ssize_t i = 0; i < words; i++)
-                for (int k = nb - 1; k >= 0; k--)
-                    *o++ = p[i * word_bytes + k];
+        for (Py_ssize_t i = 0; i < words; i++)
+            for (int k = nb - 1; k >= 0; k--)
+                *o++ = p[i * word_bytes + k];
     } else {
         /* pieces of at most 32 bits keep acc (< 8 pending + 32 new) in 64 bits */
         for (Py_ssize_t i = 0; i < words; i++) {
