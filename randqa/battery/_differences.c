@@ -1,7 +1,7 @@
 /*
- * Kernels of the lagged_difference test: the low byte of each word
- * (low_bytes), and the counts of the k-th finite difference, at a lag D,
- * of the low bits of consecutive words (lagged_difference_scan),
+ * The kernel of the lagged_difference test: the counts of the k-th finite
+ * difference, at a lag D, of the low bits of consecutive words
+ * (lagged_difference_scan),
  *
  *     z(n) = sum_{i=0..k} (-1)^(k-i) C(k, i) y(n + i D)  mod 2^bits,
  *
@@ -153,40 +153,7 @@ lagged_difference_scan(PyObject *Py_UNUSED(self), PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* low_bytes(data, word_bytes, out): out[i] = data[i * word_bytes], the
- * low byte of each little-endian word (out: len(data) / word_bytes bytes) */
-static PyObject *
-low_bytes(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    Py_buffer in, out;
-    int word_bytes;
-    if (!PyArg_ParseTuple(args, "y*iw*", &in, &word_bytes, &out))
-        return NULL;
-    if ((word_bytes != 1 && word_bytes != 2 && word_bytes != 4 && word_bytes != 8) || in.len % word_bytes ||
-        out.len != in.len / word_bytes) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&out);
-        PyErr_SetString(PyExc_ValueError, "need word_bytes 1, 2, 4 or 8, whole words, and one output byte per word");
-        return NULL;
-    }
-    const uint8_t *p = (const uint8_t *)in.buf;
-    uint8_t *q = (uint8_t *)out.buf;
-    Py_ssize_t n = out.len;
-    Py_BEGIN_ALLOW_THREADS
-    switch (word_bytes) {
-    case 1: memcpy(q, p, (size_t)n); break;
-    case 2: for (Py_ssize_t i = 0; i < n; i++) q[i] = p[2 * i]; break;
-    case 4: for (Py_ssize_t i = 0; i < n; i++) q[i] = p[4 * i]; break;
-    default: for (Py_ssize_t i = 0; i < n; i++) q[i] = p[8 * i]; break;
-    }
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef methods[] = {
-    {"low_bytes", low_bytes, METH_VARARGS, "low_bytes(data, word_bytes, out): the low byte of each little-endian word."},
     {"lagged_difference_scan", lagged_difference_scan, METH_VARARGS,
      "lagged_difference_scan(history, lows, first, order, bits, period, starts, start_limit, lags, counts)"},
     {NULL, NULL, 0, NULL},

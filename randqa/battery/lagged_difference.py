@@ -76,6 +76,7 @@ import numpy as np
 from randqa.battery import _differences
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
+from randqa.folding import fold_low_bits
 from randqa.results import TestResult, chi_square_sf, insufficient
 
 MIN_EXPECTED = 8
@@ -159,8 +160,7 @@ class LaggedDifference(WholeBlockTest):
         )
 
     def _scan(self, run: np.ndarray) -> None:
-        lows = np.empty(len(run) // self.word_bytes, dtype=np.uint8)
-        _differences.low_bytes(run, self.word_bytes, lows)
+        lows, _ = fold_low_bits(run, self.word_bytes, 8, None)  # whole words: nothing carried
         self._count(self.history, lows, self.words, 1 << 62)
         self._append(lows)
 
