@@ -1,6 +1,9 @@
 """fold_low_bits (randqa/folding.py): the low bits of each little-endian word
 packed into a bit stream, against a plain reference for any chunking and
 word size, with the carry of an unfinished byte; bad sizes are refused.
+The cases cover the kernel's loops for constant word sizes
+(randqa/_folding.c: low bits 1, 2, 4 and 8 of 8- to 64-bit words) and its
+general paths.
 """
 
 from __future__ import annotations
@@ -12,13 +15,17 @@ from randqa.folding import fold_low_bits
 from reference_generators import folded_low_bits, pcg64_array
 
 
-@pytest.mark.parametrize("word_bytes,low_bits", [(1, 1), (1, 3), (2, 4), (2, 8), (4, 1), (4, 4), (4, 8), (4, 13), (8, 16), (8, 33), (8, 64)])
+CONSTANT_STRIDES = [(w, low) for w in (1, 2, 4, 8) for low in (1, 2, 4, 8) if low < 8 * w]
+GENERAL = [(1, 3), (4, 13), (8, 16), (8, 33), (8, 64)]
+
+
+@pytest.mark.parametrize("word_bytes,low_bits", CONSTANT_STRIDES + GENERAL)
 def test_fold_low_bits_matches_reference_for_any_chunking(word_bytes: int, low_bits: int) -> None:
-    data = pcg64_array(1_001, seed=60 + low_bits)
+    data = pcg64_array(4_099, seed=60 + 8 * word_bytes + low_bits)
     expected = folded_low_bits(data.tobytes(), word_bytes, low_bits)
     rng = np.random.default_rng(low_bits)
-    for _ in range(3):
-        cuts = sorted(int(c) for c in rng.integers(0, len(data), 5))
+    fixed = [[], [1], [3, 5, 17, 1000, 1001]]
+    for cuts in fixed + [sorted(int(c) for c in rng.integers(0, len(data), 7)) for _ in range(3)]:
         carry, pieces = None, []
         for a, b in zip([0] + cuts, cuts + [len(data)]):
             packed, carry = fold_low_bits(data[a:b], word_bytes, low_bits, carry)
