@@ -43,9 +43,9 @@ from scipy import stats
 
 from randqa.engine.execute import (DEFAULT_SEGMENT_BYTES, Plan, Progress, Reader, RunLoop, Saver, SegmentJob,
                                    Workload)
-from randqa.engine.run import InterruptGuard
+from randqa.engine.run import InterruptGuard, judge
 from randqa.errors import UsageError
-from randqa.results import RunResult, TestResult, Thresholds, chi_square_result, classify, insufficient, smallest_of
+from randqa.results import RunResult, TestResult, Thresholds, chi_square_result, insufficient, smallest_of
 from randqa.sources.base import Source, read_full
 
 MIN_SEEDS = 5 * 256
@@ -191,13 +191,17 @@ class _SeedReader(Reader):
         self.next = start
         self.open_seeded = job.opener()
 
+    def block(self, n: int) -> np.ndarray:
+        """The starts of the next ``n`` seeds' streams (n x positions)."""
+        starts = collect_starts(self.open_seeded, n, self.job.positions, self.job.base_seed + self.next)
+        self.next += n
+        return starts
+
     def feed(self, accumulators: list[Any], count: int) -> int:
         done = 0
         while done < count:
             n = min(SEEDS_PER_BLOCK, count - done)
-            accumulators[0].update(collect_starts(self.open_seeded, n, self.job.positions,
-                                                  self.job.base_seed + self.next))
-            self.next += n
+            accumulators[0].update(self.block(n))
             done += n
         return done
 
@@ -223,12 +227,13 @@ class SeedSweepWorkload(Workload):
              on_progress: Callable[[int], None] | None) -> tuple[int, bool]:
         """A block of seeds at a time; Ctrl-C ends the sweep after the last whole block."""
         sweep = accumulators[0]
+        reader = _SeedReader(self.job, start)
         done, interrupted = 0, False
         with InterruptGuard() as guard:
             try:
                 while done < count and not guard.pending:
                     n = min(SEEDS_PER_BLOCK, count - done)
-                    block = collect_starts(self.job.opener(), n, self.job.positions, self.job.base_seed + start + done)
+                    block = reader.block(n)
                     guard.updating = True
                     sweep.update(block)
                     done += n
@@ -241,10 +246,7 @@ class SeedSweepWorkload(Workload):
         return done, interrupted
 
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
-        results = accumulators[0].finalize()
-        for r in results:
-            classify(r, self.thresholds)
-        return results
+        return judge(accumulators, self.thresholds)
 
 
 def sweep_segment(positions: int, segment_bytes: int | None) -> int:
