@@ -152,6 +152,21 @@ def test_progressive_stop_inside_a_segment(workers, tmp_path):
         assert comparable(result) == expected
 
 
+@pytest.mark.parametrize("name, split, default", [("pcg64", "jump", 1 << 30), ("file", "pread", 1 << 30),
+                                                   ("urandom", "independent", 1 << 30),
+                                                   ("arc4", "sequential", 256 << 20)])
+def test_default_segments_follow_the_split(stream_file, name, split, default):
+    """Segments workers open themselves are long (a segment's task, state and
+    merge stay under 1% of its test); a stream handed out in order keeps
+    256 MiB, of which a producer holds two per worker."""
+    from randqa.engine.execute import StreamWorkload, default_segment
+
+    spec = str(stream_file) if name == "file" else name
+    with open_source(spec, seed=None if name in ("file", "urandom") else SEED) as source:
+        workload = StreamWorkload(source, load_suite("quick"), spec=spec)
+        assert (workload.split, default_segment(workload)) == (split, default)
+
+
 def test_short_runs_stay_in_process():
     """A run of one segment, or a progressive run that fails in its first
     segment, never starts a cluster."""
@@ -194,6 +209,7 @@ def test_a_killed_worker_loses_nothing(workers, stream_file, read_in_order):
 
 def test_segment_must_be_a_multiple_of_the_alignment():
     assert segment_size(16384, None) == 256 << 20
+    assert segment_size(3840 << 10, None, default=1 << 30) == 273 * (3840 << 10)
     assert segment_size(192 << 20, None) == 192 << 20
     assert segment_size(125_000, None) % 125_000 == 0
     with pytest.raises(UsageError, match="not a multiple of 192 MiB"):
