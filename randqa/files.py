@@ -8,19 +8,37 @@ Every file randqa writes (JSON, HTML, checkpoints) goes through
 folder, which is flushed to disk (fsync) and then renamed over the target.
 A full disk or a crash leaves the previous file untouched, and a reader
 never sees half a file.  A symlink at the target is replaced, not followed:
-rename acts on the directory entry.
+rename acts on the directory entry.  A target that exists and is not a
+regular file (/dev/null, /dev/stdout, a pipe such as bash's ``>(jq .)``) is
+written in place: renaming over it would replace the device or the pipe
+itself (as root, /dev/null would become a file).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 
 from randqa.errors import UsageError
 
 
+def is_special_file(path: str) -> bool:
+    """Whether ``path`` (its symlinks followed) exists and is not a regular
+    file: a device or a pipe, written in place."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step; OSError leaves ``path`` as it was."""
+    """Replace ``path`` with ``data`` in one step; OSError leaves ``path`` as it
+    was.  A device or a pipe at ``path`` is written to instead."""
+    if is_special_file(path) and not os.path.isdir(path):
+        with open(path, "wb") as f:
+            f.write(data)
+        return
     folder = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(prefix=".randqa-", suffix=".tmp", dir=folder)
     try:
@@ -77,7 +95,11 @@ def check_output_paths(outputs: dict[str, str | None], inputs: tuple[str, ...] =
         folder = os.path.dirname(path) or "."
         if not os.path.isdir(folder):
             raise UsageError(f"{option} {path}: folder {folder} does not exist")
-        _probe_folder(option, path, folder)
+        if is_special_file(path):  # written in place, not through the folder
+            if not os.access(path, os.W_OK):
+                raise UsageError(f"{option} {path}: cannot write to it (permission denied)")
+        else:
+            _probe_folder(option, path, folder)
         key = os.path.realpath(path)
         if key in seen:
             raise UsageError(f"{seen[key]} and {option} both name {path}: give each output its own file")

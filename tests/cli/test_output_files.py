@@ -15,7 +15,10 @@ matter here, only that they arrive whole).
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -66,6 +69,22 @@ def test_symlink_at_the_target_is_replaced_not_followed(tmp_path):
     assert elsewhere.read_text() == "not randqa's to overwrite"
     assert not link.is_symlink()
     assert json.loads(link.read_text())["source"]["name"] == "pcg64"
+
+
+def test_a_pipe_or_device_at_the_target_is_written_not_replaced(tmp_path):
+    """A rename over /dev/null would make it a file (as root); a named pipe
+    stands for both: it must stay a pipe and its reader get the JSON."""
+    fifo = tmp_path / "results.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = randqa("test", "pcg64", *QUICK, "--json", str(fifo))
+    reader.join(timeout=60)
+    assert result.code == 0, result.err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert json.loads(received[0])["bytes_tested"] == 65536
+    assert leftovers(tmp_path) == []
 
 
 def test_closed_stdout_still_writes_the_files(tmp_path):
