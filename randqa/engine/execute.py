@@ -89,10 +89,17 @@ def segment_size(alignment: int, requested: int | None, *, unit: str = "bytes",
     return max(1, round(default / alignment)) * alignment
 
 
-def default_segment(workload: "Workload") -> int:
-    """The segment a run gets without --segment: long where workers open the
-    source themselves, 256 MiB where this process hands the data out."""
-    return OPENED_SEGMENT_BYTES if workload.remote_open else DEFAULT_SEGMENT_BYTES
+def default_segment(workload: "Workload", limit: int | None = None, slots: int | None = None) -> int:
+    """The segment a run gets without --segment.  Where workers open the
+    source themselves, 1 GiB; but a run of ``limit`` units on ``slots``
+    workers gets at least two segments per worker (each at least 256 MiB),
+    or one segment would keep one worker busy while the others wait.  Where
+    this process hands the data out, 256 MiB."""
+    if not workload.remote_open:
+        return DEFAULT_SEGMENT_BYTES
+    if limit is None or slots is None:
+        return OPENED_SEGMENT_BYTES
+    return max(DEFAULT_SEGMENT_BYTES, min(OPENED_SEGMENT_BYTES, -(-limit // (2 * slots))))
 
 
 # --------------------------------------------------------------------------
@@ -762,7 +769,8 @@ def run_stream(source: Source, suite: Suite, *, limit: int | None = None, progre
         plan = Plan(limit=None if limit is None else limit // 8 if bit_text else limit)
     workload = StreamWorkload(source, suite, spec=spec, fold=fold, limit_bits=limit if bit_text else None,
                               chunk_bytes=chunk_bytes)
-    segment = segment_size(workload.alignment, segment, default=default_segment(workload))
+    slots = workers.planned_slots if workers is not None and workers.wanted else None
+    segment = segment_size(workload.alignment, segment, default=default_segment(workload, plan.limit, slots))
     loop = RunLoop(workload, plan, segment=segment, workers=workers, threads=threads, saver=saver, resume=resume,
                    on_progress=on_progress)
     outcome = loop.run()

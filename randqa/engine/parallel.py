@@ -163,6 +163,12 @@ class Workers:
         return self.jobs > 1 or self.scheduler is not None
 
     @property
+    def planned_slots(self) -> int | None:
+        """The worker threads a run can count on before any cluster starts:
+        --jobs for the embedded one, None for a scheduler's (known once connected)."""
+        return None if self.scheduler else self.jobs
+
+    @property
     def started(self) -> bool:
         return self._client is not None
 

@@ -157,14 +157,18 @@ def test_progressive_stop_inside_a_segment(workers, tmp_path):
                                                    ("arc4", "sequential", 256 << 20)])
 def test_default_segments_follow_the_split(stream_file, name, split, default):
     """Segments workers open themselves are long (a segment's task, state and
-    merge stay under 1% of its test); a stream handed out in order keeps
-    256 MiB, of which a producer holds two per worker."""
+    merge stay under 1% of its test), but at least two per worker when the
+    run's length is known; a stream handed out in order keeps 256 MiB, of
+    which a producer holds two per worker."""
     from randqa.engine.execute import StreamWorkload, default_segment
 
     spec = str(stream_file) if name == "file" else name
     with open_source(spec, seed=None if name in ("file", "urandom") else SEED) as source:
         workload = StreamWorkload(source, load_suite("quick"), spec=spec)
         assert (workload.split, default_segment(workload)) == (split, default)
+        shorter = {(1 << 30, 2): 256 << 20, (3 << 30, 2): 768 << 20, (16 << 30, 2): 1 << 30, (1 << 30, 16): 256 << 20}
+        for (limit, slots), opened in shorter.items():
+            assert default_segment(workload, limit, slots) == (opened if split != "sequential" else 256 << 20)
 
 
 def test_short_runs_stay_in_process():
