@@ -89,6 +89,13 @@ def segment_size(alignment: int, requested: int | None, *, unit: str = "bytes",
     return max(1, round(default / alignment)) * alignment
 
 
+def known_length(limit: int | None, size: int | None) -> int | None:
+    """The units a run will test when known: its limit, the data's size (a file), or the smaller."""
+    if size is None:
+        return limit
+    return size if limit is None else min(limit, size)
+
+
 def default_segment(workload: "Workload", limit: int | None = None, slots: int | None = None) -> int:
     """The segment a run gets without --segment.  Where workers open the
     source themselves, 1 GiB; but a run of ``limit`` units on ``slots``
@@ -506,7 +513,7 @@ class RunLoop:
             for acc, state in zip(self.merged, states):
                 _load(acc, state)
         size = workload.size()
-        self.limit = plan.limit if size is None else size if plan.limit is None else min(plan.limit, size)
+        self.limit = known_length(plan.limit, size)
         #: a file shorter than asked: it ends at its size
         self.data_short = size is not None and plan.limit is not None and size < plan.limit
         self.final: list[TestResult] | None = None
@@ -770,7 +777,8 @@ def run_stream(source: Source, suite: Suite, *, limit: int | None = None, progre
     workload = StreamWorkload(source, suite, spec=spec, fold=fold, limit_bits=limit if bit_text else None,
                               chunk_bytes=chunk_bytes)
     slots = workers.planned_slots if workers is not None and workers.wanted else None
-    segment = segment_size(workload.alignment, segment, default=default_segment(workload, plan.limit, slots))
+    length = known_length(plan.limit, workload.size())
+    segment = segment_size(workload.alignment, segment, default=default_segment(workload, length, slots))
     loop = RunLoop(workload, plan, segment=segment, workers=workers, threads=threads, saver=saver, resume=resume,
                    on_progress=on_progress)
     outcome = loop.run()
