@@ -54,8 +54,8 @@ from randqa.sources import Source, read_full
 
 #: the default segment when workers open the source themselves (a jump, a
 #: pread, the OS's generator): long enough that what a segment costs besides
-#: its test (a Dask task, its state sent and merged: about 25 ms of CPU for
-#: the standard suite) stays under 1% of its test time
+#: its test (a Dask task, its state sent and merged: about 30 ms of CPU for
+#: the standard suite, benchmarks/bench_scaling.py) is about 1% of its test
 OPENED_SEGMENT_BYTES = 1 << 30
 #: the default segment of a stream this process reads and hands out, which
 #: holds two segments per worker in flight, and of a seed sweep
