@@ -89,13 +89,6 @@ def segment_size(alignment: int, requested: int | None, *, unit: str = "bytes",
     return max(1, round(default / alignment)) * alignment
 
 
-def known_length(limit: int | None, size: int | None) -> int | None:
-    """The units a run will test when known: its limit, the data's size (a file), or the smaller."""
-    if size is None:
-        return limit
-    return size if limit is None else min(limit, size)
-
-
 def default_segment(workload: "Workload", limit: int | None = None, slots: int | None = None) -> int:
     """The segment a run gets without --segment.  Where workers open the
     source themselves, 1 GiB; but a run of ``limit`` units on ``slots``
@@ -492,12 +485,11 @@ class RunLoop:
     """One run of a workload: pieces in this process or segments on workers,
     merged in stream order, judged at the end or at each progressive length."""
 
-    def __init__(self, workload: Workload, plan: Plan, *, segment: int, workers: Any = None, threads: int = 1,
+    def __init__(self, workload: Workload, plan: Plan, *, segment: int | None, workers: Any = None, threads: int = 1,
                  saver: Saver | None = None, resume: tuple[Progress, list[dict[str, Any]]] | None = None,
                  on_progress: Callable[[int], None] | None = None) -> None:
         self.workload = workload
         self.plan = plan
-        self.segment = segment
         self.workers = workers
         self.threads = threads
         self.saver = saver
@@ -513,7 +505,11 @@ class RunLoop:
             for acc, state in zip(self.merged, states):
                 _load(acc, state)
         size = workload.size()
-        self.limit = known_length(plan.limit, size)
+        self.limit = plan.limit if size is None else size if plan.limit is None else min(plan.limit, size)
+        if segment is None:  # the workload's default, which depends on the run's length and workers
+            slots = workers.planned_slots if workers is not None and workers.wanted else None
+            segment = segment_size(workload.alignment, None, default=default_segment(workload, self.limit, slots))
+        self.segment = segment
         #: a file shorter than asked: it ends at its size
         self.data_short = size is not None and plan.limit is not None and size < plan.limit
         self.final: list[TestResult] | None = None
@@ -776,9 +772,8 @@ def run_stream(source: Source, suite: Suite, *, limit: int | None = None, progre
         plan = Plan(limit=None if limit is None else limit // 8 if bit_text else limit)
     workload = StreamWorkload(source, suite, spec=spec, fold=fold, limit_bits=limit if bit_text else None,
                               chunk_bytes=chunk_bytes)
-    slots = workers.planned_slots if workers is not None and workers.wanted else None
-    length = known_length(plan.limit, workload.size())
-    segment = segment_size(workload.alignment, segment, default=default_segment(workload, length, slots))
+    if segment is not None:
+        segment = segment_size(workload.alignment, segment)
     loop = RunLoop(workload, plan, segment=segment, workers=workers, threads=threads, saver=saver, resume=resume,
                    on_progress=on_progress)
     outcome = loop.run()
