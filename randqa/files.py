@@ -24,18 +24,19 @@ from randqa.errors import UsageError
 
 
 def is_special_file(path: str) -> bool:
-    """Whether ``path`` (its symlinks followed) exists and is not a regular
-    file: a device or a pipe, written in place."""
+    """Whether ``path`` (its symlinks followed) exists and is neither a
+    regular file nor a directory: a device or a pipe, written in place."""
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
+        mode = os.stat(path).st_mode
     except OSError:
         return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def write_atomically(path: str, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step; OSError leaves ``path`` as it
     was.  A device or a pipe at ``path`` is written to instead."""
-    if is_special_file(path) and not os.path.isdir(path):
+    if is_special_file(path):
         with open(path, "wb") as f:
             f.write(data)
         return
