@@ -53,7 +53,6 @@ import argparse
 import json
 import os
 import pickle
-import resource
 import statistics
 import subprocess
 import sys
@@ -65,26 +64,25 @@ import numpy as np
 from randqa.battery.suites import load_suite
 from randqa.sizes import format_size, parse_size
 
+from cpu_timing import children_cpu  # benchmarks/, the script's folder
+
 
 def timed(command: list[str]) -> tuple[float, float, float]:
     """Wall time of a whole command, the part its cluster's start-up took,
     and the CPU time of the command and every process it started (its worker
     processes are waited for inside it, so the kernel counts them as ours)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = children_cpu()
     start = time.perf_counter()
     done = subprocess.run([*command, "--json", "-"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return wall, json.loads(done.stdout)["execution"].get("startup_s", 0.0), cpu
+    return wall, json.loads(done.stdout)["execution"].get("startup_s", 0.0), children_cpu() - cpu
 
 
 def tree_cpu(code: str) -> float:
     """CPU seconds of ``python -c code`` and every process it starts."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = children_cpu()
     subprocess.run([sys.executable, "-c", code], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return children_cpu() - cpu
 
 
 def cluster_cpu(suite: str, workers: int, repeats: int = 3) -> float:

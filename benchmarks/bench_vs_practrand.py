@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -46,6 +45,8 @@ import numpy as np
 
 from randqa.report.environment import cpu_model
 from randqa.sizes import parse_size
+
+from cpu_timing import children_cpu  # benchmarks/, the script's folder
 
 
 @dataclass
@@ -63,11 +64,6 @@ def write_stream(path: Path, size: int) -> None:
             n = min(left, 1 << 26)
             f.write(gen.random_raw(n // 8 + 1).astype("<u8").tobytes()[:n])
             left -= n
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def time_once(command: list[str], stdin_path: Path | None, size: int) -> tuple[float, float, str]:

@@ -1,6 +1,7 @@
 """What the one-core kernel benchmarks (bench_birthday_spacings.py,
 bench_pair_table.py) share: their arguments, the PCG64 bytes they feed, and
-the timing of their rows.
+the timing of their rows; and the CPU time of whole commands, which the
+command benchmarks (bench_vs_practrand.py, bench_scaling.py) measure.
 
 The rows take turns, ``--rounds`` times, and each keeps its best time in
 this thread's CPU seconds: time spent waiting for a core on a busy machine
@@ -10,6 +11,7 @@ does not count, and the ratios between rows of one run are what to read.
 from __future__ import annotations
 
 import argparse
+import resource
 import time
 from typing import Callable
 
@@ -48,3 +50,10 @@ def print_best_rates(rows: dict[str, Callable[[], object]], rounds: int, size: i
     print(f"{'':<{label_width}} {'MB/s':>7} {ratio_title:>{width}}")
     for label, seconds in best.items():
         print(f"{label:<{label_width}} {size / seconds / 1e6:7.0f} {ratio(seconds, best[reference]):{width}.2f}")
+
+
+def children_cpu() -> float:
+    """CPU seconds of every child process waited for so far, and of the
+    children they waited for (a command's worker processes included)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
