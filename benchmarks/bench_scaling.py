@@ -219,7 +219,8 @@ def overhead(suites: list[str], workers: int, repeats: int, measured: list[str],
             _merge(merged, _loaded(job, at, pickle.loads(data)["states"]))
             client_s.append(time.perf_counter() - start)
         o, c = statistics.median(worker), statistics.median(client_s)
-        r = segment_cpu(name, size, workers, segment, alignment) if name in measured else None
+        # a run no longer than a segment stays in one process, so r needs a few segments
+        r = segment_cpu(name, size, workers, segment, alignment) if name in measured and size >= 2 * segment else None
         cost = r if r is not None else o + c
         efficiency = test_s / (test_s + cost) * min(1.0, (test_s + cost) / (64 * c))
         real = f"{r * 1e3:>7.1f} {r / test_s:>6.2%}" if r is not None else f"{'-':>7} {'-':>6}"
