@@ -29,6 +29,7 @@ SCHEMA_FILES = {"run": "run.schema.json", "compare": "compare.schema.json"}
 #: keys without which no report can be drawn; missing ones are named before others
 _ESSENTIAL_KEYS = {"source", "suite", "bytes_tested", "verdict", "tests", "runs", "name", "p_value", "statistic", "bytes"}
 
+
 class DocumentError(Exception):
     """A document that does not match its schema; the message says where and what."""
 
