@@ -121,6 +121,13 @@ class TestResult:
         self.verdict = Verdict.INSUFFICIENT
         self.needs = needs
 
+    def withhold_verdict_unless_decisive(self, needs: str) -> None:
+        """Like ``withhold_verdict``, except that a tail below ``fail_at_once``
+        still fails: the distribution is only approximate here (``needs``
+        says how much data makes it close enough at the thresholds), but a
+        tail of 1e-20 is no near miss of an approximation's error."""
+        self.needs = needs
+
     def tail_probability(self) -> float | None:
         """The smallest tail probability this result carries, for the verdict."""
         if self.pvalue is None:
@@ -279,7 +286,7 @@ def classify(result: TestResult, thresholds: Thresholds) -> Verdict:
     until ``resolve_retest`` says whether it repeated."""
     if result.verdict is None:
         q = result.tail_probability()
-        if q is None:
+        if q is None or (result.needs is not None and q >= thresholds.fail_at_once):
             result.verdict = Verdict.INSUFFICIENT
         elif q < thresholds.fail_at_once:
             result.verdict = Verdict.FAIL

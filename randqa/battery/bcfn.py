@@ -33,7 +33,8 @@ Parameters:
                 (default [8, 32, 256, 2048, 16384]); one result each
   letters       d, 2 to 16 (default 5)
   tuple_length  t, 2 to 8, with ceil(log2 d) * t <= 20 (default 4)
-Each block size needs 10 expected words in the rarest cell.  With 5 the
+A verdict at a block size needs 10 expected words in the rarest cell; from
+5 on only a tail below fail_at_once (1e-20) gives one.  With 5 the
 cells' expected counts average (harmonically) about 14 for bytes, where
 equiprobable multinomial sums of squares over as many cells are above the
 chi-square's 1e-6 point about 10% too often (exact sums,
@@ -54,6 +55,8 @@ from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 MIN_EXPECTED = 10
+#: from this many in the rarest cell on, a tail below fail_at_once fails
+DECISIVE_MIN_EXPECTED = 5
 MAX_BLOCK_BITS = 2**20
 
 
@@ -235,8 +238,9 @@ class BCFN(Accumulator):
         for _ in range(t - 1):
             word_probs = np.outer(word_probs, level.probs).ravel()
         needed = math.ceil(MIN_EXPECTED / word_probs.min())
-        if level.blocks < needed:
-            return insufficient(label, f"at least {needed * level.block_bytes} bytes ({needed} blocks)", blocks=level.blocks)
+        needs = f"at least {needed * level.block_bytes} bytes ({needed} blocks)"
+        if level.blocks < math.ceil(DECISIVE_MIN_EXPECTED / word_probs.min()):
+            return insufficient(label, needs, blocks=level.blocks)
         packed = level.counts.copy()
         # the words that wrap around: the last t-1 letters then the first t-1
         tail = level.recent_letters()
@@ -249,4 +253,8 @@ class BCFN(Accumulator):
         q_t1 = pearson_statistic(shorter, n * shorter_probs)
         statistic = q_t - q_t1
         dof = level.cells - level.cells // level.letters
-        return chi_square_result(label, statistic, dof, {"blocks": n, "letters": level.letters, "tuple_length": t, "dof": dof, "letter_probabilities": level.probs.tolist()})
+        result = chi_square_result(label, statistic, dof, {"blocks": n, "letters": level.letters, "tuple_length": t,
+                                                           "dof": dof, "letter_probabilities": level.probs.tolist()})
+        if n < needed:
+            result.withhold_verdict_unless_decisive(needs)
+        return result

@@ -23,8 +23,10 @@ bit stream's final 1-7 bits take part.
 
 Parameters:
   m   pattern length, 2 to 20 (default 16)
-Needs n >= 100 * 2^m bits (100 expected occurrences of each pattern:
-2.5 KiB for m = 8); shorter input is computed but ``insufficient``.  NIST
+A verdict needs n >= 100 * 2^m bits (100 expected occurrences of each
+pattern: 2.5 KiB for m = 8); from 5 expected on only a tail below
+fail_at_once (1e-20) gives one, shorter input is computed but
+``insufficient``.  NIST
 asks for m < log2(n) - 2, five expected, which leaves the chi-square law
 off in the tail: a multinomial sum of squares over 2^(m-1) = 128 cells
 with 5 expected each is 1.7 times as often above the chi-square's 1e-6
@@ -46,6 +48,8 @@ from randqa.battery.serial import fold
 from randqa.results import TestResult, chi_square_result, insufficient
 
 MIN_EXPECTED = 100
+#: from this many per pattern on, a tail below fail_at_once fails
+DECISIVE_MIN_EXPECTED = 5
 #: up to this m every pattern that starts in a byte ends in the next one,
 #: so the pattern counts follow from the counts of overlapping byte pairs
 MAX_PAIR_M = 9
@@ -195,7 +199,10 @@ class OverlappingSerial(SharesStatistic):
             result = chi_square_result(label, statistic, dof, {"bits": n, "m": m, "dof": dof}, lower_tail=False)
             if label == labels[1]:
                 result.pvalue_kind = "dependent"  # from the same counts as ∇ψ²
-            if n < MIN_EXPECTED * 2**m:
-                result.withhold_verdict(f"at least {MIN_EXPECTED * 2**m} bits ({MIN_EXPECTED} expected per pattern)")
+            needs = f"at least {MIN_EXPECTED * 2**m} bits ({MIN_EXPECTED} expected per pattern)"
+            if n < DECISIVE_MIN_EXPECTED * 2**m:
+                result.withhold_verdict(needs)
+            elif n < MIN_EXPECTED * 2**m:
+                result.withhold_verdict_unless_decisive(needs)
             results.append(result)
         return results

@@ -24,7 +24,8 @@ u_{i+1}^4 and the pairs Y_i^2 Y_j^2 remain), 5.04 / n; T is symmetric, so
 Edgeworth's first correction to the two-sided tail at z is the relative
 (phi(z) / Phi(-z)) (z^3 - 3z) kurtosis / 24: 110 / n at z = 4.9 (p =
 1e-6), 11% at 1 KiB.  A verdict therefore needs 4 KiB (under 3%;
-benchmarks/calibration.py); below that the p-value is shown, insufficient.
+benchmarks/calibration.py); below that only a tail under fail_at_once
+(1e-20) gives one.
 
 Parameters:
   lags   list of lags (default [1]); lag 1 is ENT's coefficient.
@@ -136,7 +137,7 @@ class SerialCorrelation(SharesStatistic):
             z = float(t1 - mean) / math.sqrt(var) if var > 0 else 0.0
             result = TestResult(label, float(r), 2 * normal_sf(abs(z)), details={"lag": k, "z": z, "bytes": n})
             if n < VERDICT_BYTES:
-                result.withhold_verdict(f"at least {VERDICT_BYTES} bytes (the normal tail is off below)")
+                result.withhold_verdict_unless_decisive(f"at least {VERDICT_BYTES} bytes (the normal tail is off below)")
             results.append(result)
         return results
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from accumulators import failed, results_of
+from randqa.results import Thresholds, classify
 from randqa.battery.digraph import Digraph
 from reference_generators import pcg64_array
 
@@ -74,11 +75,14 @@ def test_digraph_detects_a_position_dependent_bias() -> None:
 
 
 def test_digraph_needs_two_pairs_per_cell() -> None:
-    assert results_of(Digraph(), pcg64_array(131_072, seed=1))[0].verdict == "insufficient"
+    # below one pair per cell no statistic; from one to two, only a tail below 1e-20 fails
+    assert results_of(Digraph(), pcg64_array(65_536, seed=1))[0].statistic is None
+    between = results_of(Digraph(), pcg64_array(131_072, seed=1))[0]
+    assert between.statistic is not None and "131073" in between.needs
+    assert classify(between, Thresholds()) == "insufficient"
     assert results_of(Digraph(), pcg64_array(131_073, seed=1))[0].verdict is None
-
-
-@pytest.mark.parametrize("position_mod", [-1, 5000, 1.5])
-def test_digraph_refuses_bad_parameters(position_mod) -> None:
-    with pytest.raises(ValueError):
-        Digraph(position_mod=position_mod)
+    # each byte followed by one of only 16: decisive at one pair per cell
+    steps = pcg64_array(65_537, seed=2) & 15
+    data = (np.cumsum(steps, dtype=np.int64) % 256).astype(np.uint8)
+    blatant = results_of(Digraph(), data)[0]
+    assert classify(blatant, Thresholds()) == "fail" and blatant.needs is not None
