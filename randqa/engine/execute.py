@@ -671,6 +671,24 @@ class RunLoop:
                 record["verdict"] = worst_verdict([t["verdict"] for t in record["tests"]])
         return failed
 
+    def _ride_along(self, segment: Any, start: int, end: int) -> None:
+        """The retests whose block overlaps units ``[start, end)`` of a
+        segment tested on a worker take that part from the data this process
+        read for it (a producer's segment); where the worker opened the source
+        itself there is no such data, and the block is read again when due."""
+        for retest in self.retests:
+            low, high = max(start, retest.start), min(end, retest.end)
+            if retest.fed < 0 or low >= high:
+                continue
+            if segment.data is None or retest.start + retest.fed != low:
+                retest.fed = -1
+                continue
+            piece = segment.data[low - segment.start:high - segment.start]
+            for first in range(0, len(piece), CHUNK_BYTES):
+                for acc in retest.accumulators:
+                    acc.update(piece[first:first + CHUNK_BYTES])
+            retest.fed += high - low
+
     def _read_on(self, position: int) -> None:
         """At the end of the run: the retests whose block goes past it read
         on from the source where the run stopped reading (or read their
@@ -803,13 +821,14 @@ class RunLoop:
         for segment, result in in_stream_order(self.workers, job, self._segments(guard, position),
                                                lambda: guard.pending):
             count = int(result["count"])
+            along = segment.start  # the segment's units the retests have had
             for point in segment.snapshots:
                 if point > segment.start + count:
                     break
                 judged = copy_accumulators(job, self.merged)
                 _merge(judged, _loaded(job, segment.start, result["snapshots"][point]))
-                for retest in self.retests:
-                    retest.fed = -1  # inside a segment read on a worker
+                self._ride_along(segment, along, point)
+                along = point
                 try:
                     self._record(point, judged)
                 except _StopRun:
@@ -820,9 +839,7 @@ class RunLoop:
             position = segment.start + count
             self.progress.position = position
             self.progress.segments += 1
-            for retest in self.retests:
-                if retest.start < position:
-                    retest.fed = -1  # workers read this part: the block is read again when due
+            self._ride_along(segment, along, position)
             if self.on_progress:
                 self.on_progress(count * self.workload.unit_bytes)
             if count < segment.count:
