@@ -129,13 +129,17 @@ def binomial_attained(n: int, t: float) -> float:
     """P(p < t) for the two-sided symmetric binomial p-value of n trials."""
     if n <= 0:
         return 0.0
+
+    def two_sided(high: int) -> float:  # 2 P(B >= high)
+        return 2 * float(special.betainc(high, n - high + 1, 0.5))
+
     high = math.ceil(float(stats.binom.isf(t / 2, n, 0.5)))
     high = max(high, n // 2 + 1)
-    while high > n // 2 + 1 and 2 * float(special.bdtrc(high - 2, n, 0.5)) < t:
+    while high > n // 2 + 1 and two_sided(high - 1) < t:
         high -= 1
-    while high <= n and 2 * float(special.bdtrc(high - 1, n, 0.5)) >= t:
+    while high <= n and two_sided(high) >= t:
         high += 1
-    return 0.0 if high > n else 2 * float(special.bdtrc(high - 1, n, 0.5))
+    return 0.0 if high > n else two_sided(high)
 
 
 def lowest_attained(length: int, sequences: int, t: float) -> float:

@@ -26,28 +26,18 @@ computed (the standard's 10-bit example gives 0.527089) but the verdict is
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._shared import BitTotalsTest
-from randqa.battery.base import Range
 from randqa.results import TestResult, insufficient, symmetric_binomial_two_sided
 
 MIN_BITS = 100
-PVALUES = ("exact", "sts")
 
 
 class Frequency(BitTotalsTest):
     name = "frequency"
-    parameter_ranges: ClassVar[dict[str, Range]] = {"pvalues": Range(3, 5, text=True)}
-
-    def __init__(self, *, pvalues: str = "exact") -> None:
-        if pvalues not in PVALUES:
-            raise ValueError(f"pvalues must be 'exact' or 'sts', not {pvalues!r}")
-        super().__init__()
-        self.pvalues = pvalues
 
     def _update(self, chunk: np.ndarray) -> None:
         if self._shared_update(chunk):

@@ -28,14 +28,11 @@ The standard asks for n >= 100 bits; shorter input is ``insufficient``.
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._shared import BitTotalsTest
-from randqa.battery.base import Range
-from randqa.battery.frequency import PVALUES
 from randqa.results import TestResult, Verdict, insufficient, symmetric_binomial_two_sided
 
 MIN_BITS = 100
@@ -43,13 +40,9 @@ MIN_BITS = 100
 
 class Runs(BitTotalsTest):
     name = "runs"
-    parameter_ranges: ClassVar[dict[str, Range]] = {"pvalues": Range(3, 5, text=True)}
 
     def __init__(self, *, pvalues: str = "exact") -> None:
-        if pvalues not in PVALUES:
-            raise ValueError(f"pvalues must be 'exact' or 'sts', not {pvalues!r}")
-        super().__init__()
-        self.pvalues = pvalues
+        super().__init__(pvalues=pvalues)
         self.transitions = 0
         self.first_bit: int | None = None
         self.last_bit: int | None = None

@@ -59,13 +59,16 @@ def render_run(run: RunResult) -> str:
 
 def retest_lines(lengths: list[dict[str, Any]]) -> list[str]:
     """What the retests of a progressive run's suspicious and unconfirmed
-    results found: "  gap[...]: suspicious at 256 MiB, not repeated on the
-    next 256 MiB (p = 0.41)", one line each."""
+    results found: "  gap[...]: suspicious at 256 MiB (p = 2.1e-05), not
+    repeated on the next 256 MiB (p = 0.41)", one line each."""
     lines = []
     for entry in lengths:
         for t in entry["tests"]:
             if t.get("retest"):
-                lines.append(f"  {t['name']}: {t['verdict']} at {format_size(entry['bytes'])}, {retest_summary(t['retest'])}")
+                tails = [p for p in (t.get("p_value"), t.get("p_value_low")) if p is not None]
+                seen = f" (p = {min(tails):.2g})" if tails else ""
+                lines.append(f"  {t['name']}: {t['verdict']} at {format_size(entry['bytes'])}{seen}, "
+                             f"{retest_summary(t['retest'])}")
     return lines
 
 
