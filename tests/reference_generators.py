@@ -15,7 +15,8 @@ only what it needs.
   JDK's documentation of Random: setSeed scrambles (seed ^ 0x5DEECE66D)
   mod 2^48, next(32) steps x = 0x5DEECE66D x + 0xB mod 2^48 and returns
   (int)(x >>> 16); nextBytes writes each nextInt() least significant byte
-  first); Knuth's MMIX (TAOCP vol. 2, 3rd ed., 3.3.4), its high 32 bits.
+  first; nextLong and nextDouble as documented there); Knuth's MMIX (TAOCP
+  vol. 2, 3rd ed., 3.3.4), its high 32 bits; musl's rand().
 - glibc rand() (TYPE_3 additive feedback) after srand().
 - GF(2)-linear: xorshift32 and xorshift128 (Marsaglia 2003), L'Ecuyer's
   LFSR113 (four Tausworthe components, as Linux's prandom), bit-serial
@@ -119,6 +120,49 @@ def java_random_next_ints(seed: int, count: int) -> list[int]:
 def java_random_bytes(seed: int, nbytes: int) -> bytes:
     """new java.util.Random(seed).nextBytes(new byte[nbytes]) (nbytes a multiple of 4)."""
     return np.array(java_random_next_ints(seed, nbytes // 4), dtype="<i4").tobytes()
+
+
+def _java_random_steps(seed: int):
+    """java.util.Random's next(bits) as a function, after ``new Random(seed)``."""
+    x = (seed ^ JAVA_MULTIPLIER) & JAVA_MASK
+
+    def next_bits(bits: int) -> int:
+        nonlocal x
+        x = (JAVA_MULTIPLIER * x + JAVA_INCREMENT) & JAVA_MASK
+        return x >> (48 - bits)
+
+    return next_bits
+
+
+def java_random_next_long_bytes(seed: int, count: int) -> bytes:
+    """``count`` nextLong() of ``new java.util.Random(seed)``, as 8 little-endian
+    bytes each: ((long) next(32) << 32) + next(32), the second next(32) added
+    as a signed int (the JDK's documentation of nextLong)."""
+    next_bits, out = _java_random_steps(seed), []
+    for _ in range(count):
+        high, low = next_bits(32), next_bits(32)
+        out.append(((high << 32) + low - ((low >> 31) << 32)) & M64)
+    return np.array(out, dtype="<u8").tobytes()
+
+
+def java_random_next_double_bytes(seed: int, count: int) -> bytes:
+    """``count`` nextDouble() of ``new java.util.Random(seed)`` times 2^53 (the
+    53-bit integer ((long) next(26) << 27) + next(27)), as 8 little-endian bytes."""
+    next_bits, out = _java_random_steps(seed), []
+    for _ in range(count):
+        out.append((next_bits(26) << 27) + next_bits(27))
+    return np.array(out, dtype="<u8").tobytes()
+
+
+def musl_rand_bytes(seed: int, count: int) -> bytes:
+    """musl's rand() after srand(seed) (src/prng/rand.c: the state is seed - 1,
+    each call x = 6364136223846793005 x + 1 mod 2^64 and returns x >> 33), as
+    4 little-endian bytes each."""
+    x, out = (seed - 1) & M64, []
+    for _ in range(count):
+        x = (MMIX_MULTIPLIER * x + 1) & M64
+        out.append(x >> 33)
+    return np.array(out, dtype="<u4").tobytes()
 
 
 MMIX_MULTIPLIER = 6364136223846793005

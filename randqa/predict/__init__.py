@@ -32,9 +32,10 @@ def _classes() -> list[type[Predictor]]:
     from randqa.predict.lcg_truncated import TruncatedLCGPredictor
     from randqa.predict.mersenne_twister import MersenneTwisterPredictor
     from randqa.predict.seed_search import SeedSearchPredictor
+    from randqa.predict.splitmix import SplitMixPredictor
 
     return [GF2LinearPredictor, MersenneTwisterPredictor, FullLCGPredictor, TruncatedLCGPredictor,
-            AdditiveFeedbackPredictor, SeedSearchPredictor]
+            AdditiveFeedbackPredictor, SplitMixPredictor, SeedSearchPredictor]
 
 
 def predictor_names() -> list[str]:

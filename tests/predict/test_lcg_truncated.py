@@ -1,4 +1,5 @@
-"""Truncated power-of-two LCGs: java.util.Random, C rand()s, MMIX (lattice)."""
+"""Truncated power-of-two LCGs: java.util.Random (nextInt, nextLong, nextDouble),
+C rand()s, MMIX and musl rand() (lattice)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from reference_generators import JAVA_INCREMENT, JAVA_MASK, JAVA_MULTIPLIER, backend_bytes, java_random_bytes, mmix_high_bytes
+from reference_generators import (JAVA_INCREMENT, JAVA_MASK, JAVA_MULTIPLIER, backend_bytes, java_random_bytes,
+                                  java_random_next_double_bytes, java_random_next_long_bytes, mmix_high_bytes,
+                                  musl_rand_bytes)
 
 from randqa.predict._lattice import _gram_schmidt, lll_reduce
 from randqa.predict.base import NoFit
@@ -95,3 +98,24 @@ def test_lll_reduces_and_keeps_the_lattice():
 
 def test_no_family_in_siprand():
     assert isinstance(TruncatedLCGPredictor().fit(backend_bytes("siprand", 1, 256)), NoFit)
+
+
+@pytest.mark.parametrize("reference, family", [
+    (java_random_next_long_bytes, "java.util.Random nextLong"),
+    (java_random_next_double_bytes, "java.util.Random nextDouble (x 2^53)"),
+])
+def test_java_util_random_two_steps_per_word(reference, family):
+    # one word holds two LCG steps: its first 8 bytes give the state
+    data = np.frombuffer(reference(0x5EED, 1 << 14), dtype=np.uint8)
+    result = run_predictor(TruncatedLCGPredictor(), data)
+    assert result.succeeded and result.checked_bytes >= 1 << 16
+    assert result.structure["family"] == family
+    assert result.observed_bytes == 8
+
+
+def test_musl_rand_by_lattice_reduction():
+    data = np.frombuffer(musl_rand_bytes(2024, 1 << 15), dtype=np.uint8)
+    result = run_predictor(TruncatedLCGPredictor(), data)
+    assert result.succeeded and result.checked_bytes >= 1 << 16
+    assert result.structure["family"] == "musl rand()" and "by LLL" in result.structure["summary"]
+    assert result.observed_bytes <= 32
