@@ -17,7 +17,8 @@ only what it needs.
   (int)(x >>> 16); nextBytes writes each nextInt() least significant byte
   first; nextLong and nextDouble as documented there); Knuth's MMIX (TAOCP
   vol. 2, 3rd ed., 3.3.4), its high 32 bits; musl's rand().
-- glibc rand() (TYPE_3 additive feedback) after srand().
+- glibc rand() (TYPE_3 additive feedback) after srand(); Go's math/rand
+  additive generator (from a given state) and .NET's System.Random.
 - GF(2)-linear: xorshift32 and xorshift128 (Marsaglia 2003), L'Ecuyer's
   LFSR113 (four Tausworthe components, as Linux's prandom), bit-serial
   LFSRs of trinomials, GFSR, MT19937 as words of any width, MT19937-64,
@@ -186,6 +187,60 @@ def mmix_lcg_top32(seed: int, count: int) -> list[int]:
 def mmix_high_bytes(seed: int, nbytes: int) -> bytes:
     """mmix_lcg_top32 as 4 little-endian bytes each."""
     return np.array(mmix_lcg_top32(seed, nbytes // 4), dtype="<u4").tobytes()
+
+
+# --------------------------------------------------------------------------
+# lagged Fibonacci generators of the language runtimes
+
+
+def go_math_rand_uint64_bytes(state: np.ndarray, count: int) -> bytes:
+    """Go's math/rand rngSource.Uint64() (src/math/rand/rng.go: feed and tap
+    walk down a 607-word vector, x = vec[feed] + vec[tap], so x_i = x_(i-607)
+    + x_(i-273) mod 2^64) from the 607 words ``state`` (oldest first), as 8
+    little-endian bytes each.  Go's seeding (seedrand and the rngCooked
+    table) only fills that vector; the recurrence is what is generated."""
+    x = np.zeros(607 + count, dtype=np.uint64)
+    x[:607] = state
+    for i in range(607, 607 + count, 273):  # x_i needs x_(i-273): 273 at a time
+        k = min(273, 607 + count - i)
+        x[i:i + k] = x[i - 607:i - 607 + k] + x[i - 273:i - 273 + k]
+    return x[607:].astype("<u8").tobytes()
+
+
+def dotnet_random_next_bytes(seed: int, count: int) -> bytes:
+    """``count`` Next() of .NET's ``new System.Random(seed)`` (the reference
+    source's Knuth subtractive generator, which Mono runs: MBIG = 2^31 - 1,
+    MSEED = 161803398, SeedArray[1..55], inext = 0, inextp = 21), as 4
+    little-endian bytes each."""
+    mbig, mseed = (1 << 31) - 1, 161803398
+    seed_array = [0] * 56
+    mj = mseed - (abs(seed) if seed != -(1 << 31) else (1 << 31) - 1)
+    seed_array[55] = mj
+    mk = 1
+    for i in range(1, 55):
+        ii = (21 * i) % 55
+        seed_array[ii] = mk
+        mk = mj - mk
+        if mk < 0:
+            mk += mbig
+        mj = seed_array[ii]
+    for _ in range(4):
+        for i in range(1, 56):
+            seed_array[i] -= seed_array[1 + (i + 30) % 55]
+            if seed_array[i] < 0:
+                seed_array[i] += mbig
+    inext, inextp, out = 0, 21, []
+    for _ in range(count):
+        inext = 1 if inext + 1 >= 56 else inext + 1
+        inextp = 1 if inextp + 1 >= 56 else inextp + 1
+        value = seed_array[inext] - seed_array[inextp]
+        if value == mbig:
+            value -= 1
+        if value < 0:
+            value += mbig
+        seed_array[inext] = value
+        out.append(value)
+    return np.array(out, dtype="<u4").tobytes()
 
 
 # --------------------------------------------------------------------------

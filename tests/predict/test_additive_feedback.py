@@ -1,12 +1,13 @@
-"""glibc rand() (TYPE_3) and other additive lagged-Fibonacci generators."""
+"""glibc rand() (TYPE_3) and other lagged-Fibonacci generators: Go's math/rand
+(additive, every bit output) and .NET's System.Random (Knuth's subtractive)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference_generators import backend_bytes
+from reference_generators import backend_bytes, dotnet_random_next_bytes, go_math_rand_uint64_bytes
 
-from randqa.predict.additive_feedback import AdditiveFeedbackPredictor
+from randqa.predict.additive_feedback import MIN_RELATIONS, AdditiveFeedbackPredictor
 from randqa.predict.base import NoFit
 from randqa.predict.runner import run_predictor
 
@@ -43,3 +44,22 @@ def test_full_output_lags_24_55():
 
 def test_no_lags_in_random_bytes():
     assert isinstance(AdditiveFeedbackPredictor().fit(backend_bytes("aes-ctr", 5, 4096)), NoFit)
+
+
+@pytest.mark.parametrize("low_bits", [64, 63])
+def test_go_math_rand_from_607_outputs(low_bits):
+    # Uint64() writes every bit; Int63() drops bit 63, and the relation holds mod 2^63
+    state = np.random.default_rng(11).integers(0, 1 << 64, size=607, dtype=np.uint64)
+    words = np.frombuffer(go_math_rand_uint64_bytes(state, 10000), dtype="<u8") & np.uint64((1 << low_bits) - 1)
+    result = run_predictor(AdditiveFeedbackPredictor(), words.view(np.uint8))
+    assert result.succeeded and result.checked_bytes >= 1 << 16
+    assert result.structure["lags"] == [273, 607] and result.structure["modulus_bits"] == low_bits
+    assert result.observed_bytes == 8 * (607 + MIN_RELATIONS)
+
+
+def test_dotnet_random_subtractive_from_55_outputs():
+    data = np.frombuffer(dotnet_random_next_bytes(1234, 20000), dtype=np.uint8)
+    result = run_predictor(AdditiveFeedbackPredictor(), data)
+    assert result.succeeded and result.checked_bytes >= 1 << 16
+    assert result.structure["lags"] == [34, 55] and result.structure["modulus"] == (1 << 31) - 1
+    assert result.observed_bytes == 4 * (55 + MIN_RELATIONS)
