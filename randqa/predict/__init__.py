@@ -33,9 +33,10 @@ def _classes() -> list[type[Predictor]]:
     from randqa.predict.mersenne_twister import MersenneTwisterPredictor
     from randqa.predict.seed_search import SeedSearchPredictor
     from randqa.predict.splitmix import SplitMixPredictor
+    from randqa.predict.xorshift128_cache import XorShift128CachePredictor
 
     return [GF2LinearPredictor, MersenneTwisterPredictor, FullLCGPredictor, TruncatedLCGPredictor,
-            AdditiveFeedbackPredictor, SplitMixPredictor, SeedSearchPredictor]
+            AdditiveFeedbackPredictor, SplitMixPredictor, XorShift128CachePredictor, SeedSearchPredictor]
 
 
 def predictor_names() -> list[str]:
