@@ -150,22 +150,23 @@ def java_random_next_long_bytes(seed: int, count: int) -> bytes:
 
 def java_random_next_double_bytes(seed: int, count: int) -> bytes:
     """``count`` nextDouble() of ``new java.util.Random(seed)`` times 2^53 (the
-    53-bit integer ((long) next(26) << 27) + next(27)), as 8 little-endian bytes."""
+    53-bit integer ((long) next(26) << 27) + next(27)), packed as the runtime
+    backends write them."""
     next_bits, out = _java_random_steps(seed), []
     for _ in range(count):
         out.append((next_bits(26) << 27) + next_bits(27))
-    return np.array(out, dtype="<u8").tobytes()
+    return packed_values(out, 53)
 
 
 def musl_rand_bytes(seed: int, count: int) -> bytes:
     """musl's rand() after srand(seed) (src/prng/rand.c: the state is seed - 1,
-    each call x = 6364136223846793005 x + 1 mod 2^64 and returns x >> 33), as
-    4 little-endian bytes each."""
+    each call x = 6364136223846793005 x + 1 mod 2^64 and returns x >> 33), its
+    31 bits packed as the runtime backends write them."""
     x, out = (seed - 1) & M64, []
     for _ in range(count):
         x = (MMIX_MULTIPLIER * x + 1) & M64
         out.append(x >> 33)
-    return np.array(out, dtype="<u4").tobytes()
+    return packed_values(out, 31)
 
 
 MMIX_MULTIPLIER = 6364136223846793005
@@ -253,8 +254,8 @@ def go_math_rand_uint64_bytes(state: np.ndarray, count: int) -> bytes:
 def dotnet_random_next_bytes(seed: int, count: int) -> bytes:
     """``count`` Next() of .NET's ``new System.Random(seed)`` (the reference
     source's Knuth subtractive generator, which Mono runs: MBIG = 2^31 - 1,
-    MSEED = 161803398, SeedArray[1..55], inext = 0, inextp = 21), as 4
-    little-endian bytes each."""
+    MSEED = 161803398, SeedArray[1..55], inext = 0, inextp = 21), their 31
+    bits packed as the runtime backends write them."""
     mbig, mseed = (1 << 31) - 1, 161803398
     seed_array = [0] * 56
     mj = mseed - (abs(seed) if seed != -(1 << 31) else (1 << 31) - 1)
@@ -283,7 +284,7 @@ def dotnet_random_next_bytes(seed: int, count: int) -> bytes:
             value += mbig
         seed_array[inext] = value
         out.append(value)
-    return np.array(out, dtype="<u4").tobytes()
+    return packed_values(out, 31)
 
 
 # --------------------------------------------------------------------------

@@ -33,8 +33,9 @@ bit shows no carry: its last r outputs are its state, and the recurrence
 Minimum data: about 100 outputs for TYPE_3 (31 unknowns, two equations
 per carry, a carry in one output of four): some 400 bytes of 31-bit
 words, 100 bytes of rand() & 0xff; r + 24 outputs where every bit is
-output (the 24 relations confirm the lags): 316 bytes for .NET's Next(),
-5,048 for Go's 64-bit words.
+output (the 24 relations confirm the lags): 307 bytes of .NET's Next() and
+4,970 of Go's Int63() as the runtime backends write them (31 and 63 bits
+per call, packed; randqa/sources/runtimes/), 5,048 of 64-bit words.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from randqa.predict.base import Fit, NoFit, Predictor, bytes_of, words_of
+from randqa.predict.base import Fit, NoFit, Predictor, continuation, packed_bytes, values_of, words_of
 
 #: (name, short lag s, long lag r): o_i = o_{i-s} + o_{i-r} + carry mod a power of two
 LAGS = (
@@ -59,7 +60,9 @@ LAGS = (
 SUBTRACTIVE = (
     (".NET System.Random, Knuth's subtractive (34, 55)", 34, 55, (1 << 31) - 1),
 )
-WIDTHS = (4, 2, 1, 8)
+#: bits per value: little-endian words, then the runtimes' packed calls
+#: (31: .NET's Next(), 63: Go's Int63())
+WIDTHS = (32, 16, 8, 64, 31, 63)
 #: relations the observed words must satisfy before the lags are believed
 MIN_RELATIONS = 24
 #: unknown low bits left after the linear equations that are enumerated
@@ -120,16 +123,16 @@ class AdditiveFit(Fit):
     s: int = 3
     r: int = 31
     modulus: int = 1 << 31
-    word_bytes: int = 4
+    value_bits: int = 32
     #: the last r outputs and their low bits (None: unresolved, carries taken as 0)
     outputs: np.ndarray | None = None
     low_bits: np.ndarray | None = None
-    skip: int = 0
+    observed_bytes: int = 0
     #: -1: o_i = o_(i-r) - o_(i-s) (no carry)
     sign: int = 1
 
     def predict(self, nbytes: int) -> np.ndarray:
-        count = -(-(nbytes + self.skip) // self.word_bytes)
+        count, skip_bits = continuation(self.observed_bytes, self.value_bits, nbytes)
         s, r, m = self.s, self.r, self.modulus
         o = [int(v) for v in self.outputs]
         if self.sign < 0:
@@ -140,13 +143,14 @@ class AdditiveFit(Fit):
             for i in range(r, r + count):
                 o.append((o[i - s] + o[i - r] + (b[i - s] & b[i - r])) % m)
                 b.append(b[i - s] ^ b[i - r])
-        return bytes_of(np.array(o[r:], dtype=np.uint64), self.word_bytes)[self.skip:self.skip + nbytes]
+        return packed_bytes(np.array(o[r:], dtype=np.uint64), self.value_bits, skip_bits)[:nbytes]
 
     def describe_check(self, predicted: np.ndarray, actual: np.ndarray) -> dict[str, Any]:
-        w, s, r = self.word_bytes, self.s, self.r
-        lead = (-self.skip) % w
+        s, r = self.s, self.r
+        w = self.value_bits // 8
         # the carry-0 rate says something only where a low bit is hidden
-        if lead or len(actual) < w or self.sign < 0 or self.modulus > 1 << 32:
+        if (self.value_bits not in (8, 16, 32) or self.observed_bytes % w or len(actual) < w or self.sign < 0
+                or self.modulus > 1 << 32):
             return {}
         o = np.concatenate([self.outputs.astype(np.int64), words_of(actual, w).astype(np.int64)])
         if len(o) <= r:
@@ -167,14 +171,14 @@ class AdditiveFeedbackPredictor(Predictor):
 
     def fit(self, observed: np.ndarray) -> Fit | NoFit:
         for w in WIDTHS:
-            words = words_of(observed, w)
+            words = values_of(observed, w)
             n = len(words)
             if n == 0:
                 continue
             top = int(words.max())
-            modulus = 1 << (8 * w)
-            if w in (4, 8) and top < 1 << (8 * w - 1):
-                modulus >>= 1  # glibc's 31-bit rand(), Go's Int63()
+            modulus = 1 << w
+            if w == 32 and top < 1 << 31:
+                modulus >>= 1  # glibc's 31-bit rand() in 32-bit words
             mask = np.uint64(modulus - 1)
             for label, s, r in LAGS:
                 if n - r < MIN_RELATIONS:
@@ -191,30 +195,29 @@ class AdditiveFeedbackPredictor(Predictor):
                 if np.any((x[r:] - x[:n - r] + x[r - s:n - s]) % m):
                     continue
                 structure = {"summary": f"{label}: o_i = o_(i-{r}) - o_(i-{s}) mod {m}, every bit output",
-                             "lags": [s, r], "modulus": m, "word_bits": 8 * w, "low_bits_solved": True}
-                return AdditiveFit(structure, s=s, r=r, modulus=m, word_bytes=w, outputs=words[n - r:].copy(),
-                                   low_bits=np.zeros(r, dtype=np.int64), skip=len(observed) - n * w, sign=-1)
+                             "lags": [s, r], "modulus": m, "word_bits": w, "low_bits_solved": True}
+                return AdditiveFit(structure, s=s, r=r, modulus=m, value_bits=w, outputs=words[n - r:].copy(),
+                                   low_bits=np.zeros(r, dtype=np.int64), observed_bytes=len(observed), sign=-1)
         return NoFit("no lag pair relates the words up to a carry",
                      {"lags": [[s, r] for _label, s, r in LAGS] + [[s, r] for _label, s, r, _m in SUBTRACTIVE]})
 
     def _fit_lags(self, observed: np.ndarray, words: np.ndarray, modulus: int, w: int, label: str,
                   s: int, r: int, carries: np.ndarray) -> Fit:
         n = len(words)
-        usable = n * w
         bits = modulus.bit_length() - 1
         if not carries.any():
             structure = {
                 "summary": f"{label}: o_i = o_(i-{s}) + o_(i-{r}) mod 2^{bits}, no carry in {n - r} relations: "
                            "every bit output",
-                "lags": [s, r], "modulus_bits": bits, "word_bits": 8 * w, "low_bits_solved": True,
+                "lags": [s, r], "modulus_bits": bits, "word_bits": w, "low_bits_solved": True,
             }
-            return AdditiveFit(structure, s=s, r=r, modulus=modulus, word_bytes=w, outputs=words[n - r:].copy(),
-                               low_bits=np.zeros(r, dtype=np.int64), skip=len(observed) - usable)
+            return AdditiveFit(structure, s=s, r=r, modulus=modulus, value_bits=w, outputs=words[n - r:].copy(),
+                               low_bits=np.zeros(r, dtype=np.int64), observed_bytes=len(observed))
         if r > 64:  # the low-bit solver keeps each unknown's mask in a 64-bit word
             structure = {"summary": f"{label}: carries seen, low bits of {r} lags not solved",
-                         "lags": [s, r], "modulus_bits": bits, "word_bits": 8 * w, "low_bits_solved": False}
-            return AdditiveFit(structure, s=s, r=r, modulus=modulus, word_bytes=w, outputs=words[n - r:].copy(),
-                               low_bits=None, skip=len(observed) - usable)
+                         "lags": [s, r], "modulus_bits": bits, "word_bits": w, "low_bits_solved": False}
+            return AdditiveFit(structure, s=s, r=r, modulus=modulus, value_bits=w, outputs=words[n - r:].copy(),
+                               low_bits=None, observed_bytes=len(observed))
         mask_list = _low_bit_masks(n, s, r)
         masks = np.array(mask_list, dtype=np.uint64)
         rows = []
@@ -246,8 +249,8 @@ class AdditiveFeedbackPredictor(Predictor):
             note = "carries contradict the low-bit LFSR: carries taken as 0"
         structure = {
             "summary": f"{label}: o_i = o_(i-{s}) + o_(i-{r}) + carry mod 2^{bits}, {note}",
-            "lags": [s, r], "modulus_bits": bits, "word_bits": 8 * w, "low_bits_solved": low_bits is not None,
+            "lags": [s, r], "modulus_bits": bits, "word_bits": w, "low_bits_solved": low_bits is not None,
         }
-        return AdditiveFit(structure, s=s, r=r, modulus=modulus, word_bytes=w, outputs=words[n - r:].copy(),
+        return AdditiveFit(structure, s=s, r=r, modulus=modulus, value_bits=w, outputs=words[n - r:].copy(),
                            low_bits=None if low_bits is None else low_bits[n - r:].copy(),
-                           skip=len(observed) - usable)
+                           observed_bytes=len(observed))

@@ -20,8 +20,9 @@ bits 33..63) and Knuth's MMIX (6364136223846793005, 1442695040888963407 mod
 2^64, here its high 32 bits).  java.util.Random's nextInt() is tried as 4
 little-endian bytes (as Random.nextBytes writes it) and big-endian (as
 DataOutputStream.writeInt does); nextLong() as 8 little-endian bytes;
-nextDouble() as its 53-bit integer (the double times 2^53) in 8
-little-endian bytes.
+nextDouble() and musl's rand() as the runtime backends write them, the 53
+bits of the double times 2^53 and the 31 bits of rand(), packed least
+significant bit first (randqa/sources/runtimes/).
 
 Formula.  State x_{i+1} = a x_i + c mod 2^k; each state step outputs t bits
 from bit h up (y = (x >> h) mod 2^t), and a word is made of the outputs of
@@ -41,8 +42,9 @@ so only x mod 2^(h+t) matters.
 Every candidate state must reproduce every observed word.
 
 Minimum data: java.util.Random nextInt() and MSVC/ANSI rand() shorts: 8
-bytes (2 and 4 outputs); nextLong() and nextDouble(): 8 bytes (one word, two
-steps); rand() & 0xff: 8 bytes; MMIX and musl rand() words: 16-32 bytes.
+bytes (2 and 4 outputs); nextLong(): 8 bytes (one word, two
+steps; nextDouble(): 7 bytes); rand() & 0xff: 8 bytes; MMIX and musl
+rand() words: 12-32 bytes.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from randqa.predict._lattice import lll_reduce, nearest_plane
-from randqa.predict.base import Fit, NoFit, Predictor, bytes_of, words_of
+from randqa.predict.base import Fit, NoFit, Predictor, continuation, packed_bytes, values_of
 
 #: hidden bits of one step enumerated directly up to this many
 MAX_ENUMERATED_BITS = 22
@@ -70,7 +72,9 @@ class TruncatedLCG:
     #: the state steps each word is made of, most significant first: step j
     #: outputs bits [shift, shift + bits) of its state
     parts: tuple[tuple[int, int], ...]
-    word_bytes: int
+    #: stream bits per word: 8, 16, 32, 64 (little-endian words), or the bits
+    #: of a runtime's call packed least significant bit first (31, 53)
+    word_bits: int
     #: words written most significant byte first (Java's DataOutputStream.writeInt)
     big_endian: bool = False
     #: a word is (first << 32) + the second as a signed 32-bit int (Java's
@@ -78,48 +82,51 @@ class TruncatedLCG:
     signed_sum: bool = False
 
     @property
-    def word_bits(self) -> int:
+    def value_bits(self) -> int:
         """The bits a word's parts fill (a word never has a bit above them)."""
         return sum(bits for _shift, bits in self.parts)
 
-    def steps(self, data: np.ndarray) -> np.ndarray:
-        """The output of every state step the whole words of ``data`` hold, in order."""
-        n = len(data) // self.word_bytes
+    def words(self, data: np.ndarray) -> np.ndarray:
+        """The whole words of ``data``, as uint64."""
         if self.big_endian:
-            words = data[: n * self.word_bytes].view(f">u{self.word_bytes}").astype(np.uint64)
-        else:
-            words = words_of(data, self.word_bytes)
+            n = len(data) // (self.word_bits // 8)
+            return data[: n * self.word_bits // 8].view(f">u{self.word_bits // 8}").astype(np.uint64)
+        return values_of(data, self.word_bits)
+
+    def steps(self, words: np.ndarray) -> np.ndarray:
+        """The output of every state step the words hold, in order."""
         if self.signed_sum:
             low = words & np.uint64(0xFFFFFFFF)
             high = ((words >> np.uint64(32)) + (low >> np.uint64(31))) & np.uint64(0xFFFFFFFF)
             return np.stack([high, low], axis=1).ravel()
-        columns, below = [], self.word_bits
+        columns, below = [], self.value_bits
         for _shift, bits in self.parts:
             below -= bits
             columns.append((words >> np.uint64(below)) & np.uint64((1 << bits) - 1))
         return np.stack(columns, axis=1).ravel()
 
-    def fits(self, data: np.ndarray) -> bool:
+    def fits(self, words: np.ndarray) -> bool:
         """Whether the words can be this family's at all (no bit above its parts)."""
-        if self.signed_sum or self.word_bits >= 8 * self.word_bytes:
+        if self.signed_sum or self.value_bits >= self.word_bits:
             return True
-        return int(words_of(data, self.word_bytes).max(initial=0)) >> self.word_bits == 0
+        return int(words.max(initial=0)) >> self.value_bits == 0
 
-    def write(self, steps: np.ndarray) -> np.ndarray:
-        """Words made of consecutive step outputs (a whole number of words), as bytes."""
+    def write(self, steps: np.ndarray, skip_bits: int) -> np.ndarray:
+        """Words made of consecutive step outputs (a whole number of words), as
+        the stream's bytes without its first ``skip_bits`` bits."""
         per_word = steps.reshape(-1, len(self.parts))
         if self.signed_sum:
             high, low = per_word[:, 0], per_word[:, 1]
             words = (high << np.uint64(32)) + (low | np.where(low >> np.uint64(31), np.uint64(0xFFFFFFFF00000000),
                                                               np.uint64(0)))
         else:
-            words, below = np.zeros(len(per_word), dtype=np.uint64), self.word_bits
+            words, below = np.zeros(len(per_word), dtype=np.uint64), self.value_bits
             for j, (_shift, bits) in enumerate(self.parts):
                 below -= bits
                 words |= per_word[:, j] << np.uint64(below)
-        if not self.big_endian:
-            return bytes_of(words, self.word_bytes)
-        return words.astype(f">u{self.word_bytes}").view(np.uint8)
+        if self.big_endian:
+            return words.astype(f">u{self.word_bits // 8}").view(np.uint8)[skip_bits // 8:]
+        return packed_bytes(words, self.word_bits, skip_bits)
 
     def step_shifts(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         """Shift and output mask of steps 0 .. count-1."""
@@ -147,16 +154,16 @@ def _family(name: str, a: int, c: int, shift: int, out_bits: int, packings: tupl
     for w in packings:
         bits = min(out_bits, 8 * w)
         label = name if bits == out_bits else f"{name} & {(1 << bits) - 1:#x}"
-        out.append(TruncatedLCG(label, a, c, ((shift, bits),), w))
+        out.append(TruncatedLCG(label, a, c, ((shift, bits),), 8 * w))
     return out
 
 
 JAVA_A, JAVA_C = 0x5DEECE66D, 0xB
 FAMILIES: list[TruncatedLCG] = [
     *_family("java.util.Random nextInt / mrand48", JAVA_A, JAVA_C, 16, 32, (4,)),
-    TruncatedLCG("java.util.Random nextInt, big-endian", JAVA_A, JAVA_C, ((16, 32),), 4, big_endian=True),
-    TruncatedLCG("java.util.Random nextLong", JAVA_A, JAVA_C, ((16, 32), (16, 32)), 8, signed_sum=True),
-    TruncatedLCG("java.util.Random nextDouble (x 2^53)", JAVA_A, JAVA_C, ((22, 26), (21, 27)), 8),
+    TruncatedLCG("java.util.Random nextInt, big-endian", JAVA_A, JAVA_C, ((16, 32),), 32, big_endian=True),
+    TruncatedLCG("java.util.Random nextLong", JAVA_A, JAVA_C, ((16, 32), (16, 32)), 64, signed_sum=True),
+    TruncatedLCG("java.util.Random nextDouble (53 bits)", JAVA_A, JAVA_C, ((22, 26), (21, 27)), 53),
     *_family("lrand48", JAVA_A, JAVA_C, 17, 31, (4,)),
     *_family("MSVC rand()", 214013, 2531011, 16, 15, (2, 1, 4)),
     *_family("ISO C example rand()", 1103515245, 12345, 16, 15, (2, 1, 4)),
@@ -164,7 +171,7 @@ FAMILIES: list[TruncatedLCG] = [
     *_family("glibc TYPE_0 rand()", 1103515245, 12345, 0, 31, (4, 2, 1)),
     *_family("RANDU", 65539, 0, 0, 31, (4,)),
     *_family("MMIX (Knuth) high 32 bits", 6364136223846793005, 1442695040888963407, 32, 32, (4,)),
-    *_family("musl rand()", 6364136223846793005, 1, 33, 31, (4,)),
+    TruncatedLCG("musl rand()", 6364136223846793005, 1, ((33, 31),), 31),
 ]
 
 
@@ -249,14 +256,15 @@ class TruncatedFit(Fit):
     family: TruncatedLCG | None = None
     #: the state that produced the last observed step's output
     state: int = 0
-    skip: int = 0
+    observed_bytes: int = 0
 
     def predict(self, nbytes: int) -> np.ndarray:
         f = self.family
-        count = -(-(nbytes + self.skip) // f.word_bytes) * len(f.parts)
+        words, skip_bits = continuation(self.observed_bytes, f.word_bits, nbytes)
+        count = words * len(f.parts)
         states = lcg_states(self.state, f.a, f.c, f.modulus, count)
         shifts, masks = f.step_shifts(count)
-        return f.write((states >> shifts) & masks)[self.skip:self.skip + nbytes]
+        return f.write((states >> shifts) & masks, skip_bits)[:nbytes]
 
 
 class TruncatedLCGPredictor(Predictor):
@@ -269,9 +277,10 @@ class TruncatedLCGPredictor(Predictor):
 
     def fit(self, observed: np.ndarray) -> Fit | NoFit:
         for f in FAMILIES:
-            if len(observed) < f.word_bytes or not f.fits(observed):
+            words = f.words(observed)
+            if len(words) == 0 or not f.fits(words):
                 continue
-            y = f.steps(observed)
+            y = f.steps(words)
             if len(y) < 2:
                 continue
             enumerated = f.hidden_bits <= MAX_ENUMERATED_BITS
@@ -285,9 +294,8 @@ class TruncatedLCGPredictor(Predictor):
                                f"{f.hidden_bits} hidden bits {'enumerated' if enumerated else 'by LLL'}",
                     "family": f.name, "a": f.a, "c": f.c,
                     "output_bits": [[shift, shift + bits] for shift, bits in f.parts],
-                    "word_bits": 8 * f.word_bytes, "state": last,
+                    "word_bits": f.word_bits, "state": last,
                 }
-                usable = len(observed) // f.word_bytes * f.word_bytes
-                return TruncatedFit(structure, family=f, state=last, skip=len(observed) - usable)
+                return TruncatedFit(structure, family=f, state=last, observed_bytes=len(observed))
         return NoFit("no known truncated LCG reproduces the words",
                      {"families": sorted({f.name for f in FAMILIES})})

@@ -102,15 +102,15 @@ def test_no_family_in_siprand():
 
 @pytest.mark.parametrize("reference, family", [
     (java_random_next_long_bytes, "java.util.Random nextLong"),
-    (java_random_next_double_bytes, "java.util.Random nextDouble (x 2^53)"),
+    (java_random_next_double_bytes, "java.util.Random nextDouble (53 bits)"),
 ])
 def test_java_util_random_two_steps_per_word(reference, family):
-    # one word holds two LCG steps: its first 8 bytes give the state
+    # one word holds two LCG steps: the first word gives the state
     data = np.frombuffer(reference(0x5EED, 1 << 14), dtype=np.uint8)
     result = run_predictor(TruncatedLCGPredictor(), data)
     assert result.succeeded and result.checked_bytes >= 1 << 16
     assert result.structure["family"] == family
-    assert result.observed_bytes == 8
+    assert result.observed_bytes <= 8
 
 
 def test_musl_rand_by_lattice_reduction():
