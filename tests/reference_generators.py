@@ -23,7 +23,8 @@ only what it needs.
   additive generator (from a given state) and .NET's System.Random.
 - GF(2)-linear: xorshift32 and xorshift128 (Marsaglia 2003), L'Ecuyer's
   LFSR113 (four Tausworthe components, as Linux's prandom), bit-serial
-  LFSRs of trinomials, GFSR, MT19937 as words of any width, MT19937-64,
+  LFSRs of trinomials, GFSR, MT19937 as words of any width (and PHP's
+  mt_rand(), its words >> 1), MT19937-64,
   xorshift1024's linear engine, xoshiro256+, WELL512a.
 - libdnet's RC4 keying, and Linux's SipHash-based siprand.
 - Berlekamp-Massey (Massey 1969), the linear complexity of a bit sequence.
@@ -224,6 +225,21 @@ def v8_math_random_values(seed: int, count: int) -> list[int]:
             cache.append(s0 >> 12)
         out.extend(reversed(cache))
     return out[:count]
+
+
+def r_marsaglia_multicarry_bytes(seed_state: tuple[int, int], count: int) -> bytes:
+    """R's "Marsaglia-Multicarry" (src/main/RNG.c) from the state (I1, I2):
+    each call I1 = 36969 (I1 & 0xFFFF) + (I1 >> 16), I2 = 18000 (I2 & 0xFFFF)
+    + (I2 >> 16), and the value (I1 << 16) ^ (I2 & 0xFFFF) (32 bits, the
+    double times 2^32 - 1), as 4 little-endian bytes.  R's set.seed only
+    fills the two words (tested in the runtime's own tests)."""
+    i1, i2 = seed_state
+    out = []
+    for _ in range(count):
+        i1 = 36969 * (i1 & 0xFFFF) + (i1 >> 16)
+        i2 = 18000 * (i2 & 0xFFFF) + (i2 >> 16)
+        out.append(((i1 << 16) ^ (i2 & 0xFFFF)) & MASK32)
+    return np.array(out, dtype="<u4").tobytes()
 
 
 def packed_values(values: list[int], bits: int) -> bytes:
@@ -523,6 +539,16 @@ def mt19937_blocks(seed: int, word_bits: int):
             yield ((out[0::2] << np.uint64(32)) | out[1::2]).astype("<u8").tobytes()
         else:
             yield out.astype(f"<u{word_bits // 8}").tobytes()
+
+
+def php_mt_rand_bytes(seed: int, count: int) -> bytes:
+    """``count`` mt_rand() of PHP after mt_srand(seed) (ext/standard/mt_rand.c,
+    MT_RAND_MT19937: init_genrand(seed), MT19937's tempered word >> 1), their
+    31 bits packed as the runtime backends write them.  numpy's MT19937 with
+    its legacy seeding is init_genrand."""
+    bitgen = np.random.MT19937()
+    bitgen._legacy_seeding(seed)
+    return packed_values([int(v) >> 1 for v in bitgen.random_raw(count)], 31)
 
 
 def xorshift1024_blocks(seed: int = 1):
