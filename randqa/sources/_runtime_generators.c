@@ -1,0 +1,265 @@
+/*
+ * The default generators of the runtimes applications call (Node's V8,
+ * OpenJDK, Go, Mono, PHP, SQLite), reimplemented bit for bit and seeded
+ * through each runtime's own seeding routine, for the backends of
+ * randqa/sources/runtimes/ (whose modules say, per runtime, which source
+ * was read and how the runtime departs from the textbook algorithm).
+ *
+ * Output.  Every generator here returns values of a fixed number of bits
+ * b (the bits an application gets from one call: 52 for V8's doubles, 31
+ * for PHP's mt_rand(), 64 for Java's nextLong(), ...).  The stream is
+ * those bits and no others: eight consecutive values form one word of b
+ * bytes, the first value in the lowest bits, each value's bits from least
+ * to most significant (for b = 32 or 64, each value as b/8 little-endian
+ * bytes).  So no bit of the stream is constant that the runtime does not
+ * make constant, and bytes_per_call = b / 8.
+ */
+#include "../_module.h"
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Generator states                                                     */
+
+#define V8_CACHE 64
+
+typedef struct { uint64_t s0, s1; uint64_t cache[V8_CACHE]; unsigned left; } v8_state;
+
+typedef struct { uint64_t x; } java_lcg_state;                        /* java.util.Random's 48-bit seed */
+typedef struct { uint64_t a, s, x0, x1; } lxm_state;                   /* L64X128MixRandom */
+
+typedef union {
+    v8_state v8;
+    java_lcg_state java;
+    lxm_state lxm;
+} generator_state;
+
+#define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators.Generator"
+#include "_generator_object.h"
+
+/* Eight values of `bits` bits each, concatenated from the least significant
+ * bit of the first into `bits` bytes. */
+static inline void
+pack8(uint8_t *RESTRICT out, const uint64_t v[8], unsigned bits)
+{
+    if (bits == 64) {
+        for (int k = 0; k < 8; k++)
+            store_le64(out + 8 * k, v[k]);
+        return;
+    }
+    if (bits == 32) {
+        for (int k = 0; k < 8; k++)
+            store_le32(out + 4 * k, (uint32_t)v[k]);
+        return;
+    }
+    uint64_t acc = 0;
+    unsigned have = 0; /* bits waiting in acc, always < 8 between values */
+    for (int k = 0; k < 8; k++) {
+        uint64_t x = v[k];
+        unsigned left = bits;
+        while (left) {
+            unsigned take = left < 56 ? left : 56;
+            acc |= (x & ((1ULL << take) - 1)) << have;
+            x >>= take;
+            left -= take;
+            have += take;
+            while (have >= 8) {
+                *out++ = (uint8_t)acc;
+                acc >>= 8;
+                have -= 8;
+            }
+        }
+    }
+}
+
+/* The fill function NAME of a generator whose state is g->st.MEMBER and
+ * whose next BITS-bit value NEXT(&state) returns. */
+#define PACKED_FILL(NAME, MEMBER, NEXT, BITS)                            \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t nwords) \
+    {                                                                    \
+        for (size_t w = 0; w < nwords; w++) {                            \
+            uint64_t v[8];                                               \
+            for (int k = 0; k < 8; k++)                                  \
+                v[k] = NEXT(&g->st.MEMBER);                              \
+            pack8(out + (size_t)(BITS) * w, v, BITS);                    \
+        }                                                                \
+    }
+
+/* ------------------------------------------------------------------ */
+/* V8's Math.random() (src/numbers/math-random.cc, src/base/utils/
+ * random-number-generator.h, V8 11.3 as in Node 20).  The state is two
+ * 64-bit words seeded as MurmurHash3's fmix64(seed) and fmix64(~seed) from
+ * --random-seed; each refill runs xorshift128 64 times into a cache that
+ * Math.random() reads from its end back to its start.  The double is
+ * (state0 >> 12) / 2^52: state0 itself, not the sum state0 + state1 that
+ * textbook xorshift128+ returns, so the 52 bits are linear over GF(2). */
+
+static inline uint64_t
+fmix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint64_t
+v8_next(v8_state *v)
+{
+    if (v->left == 0) {
+        uint64_t s0 = v->s0, s1 = v->s1;
+        for (int i = 0; i < V8_CACHE; i++) {
+            uint64_t x = s0, y = s1;
+            s0 = y;
+            x ^= x << 23;
+            x ^= x >> 17;
+            x ^= y;
+            x ^= y >> 26;
+            s1 = x;
+            v->cache[i] = s0;
+        }
+        v->s0 = s0;
+        v->s1 = s1;
+        v->left = V8_CACHE;
+    }
+    return v->cache[--v->left] >> 12;
+}
+
+PACKED_FILL(v8_fill, v8, v8_next, 52)
+
+/* --random-seed=seed (an int; V8 treats 0 as "no seed" and draws one) */
+static void
+v8_seed(v8_state *v, uint64_t seed)
+{
+    v->s0 = fmix64(seed);
+    v->s1 = fmix64(~seed);
+    v->left = 0;
+}
+
+SEEDED_CONSTRUCTOR(v8_math_random, 31, v8_fill, 52, "V8 Math.random (xorshift128, 64-value cache)",
+                   v8_seed(&g->st.v8, seed))
+
+/* ------------------------------------------------------------------ */
+/* java.util.Random (OpenJDK 17): next(bits) steps x = 0x5DEECE66D x + 0xB
+ * mod 2^48 and returns (int)(x >>> (48 - bits)).  nextLong() is
+ * ((long)next(32) << 32) + next(32), the second int sign-extended (so the
+ * high half is off by one whenever the low int is negative); nextDouble()
+ * is ((long)next(26) << 27) + next(27), over 2^53. */
+
+#define JAVA_MULTIPLIER 0x5DEECE66DULL
+#define JAVA_MASK ((1ULL << 48) - 1)
+
+static inline uint32_t
+java_next32(java_lcg_state *j)
+{
+    j->x = (j->x * JAVA_MULTIPLIER + 0xBULL) & JAVA_MASK;
+    return (uint32_t)(j->x >> 16);
+}
+
+static inline uint64_t
+java_next_long(java_lcg_state *j)
+{
+    uint64_t high = (uint64_t)java_next32(j) << 32;
+    int32_t low = (int32_t)java_next32(j);
+    return high + (uint64_t)(int64_t)low;
+}
+
+static inline uint64_t
+java_next_double53(java_lcg_state *j)
+{
+    j->x = (j->x * JAVA_MULTIPLIER + 0xBULL) & JAVA_MASK;
+    uint64_t high = j->x >> 22; /* next(26) */
+    j->x = (j->x * JAVA_MULTIPLIER + 0xBULL) & JAVA_MASK;
+    return (high << 27) + (j->x >> 21); /* + next(27) */
+}
+
+PACKED_FILL(java_long_fill, java, java_next_long, 64)
+PACKED_FILL(java_double_fill, java, java_next_double53, 53)
+
+/* new Random(seed): x = (seed ^ 0x5DEECE66D) mod 2^48 */
+SEEDED_CONSTRUCTOR(java_random_long, 64, java_long_fill, 64, "java.util.Random nextLong",
+                   g->st.java.x = (seed ^ JAVA_MULTIPLIER) & JAVA_MASK)
+SEEDED_CONSTRUCTOR(java_random_double, 64, java_double_fill, 53, "java.util.Random nextDouble",
+                   g->st.java.x = (seed ^ JAVA_MULTIPLIER) & JAVA_MASK)
+
+/* ------------------------------------------------------------------ */
+/* L64X128MixRandom (JEP 356, OpenJDK 17 jdk.random): an LCG mod 2^64
+ * (s = M s + a, a odd) added to xoroshiro128 v1.0's first word, through
+ * Doug Lea's mixLea64; the output is computed before both step. */
+
+#define LXM_M 0xd1342543de82ef95ULL
+#define GOLDEN_RATIO_64 0x9e3779b97f4a7c15ULL
+#define SILVER_RATIO_64 0x6A09E667F3BCC909ULL
+
+static inline uint64_t
+mix_lea64(uint64_t z)
+{
+    z = (z ^ (z >> 32)) * 0xdaba0b6eb09322e3ULL;
+    z = (z ^ (z >> 32)) * 0xdaba0b6eb09322e3ULL;
+    return z ^ (z >> 32);
+}
+
+static inline uint64_t
+mix_stafford13(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t
+lxm_next(lxm_state *l)
+{
+    uint64_t result = mix_lea64(l->s + l->x0);
+    l->s = LXM_M * l->s + l->a;
+    uint64_t q0 = l->x0, q1 = l->x1;
+    q1 ^= q0;
+    q0 = rol64(q0, 24);
+    q0 = q0 ^ q1 ^ (q1 << 16);
+    q1 = rol64(q1, 37);
+    l->x0 = q0;
+    l->x1 = q1;
+    return result;
+}
+
+PACKED_FILL(lxm_fill, lxm, lxm_next, 64)
+
+/* new L64X128MixRandom(seed): seed ^= SILVER_RATIO_64; a = mixMurmur64(seed) | 1,
+ * s = 1, x0 = mixStafford13(seed), x1 = mixStafford13(seed + GOLDEN_RATIO_64);
+ * x0 = x1 = 0 (which no seed gives: mixStafford13 is a bijection) would be replaced. */
+static void
+lxm_seed(lxm_state *l, uint64_t seed)
+{
+    seed ^= SILVER_RATIO_64;
+    l->a = fmix64(seed) | 1;
+    l->s = 1;
+    l->x0 = mix_stafford13(seed);
+    l->x1 = mix_stafford13(seed + GOLDEN_RATIO_64);
+}
+
+SEEDED_CONSTRUCTOR(java_l64x128mixrandom, 64, lxm_fill, 64, "L64X128MixRandom", lxm_seed(&g->st.lxm, seed))
+
+/* ------------------------------------------------------------------ */
+
+static PyMethodDef module_methods[] = {
+    {"v8_math_random", make_v8_math_random, METH_VARARGS,
+     "v8_math_random(seed): Node's Math.random() after --random-seed=seed; 52-bit values packed."},
+    {"java_random_long", make_java_random_long, METH_VARARGS, "java_random_long(seed): new Random(seed).nextLong() values."},
+    {"java_random_double", make_java_random_double, METH_VARARGS,
+     "java_random_double(seed): new Random(seed).nextDouble() * 2^53, 53-bit values packed."},
+    {"java_l64x128mixrandom", make_java_l64x128mixrandom, METH_VARARGS,
+     "java_l64x128mixrandom(seed): new L64X128MixRandom(seed).nextLong() values."},
+    {NULL, NULL, 0, NULL},
+};
+
+RANDQA_MODULE_DEF("randqa.sources._runtime_generators",
+                  "The runtimes' default generators, bit-exact and seeded as each runtime seeds them.",
+                  module_methods);
+
+PyMODINIT_FUNC
+PyInit__runtime_generators(void)
+{
+    return create_module_with_type(&module_def, &GenType, "Generator");
+}
