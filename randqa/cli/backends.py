@@ -22,6 +22,7 @@ _GROUP_TITLES = {
     "nmap": "from nmap's PRNG benchmark",
     "linux": "from the Linux prandom_u32 thread",
     "classic": "classic references",
+    "runtimes": "the runtimes' own generators (NAME: randqa's bit-exact C; NAME-live: the installed runtime itself)",
     "numpy": "numpy / randomgen bit generators",
     "plugin": "plugins (entry-point group randqa.backends)",
 }
