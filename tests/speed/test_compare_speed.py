@@ -56,7 +56,7 @@ def test_compare_json_has_as_called_speed_and_method(tmp_path, monkeypatch, caps
     assert "a: libc rand(), one call per byte" in out and f"b: {COMPILED_METHOD}" in out
     assert "feed MB/s" in out and "nmap's question" in out and "fastest:" in out
     page = (tmp_path / "randqa-report.html").read_text()
-    assert '<section id="answer">' in page and '<sup class="marker">a</sup>' in page
+    assert '<section id="answer" class="answer-block">' in page and '<sup class="marker">a</sup>' in page
     assert "libc rand(), one call per byte" in page
 
 
