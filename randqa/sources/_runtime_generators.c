@@ -27,11 +27,15 @@ typedef struct { uint64_t s0, s1; uint64_t cache[V8_CACHE]; unsigned left; } v8_
 
 typedef struct { uint64_t x; } java_lcg_state;                        /* java.util.Random's 48-bit seed */
 typedef struct { uint64_t a, s, x0, x1; } lxm_state;                   /* L64X128MixRandom */
+#define GO_LEN 607
+#define GO_TAP 273
+typedef struct { uint64_t vec[GO_LEN]; int tap, feed; } go_state;       /* math/rand's rngSource */
 
 typedef union {
     v8_state v8;
     java_lcg_state java;
     lxm_state lxm;
+    go_state go;
 } generator_state;
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators.Generator"
@@ -242,6 +246,60 @@ lxm_seed(lxm_state *l, uint64_t seed)
 SEEDED_CONSTRUCTOR(java_l64x128mixrandom, 64, lxm_fill, 64, "L64X128MixRandom", lxm_seed(&g->st.lxm, seed))
 
 /* ------------------------------------------------------------------ */
+/* Go 1.19 math/rand (src/math/rand/rng.go): x[n] = x[n-607] + x[n-273]
+ * mod 2^64 in a ring of 607 words walked downwards by two indices. */
+
+#include "_go_rng_cooked.h"
+
+static inline uint64_t
+go_next(go_state *r)
+{
+    if (--r->tap < 0)
+        r->tap += GO_LEN;
+    if (--r->feed < 0)
+        r->feed += GO_LEN;
+    uint64_t x = r->vec[r->feed] + r->vec[r->tap];
+    r->vec[r->feed] = x;
+    return x;
+}
+
+PACKED_FILL(go_fill, go, go_next, 64)
+
+/* seedrand: x = 48271 x mod (2^31 - 1), by Schrage's method as Go writes it */
+static inline int32_t
+go_seedrand(int32_t x)
+{
+    int32_t hi = x / 44488, lo = x % 44488;
+    x = 48271 * lo - 3399 * hi;
+    return x < 0 ? x + 2147483647 : x;
+}
+
+/* rngSource.Seed(seed) for a seed in [0, 2^63) */
+static void
+go_seed(go_state *r, uint64_t seed)
+{
+    r->tap = 0;
+    r->feed = GO_LEN - GO_TAP;
+    seed %= 2147483647u;
+    if (seed == 0)
+        seed = 89482311;
+    int32_t x = (int32_t)seed;
+    for (int i = -20; i < GO_LEN; i++) {
+        x = go_seedrand(x);
+        if (i >= 0) {
+            uint64_t u = (uint64_t)x << 40;
+            x = go_seedrand(x);
+            u ^= (uint64_t)x << 20;
+            x = go_seedrand(x);
+            u ^= (uint64_t)x;
+            r->vec[i] = u ^ go_rng_cooked[i];
+        }
+    }
+}
+
+SEEDED_CONSTRUCTOR(go_math_rand, 63, go_fill, 64, "Go math/rand rngSource", go_seed(&g->st.go, seed))
+
+/* ------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
     {"v8_math_random", make_v8_math_random, METH_VARARGS,
@@ -251,6 +309,7 @@ static PyMethodDef module_methods[] = {
      "java_random_double(seed): new Random(seed).nextDouble() * 2^53, 53-bit values packed."},
     {"java_l64x128mixrandom", make_java_l64x128mixrandom, METH_VARARGS,
      "java_l64x128mixrandom(seed): new L64X128MixRandom(seed).nextLong() values."},
+    {"go_math_rand", make_go_math_rand, METH_VARARGS, "go_math_rand(seed): rand.NewSource(seed).Uint64() values."},
     {NULL, NULL, 0, NULL},
 };
 
