@@ -30,12 +30,14 @@ typedef struct { uint64_t a, s, x0, x1; } lxm_state;                   /* L64X12
 #define GO_LEN 607
 #define GO_TAP 273
 typedef struct { uint64_t vec[GO_LEN]; int tap, feed; } go_state;       /* math/rand's rngSource */
+typedef struct { int32_t seed_array[56]; int inext, inextp; } dotnet_state; /* System.Random */
 
 typedef union {
     v8_state v8;
     java_lcg_state java;
     lxm_state lxm;
     go_state go;
+    dotnet_state dotnet;
 } generator_state;
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators.Generator"
@@ -300,6 +302,67 @@ go_seed(go_state *r, uint64_t seed)
 SEEDED_CONSTRUCTOR(go_math_rand, 63, go_fill, 64, "Go math/rand rngSource", go_seed(&g->st.go, seed))
 
 /* ------------------------------------------------------------------ */
+/* .NET System.Random(int seed) as Mono 6.8 runs it (the .NET Framework's
+ * referencesource random.cs): Knuth's subtractive generator from
+ * Numerical Recipes' ran3, on 55 ints mod 2^31 - 1, with the second index
+ * 21 places ahead where Knuth has 31.  C#'s int arithmetic wraps, which
+ * large seeds reach (mj = 161803398 - |seed| goes negative), so it is done
+ * here on uint32_t and read back as int32_t. */
+
+#define DOTNET_MBIG 2147483647
+#define DOTNET_MSEED 161803398
+
+static inline int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+
+static void
+dotnet_seed(dotnet_state *r, uint64_t seed)
+{
+    int32_t *a = r->seed_array;
+    int32_t mj = wrap_sub(DOTNET_MSEED, (int32_t)seed), mk = 1; /* seed in [0, 2^31): Math.Abs(seed) = seed */
+    memset(a, 0, sizeof r->seed_array);
+    a[55] = mj;
+    for (int i = 1; i < 55; i++) {
+        int ii = (21 * i) % 55;
+        a[ii] = mk;
+        mk = wrap_sub(mj, mk);
+        if (mk < 0)
+            mk = wrap_add(mk, DOTNET_MBIG);
+        mj = a[ii];
+    }
+    for (int k = 1; k < 5; k++)
+        for (int i = 1; i < 56; i++) {
+            a[i] = wrap_sub(a[i], a[1 + (i + 30) % 55]);
+            if (a[i] < 0)
+                a[i] = wrap_add(a[i], DOTNET_MBIG);
+        }
+    r->inext = 0;
+    r->inextp = 21;
+}
+
+/* InternalSample(), which Next() returns: a value in [0, 2^31 - 1) */
+static inline uint64_t
+dotnet_next(dotnet_state *r)
+{
+    if (++r->inext >= 56)
+        r->inext = 1;
+    if (++r->inextp >= 56)
+        r->inextp = 1;
+    int32_t v = wrap_sub(r->seed_array[r->inext], r->seed_array[r->inextp]);
+    if (v == DOTNET_MBIG)
+        v--;
+    if (v < 0)
+        v = wrap_add(v, DOTNET_MBIG);
+    r->seed_array[r->inext] = v;
+    return (uint64_t)(uint32_t)v;
+}
+
+PACKED_FILL(dotnet_fill, dotnet, dotnet_next, 31)
+
+SEEDED_CONSTRUCTOR(dotnet_random, 31, dotnet_fill, 31, ".NET System.Random (subtractive, Mono)",
+                   dotnet_seed(&g->st.dotnet, seed))
+
+/* ------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
     {"v8_math_random", make_v8_math_random, METH_VARARGS,
@@ -310,6 +373,8 @@ static PyMethodDef module_methods[] = {
     {"java_l64x128mixrandom", make_java_l64x128mixrandom, METH_VARARGS,
      "java_l64x128mixrandom(seed): new L64X128MixRandom(seed).nextLong() values."},
     {"go_math_rand", make_go_math_rand, METH_VARARGS, "go_math_rand(seed): rand.NewSource(seed).Uint64() values."},
+    {"dotnet_random", make_dotnet_random, METH_VARARGS,
+     "dotnet_random(seed): new System.Random(seed).Next() values (Mono), 31 bits packed."},
     {NULL, NULL, 0, NULL},
 };
 
