@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_mt19937.h"
+
 /* ------------------------------------------------------------------ */
 /* Generator states                                                     */
 
@@ -38,6 +40,7 @@ typedef union {
     lxm_state lxm;
     go_state go;
     dotnet_state dotnet;
+    mt_state mt;
 } generator_state;
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators.Generator"
@@ -363,6 +366,21 @@ SEEDED_CONSTRUCTOR(dotnet_random, 31, dotnet_fill, 31, ".NET System.Random (subt
                    dotnet_seed(&g->st.dotnet, seed))
 
 /* ------------------------------------------------------------------ */
+/* PHP 8.2 mt_rand() (ext/random/engine_mt19937.c, random.c): textbook
+ * MT19937 after init_genrand((uint32_t) seed), each output >> 1. */
+
+static inline uint64_t
+php_mt_rand_next(mt_state *m)
+{
+    return mt_next(m) >> 1;
+}
+
+PACKED_FILL(php_mt_rand_fill, mt, php_mt_rand_next, 31)
+
+SEEDED_CONSTRUCTOR(php_mt_rand, 32, php_mt_rand_fill, 31, "PHP mt_rand (MT19937 >> 1)",
+                   mt_init_genrand(&g->st.mt, (uint32_t)seed))
+
+/* ------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
     {"v8_math_random", make_v8_math_random, METH_VARARGS,
@@ -375,6 +393,7 @@ static PyMethodDef module_methods[] = {
     {"go_math_rand", make_go_math_rand, METH_VARARGS, "go_math_rand(seed): rand.NewSource(seed).Uint64() values."},
     {"dotnet_random", make_dotnet_random, METH_VARARGS,
      "dotnet_random(seed): new System.Random(seed).Next() values (Mono), 31 bits packed."},
+    {"php_mt_rand", make_php_mt_rand, METH_VARARGS, "php_mt_rand(seed): mt_rand() values after mt_srand(seed), 31 bits packed."},
     {NULL, NULL, 0, NULL},
 };
 
