@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_mt19937.h"
+
 /* ------------------------------------------------------------------ */
 /* Generator states                                                     */
 
@@ -27,11 +29,20 @@ typedef struct { uint64_t s0, s1; uint64_t cache[V8_CACHE]; unsigned left; } v8_
 
 typedef struct { uint64_t x; } java_lcg_state;                        /* java.util.Random's 48-bit seed */
 typedef struct { uint64_t a, s, x0, x1; } lxm_state;                   /* L64X128MixRandom */
+#define GO_LEN 607
+#define GO_TAP 273
+typedef struct { uint64_t vec[GO_LEN]; int tap, feed; } go_state;       /* math/rand's rngSource */
+typedef struct { int32_t seed_array[56]; int inext, inextp; } dotnet_state; /* System.Random */
+typedef struct { uint32_t s[16], out[16]; unsigned left; } sqlite_state;   /* ChaCha20 state, block, bytes left */
 
 typedef union {
     v8_state v8;
     java_lcg_state java;
     lxm_state lxm;
+    go_state go;
+    dotnet_state dotnet;
+    mt_state mt;
+    sqlite_state sqlite;
 } generator_state;
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators.Generator"
@@ -242,6 +253,199 @@ lxm_seed(lxm_state *l, uint64_t seed)
 SEEDED_CONSTRUCTOR(java_l64x128mixrandom, 64, lxm_fill, 64, "L64X128MixRandom", lxm_seed(&g->st.lxm, seed))
 
 /* ------------------------------------------------------------------ */
+/* Go 1.19 math/rand (src/math/rand/rng.go): x[n] = x[n-607] + x[n-273]
+ * mod 2^64 in a ring of 607 words walked downwards by two indices. */
+
+#include "_go_rng_cooked.h"
+
+static inline uint64_t
+go_next(go_state *r)
+{
+    if (--r->tap < 0)
+        r->tap += GO_LEN;
+    if (--r->feed < 0)
+        r->feed += GO_LEN;
+    uint64_t x = r->vec[r->feed] + r->vec[r->tap];
+    r->vec[r->feed] = x;
+    return x;
+}
+
+PACKED_FILL(go_fill, go, go_next, 64)
+
+/* seedrand: x = 48271 x mod (2^31 - 1), by Schrage's method as Go writes it */
+static inline int32_t
+go_seedrand(int32_t x)
+{
+    int32_t hi = x / 44488, lo = x % 44488;
+    x = 48271 * lo - 3399 * hi;
+    return x < 0 ? x + 2147483647 : x;
+}
+
+/* rngSource.Seed(seed) for a seed in [0, 2^63) */
+static void
+go_seed(go_state *r, uint64_t seed)
+{
+    r->tap = 0;
+    r->feed = GO_LEN - GO_TAP;
+    seed %= 2147483647u;
+    if (seed == 0)
+        seed = 89482311;
+    int32_t x = (int32_t)seed;
+    for (int i = -20; i < GO_LEN; i++) {
+        x = go_seedrand(x);
+        if (i >= 0) {
+            uint64_t u = (uint64_t)x << 40;
+            x = go_seedrand(x);
+            u ^= (uint64_t)x << 20;
+            x = go_seedrand(x);
+            u ^= (uint64_t)x;
+            r->vec[i] = u ^ go_rng_cooked[i];
+        }
+    }
+}
+
+SEEDED_CONSTRUCTOR(go_math_rand, 63, go_fill, 64, "Go math/rand rngSource", go_seed(&g->st.go, seed))
+
+/* ------------------------------------------------------------------ */
+/* .NET System.Random(int seed) as Mono 6.8 runs it (the .NET Framework's
+ * referencesource random.cs): Knuth's subtractive generator from
+ * Numerical Recipes' ran3, on 55 ints mod 2^31 - 1, with the second index
+ * 21 places ahead where Knuth has 31.  C#'s int arithmetic wraps, which
+ * large seeds reach (mj = 161803398 - |seed| goes negative), so it is done
+ * here on uint32_t and read back as int32_t. */
+
+#define DOTNET_MBIG 2147483647
+#define DOTNET_MSEED 161803398
+
+static inline int32_t wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline int32_t wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+
+static void
+dotnet_seed(dotnet_state *r, uint64_t seed)
+{
+    int32_t *a = r->seed_array;
+    int32_t mj = wrap_sub(DOTNET_MSEED, (int32_t)seed), mk = 1; /* seed in [0, 2^31): Math.Abs(seed) = seed */
+    memset(a, 0, sizeof r->seed_array);
+    a[55] = mj;
+    for (int i = 1; i < 55; i++) {
+        int ii = (21 * i) % 55;
+        a[ii] = mk;
+        mk = wrap_sub(mj, mk);
+        if (mk < 0)
+            mk = wrap_add(mk, DOTNET_MBIG);
+        mj = a[ii];
+    }
+    for (int k = 1; k < 5; k++)
+        for (int i = 1; i < 56; i++) {
+            a[i] = wrap_sub(a[i], a[1 + (i + 30) % 55]);
+            if (a[i] < 0)
+                a[i] = wrap_add(a[i], DOTNET_MBIG);
+        }
+    r->inext = 0;
+    r->inextp = 21;
+}
+
+/* InternalSample(), which Next() returns: a value in [0, 2^31 - 1) */
+static inline uint64_t
+dotnet_next(dotnet_state *r)
+{
+    if (++r->inext >= 56)
+        r->inext = 1;
+    if (++r->inextp >= 56)
+        r->inextp = 1;
+    int32_t v = wrap_sub(r->seed_array[r->inext], r->seed_array[r->inextp]);
+    if (v == DOTNET_MBIG)
+        v--;
+    if (v < 0)
+        v = wrap_add(v, DOTNET_MBIG);
+    r->seed_array[r->inext] = v;
+    return (uint64_t)(uint32_t)v;
+}
+
+PACKED_FILL(dotnet_fill, dotnet, dotnet_next, 31)
+
+SEEDED_CONSTRUCTOR(dotnet_random, 31, dotnet_fill, 31, ".NET System.Random (subtractive, Mono)",
+                   dotnet_seed(&g->st.dotnet, seed))
+
+/* ------------------------------------------------------------------ */
+/* PHP 8.2 mt_rand() (ext/random/engine_mt19937.c, random.c): textbook
+ * MT19937 after init_genrand((uint32_t) seed), each output >> 1. */
+
+static inline uint64_t
+php_mt_rand_next(mt_state *m)
+{
+    return mt_next(m) >> 1;
+}
+
+PACKED_FILL(php_mt_rand_fill, mt, php_mt_rand_next, 31)
+
+SEEDED_CONSTRUCTOR(php_mt_rand, 32, php_mt_rand_fill, 31, "PHP mt_rand (MT19937 >> 1)",
+                   mt_init_genrand(&g->st.mt, (uint32_t)seed))
+
+/* ------------------------------------------------------------------ */
+/* SQLite 3.40.1 random() (src/random.c, func.c): ChaCha20 blocks, each
+ * read from its end backwards 8 bytes at a time, a negative int64 r
+ * returned as -(r & INT64_MAX). */
+
+#define CHACHA_QR(a, b, c, d)                                         \
+    do {                                                             \
+        a += b; d ^= a; d = (d << 16) | (d >> 16);                   \
+        c += d; b ^= c; b = (b << 12) | (b >> 20);                   \
+        a += b; d ^= a; d = (d << 8) | (d >> 24);                    \
+        c += d; b ^= c; b = (b << 7) | (b >> 25);                    \
+    } while (0)
+
+static void
+chacha20_block(uint32_t out[16], const uint32_t in[16])
+{
+    uint32_t x[16];
+    memcpy(x, in, sizeof x);
+    for (int i = 0; i < 10; i++) {
+        CHACHA_QR(x[0], x[4], x[8], x[12]);
+        CHACHA_QR(x[1], x[5], x[9], x[13]);
+        CHACHA_QR(x[2], x[6], x[10], x[14]);
+        CHACHA_QR(x[3], x[7], x[11], x[15]);
+        CHACHA_QR(x[0], x[5], x[10], x[15]);
+        CHACHA_QR(x[1], x[6], x[11], x[12]);
+        CHACHA_QR(x[2], x[7], x[8], x[13]);
+        CHACHA_QR(x[3], x[4], x[9], x[14]);
+    }
+    for (int i = 0; i < 16; i++)
+        out[i] = x[i] + in[i];
+}
+
+static inline uint64_t
+sqlite_next(sqlite_state *q)
+{
+    if (q->left == 0) {
+        q->s[12]++;
+        chacha20_block(q->out, q->s);
+        q->left = 64;
+    }
+    q->left -= 8;
+    /* the 8 bytes at out + left, read as a little-endian int64 */
+    unsigned w = q->left / 4;
+    uint64_t r = (uint64_t)q->out[w] | (uint64_t)q->out[w + 1] << 32;
+    return (r >> 63) ? 0 - (r & 0x7fffffffffffffffULL) : r;
+}
+
+PACKED_FILL(sqlite_fill, sqlite, sqlite_next, 64)
+
+/* SQLITE_TESTCTRL_PRNG_SEED(seed): xRandomness gives the int seed's 32 bits,
+ * then 40 zero bytes, for words 4..14; word 15 takes word 12 (0) and the
+ * counter, word 12, starts at 0 */
+static void
+sqlite_seed(sqlite_state *q, uint64_t seed)
+{
+    static const uint32_t sigma[4] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
+    memset(q, 0, sizeof *q);
+    memcpy(q->s, sigma, sizeof sigma);
+    q->s[4] = (uint32_t)seed;
+}
+
+SEEDED_CONSTRUCTOR(sqlite_random, 32, sqlite_fill, 64, "SQLite random() (ChaCha20)", sqlite_seed(&g->st.sqlite, seed))
+
+/* ------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
     {"v8_math_random", make_v8_math_random, METH_VARARGS,
@@ -251,6 +455,12 @@ static PyMethodDef module_methods[] = {
      "java_random_double(seed): new Random(seed).nextDouble() * 2^53, 53-bit values packed."},
     {"java_l64x128mixrandom", make_java_l64x128mixrandom, METH_VARARGS,
      "java_l64x128mixrandom(seed): new L64X128MixRandom(seed).nextLong() values."},
+    {"go_math_rand", make_go_math_rand, METH_VARARGS, "go_math_rand(seed): rand.NewSource(seed).Uint64() values."},
+    {"dotnet_random", make_dotnet_random, METH_VARARGS,
+     "dotnet_random(seed): new System.Random(seed).Next() values (Mono), 31 bits packed."},
+    {"php_mt_rand", make_php_mt_rand, METH_VARARGS, "php_mt_rand(seed): mt_rand() values after mt_srand(seed), 31 bits packed."},
+    {"sqlite_random", make_sqlite_random, METH_VARARGS,
+     "sqlite_random(seed): SELECT random() values after SQLITE_TESTCTRL_PRNG_SEED(seed)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,7 +1,8 @@
 // randqa's Node driver: node --random-seed=SEED node_driver.js stream BACKEND
 //                                                              time BACKEND CALLS
 // stream: BACKEND's bytes to stdout until the reader closes the pipe.
-// time:   CALLS calls of the generator in a plain loop; prints the seconds.
+// time:   CALLS calls of the generator in a plain loop (after as many, up to
+//         10^6, to let the JIT compile it); prints the seconds.
 'use strict';
 const fs = require('fs');
 
@@ -54,6 +55,7 @@ function main(argv) {
     }
   }
   if (mode === 'time' && TIMED[backend] && /^[0-9]+$/.test(calls || '')) {
+    TIMED[backend](Math.min(Number(calls), 1e6));  // as many calls first, to let the JIT compile the loop
     const start = process.hrtime.bigint();
     const sum = TIMED[backend](Number(calls));
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
