@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_mt19937.h"
 #include "_rc4.h"
 
 /* ------------------------------------------------------------------ */
@@ -24,14 +25,11 @@
 #define GLIBC_DEG 31
 #define GLIBC_SEP 3
 #define GLIBC_BLOCK 1024
-#define MT_N 624
-#define MT_M 397
 
 typedef struct { uint32_t hist[GLIBC_DEG]; } glibc_state;        /* r[i-31..i-1], oldest first */
 typedef struct { uint32_t x, a, c; } lcg15_state;                 /* x = a*x + c mod 2^32, output bits 16..30 */
 typedef struct { uint32_t x; } u32_state;
 typedef struct { uint64_t x; } u64_state;
-typedef struct { uint32_t mt[MT_N]; int idx; } mt_state;
 typedef struct { uint32_t s1, s2, s3, s4; } taus_state;
 typedef struct { uint64_t v0, v1, v2, v3; } sip_state;
 typedef struct { uint64_t x, a, c, mask; unsigned shift; } lcg64_state; /* x = a*x + c mod mask+1, output x >> shift */
@@ -202,61 +200,7 @@ lcg64_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
-/* MT19937 (Matsumoto & Nishimura 1998, 2002 seeding)                    */
-
-static void
-mt_init_genrand(mt_state *m, uint32_t s)
-{
-    m->mt[0] = s;
-    for (int i = 1; i < MT_N; i++)
-        m->mt[i] = 1812433253u * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
-    m->idx = MT_N;
-}
-
-static void
-mt_init_by_array(mt_state *m, const uint32_t *key, size_t len)
-{
-    mt_init_genrand(m, 19650218u);
-    size_t i = 1, j = 0;
-    for (size_t k = (MT_N > len ? MT_N : len); k; k--) {
-        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= MT_N) {
-            m->mt[0] = m->mt[MT_N - 1];
-            i = 1;
-        }
-        if (j >= len)
-            j = 0;
-    }
-    for (size_t k = MT_N - 1; k; k--) {
-        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
-        i++;
-        if (i >= MT_N) {
-            m->mt[0] = m->mt[MT_N - 1];
-            i = 1;
-        }
-    }
-    m->mt[0] = 0x80000000u; /* non-zero initial array */
-    m->idx = MT_N;
-}
-
-static inline uint32_t mt_mix(uint32_t hi, uint32_t lo, uint32_t far)
-{
-    uint32_t y = (hi & 0x80000000u) | (lo & 0x7fffffffu);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-}
-
-static void
-mt_twist(uint32_t *mt)
-{
-    int k = 0;
-    for (; k < MT_N - MT_M; k++)
-        mt[k] = mt_mix(mt[k], mt[k + 1], mt[k + MT_M]);
-    for (; k < MT_N - 1; k++)
-        mt[k] = mt_mix(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
-    mt[MT_N - 1] = mt_mix(mt[MT_N - 1], mt[0], mt[MT_M - 1]);
-}
+/* MT19937 (_mt19937.h)                                                  */
 
 static void
 mt_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
@@ -271,12 +215,7 @@ mt_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
         size_t take = (size_t)(MT_N - idx) < n ? (size_t)(MT_N - idx) : n;
         const uint32_t *src = m->mt + idx;
         for (size_t k = 0; k < take; k++) {
-            uint32_t y = src[k];
-            y ^= y >> 11;
-            y ^= (y << 7) & 0x9d2c5680u;
-            y ^= (y << 15) & 0xefc60000u;
-            y ^= y >> 18;
-            store_le32(out + 4 * k, y);
+            store_le32(out + 4 * k, mt_temper(src[k]));
         }
         idx += (int)take;
         out += 4 * take;
