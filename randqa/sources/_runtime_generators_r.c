@@ -2,9 +2,9 @@
  * R's uniform generators as runif() gives them (randqa.sources.runtimes):
  * unif_rand() under RNGkind "Wichmann-Hill", "Marsaglia-Multicarry",
  * "Super-Duper", "Knuth-TAOCP-2002" and "L'Ecuyer-CMRG", after
- * set.seed(seed, kind).  ("Mersenne-Twister" needs no code of its own: its
- * runif values are MT19937's 32-bit outputs over 2^32, so _generators.c's
- * MT19937 started from set.seed's state gives them.)
+ * set.seed(seed, kind), and "Mersenne-Twister" (R's default), whose runif
+ * values are MT19937's 32-bit outputs over 2^32 from the state set.seed
+ * fills.
  *
  * Written from R 4.2's src/main/RNG.c: RNG_Init (50 rounds of
  * seed = 69069 seed + 1, then one more per state word; Knuth's ran_start
@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_mt19937.h"
+
 #define KT_KK 100     /* the long lag */
 #define KT_LL 37      /* the short lag */
 #define KT_MM (1u << 30)
@@ -36,6 +38,7 @@ typedef struct { uint32_t ran_x[KT_KK]; int pos; } knuth_taocp_state;
 typedef struct { uint32_t i[6]; } lecuyer_state;
 
 typedef union {
+    mt_state mt;
     wichmann_hill_state wh;
     two_word_state two;
     knuth_taocp_state kt;
@@ -87,6 +90,21 @@ draw_words(uint32_t seed, uint32_t *words, int n)
     for (int j = 0; j < n; j++)
         words[j] = seed = lcg69069(seed);
 }
+
+/* ------------------------------------------------------------------ */
+/* Mersenne-Twister: MT19937 whose 624 words are the 2nd to 625th words
+ * RNG_Init draws (the 1st is the position, which FixupSeeds sets to 624) */
+
+static void
+mersenne_twister_init(mt_state *m, uint32_t seed)
+{
+    uint32_t words[MT_N + 1];
+    draw_words(seed, words, MT_N + 1);
+    memcpy(m->mt, words + 1, sizeof m->mt);
+    m->idx = MT_N;
+}
+
+static inline uint64_t mersenne_twister_next(mt_state *m) { return mt_next(m); }
 
 /* ------------------------------------------------------------------ */
 /* Wichmann-Hill (AS 183): three Lehmer generators, the fractional part of their sum */
@@ -283,6 +301,7 @@ RUNIF_32(multicarry_next, two_word_state)
 RUNIF_32(super_duper_next, two_word_state)
 RUNIF_32(lecuyer_next, lecuyer_state)
 
+PACKED_FILL(mersenne_twister_fill, mt, mersenne_twister_next, 32)
 PACKED_FILL(wichmann_hill_fill, wh, wichmann_hill_next, 32)
 PACKED_FILL(multicarry_fill, two, multicarry_next, 32)
 PACKED_FILL(super_duper_fill, two, super_duper_next, 32)
@@ -292,6 +311,8 @@ PACKED_FILL(knuth_taocp_fill, kt, knuth_taocp_next, 30)
 /* ------------------------------------------------------------------ */
 /* Constructors: the seed is set.seed's integer as R's Int32 (unsigned) */
 
+SEEDED_CONSTRUCTOR(mersenne_twister, 32, mersenne_twister_fill, 32, "R Mersenne-Twister",
+                   mersenne_twister_init(&g->st.mt, (uint32_t)seed))
 SEEDED_CONSTRUCTOR(wichmann_hill, 32, wichmann_hill_fill, 32, "R Wichmann-Hill", wichmann_hill_init(&g->st.wh, (uint32_t)seed))
 SEEDED_CONSTRUCTOR(marsaglia_multicarry, 32, multicarry_fill, 32, "R Marsaglia-Multicarry",
                    multicarry_init(&g->st.two, (uint32_t)seed))
@@ -300,30 +321,9 @@ SEEDED_CONSTRUCTOR(knuth_taocp_2002, 32, knuth_taocp_fill, 30, "R Knuth-TAOCP-20
                    knuth_taocp_init(&g->st.kt, (uint32_t)seed))
 SEEDED_CONSTRUCTOR(lecuyer_cmrg, 32, lecuyer_fill, 32, "R L'Ecuyer-CMRG", lecuyer_init(&g->st.le, (uint32_t)seed))
 
-/* mersenne_twister_state(seed): the 624 words set.seed(seed, "Mersenne-Twister")
- * gives MT19937 (its first drawn word is the position, which R then resets to 624) */
-static PyObject *
-mersenne_twister_state(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
-        return NULL;
-    uint32_t words[625];
-    draw_words((uint32_t)seed, words, 625);
-    PyObject *list = PyList_New(624);
-    for (int k = 0; list != NULL && k < 624; k++) {
-        PyObject *v = PyLong_FromUnsignedLong(words[k + 1]);
-        if (v == NULL) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, k, v);
-    }
-    return list;
-}
-
 static PyMethodDef module_methods[] = {
+    {"mersenne_twister", make_mersenne_twister, METH_VARARGS,
+     "mersenne_twister(seed): runif after set.seed(seed, kind = \"Mersenne-Twister\")."},
     {"wichmann_hill", make_wichmann_hill, METH_VARARGS, "wichmann_hill(seed): runif after set.seed(seed, kind = \"Wichmann-Hill\")."},
     {"marsaglia_multicarry", make_marsaglia_multicarry, METH_VARARGS,
      "marsaglia_multicarry(seed): runif after set.seed(seed, kind = \"Marsaglia-Multicarry\")."},
@@ -331,8 +331,6 @@ static PyMethodDef module_methods[] = {
     {"knuth_taocp_2002", make_knuth_taocp_2002, METH_VARARGS,
      "knuth_taocp_2002(seed): runif after set.seed(seed, kind = \"Knuth-TAOCP-2002\")."},
     {"lecuyer_cmrg", make_lecuyer_cmrg, METH_VARARGS, "lecuyer_cmrg(seed): runif after set.seed(seed, kind = \"L'Ecuyer-CMRG\")."},
-    {"mersenne_twister_state", mersenne_twister_state, METH_VARARGS,
-     "mersenne_twister_state(seed): MT19937's 624 words after set.seed(seed, kind = \"Mersenne-Twister\")."},
     {NULL, NULL, 0, NULL},
 };
 
