@@ -1,8 +1,9 @@
 /*
- * MT19937 (Matsumoto & Nishimura 1998; init_genrand and init_by_array of
- * their 2002 code): the state, its two seeding routines, the twist and the
- * tempering, for every module whose generators are MT19937 inside
- * (_generators.c's mt19937 backends, Ruby's Random).
+ * MT19937 (Matsumoto & Nishimura 1998, with their 2002 init_genrand and
+ * init_by_array), the generator several originals share: the 624-word
+ * state, its seeding, the twist that renews it and the tempering of each
+ * output.  For the modules of compiled generators (_generators.c, the
+ * runtime generators).
  */
 #ifndef RANDQA_MT19937_H
 #define RANDQA_MT19937_H
@@ -13,7 +14,7 @@
 #define MT_N 624
 #define MT_M 397
 
-/* mt[] and the index of the next word to temper (MT_N: twist first) */
+/* idx: the next word of mt[] to temper; MT_N when the state must twist first */
 typedef struct { uint32_t mt[MT_N]; int idx; } mt_state;
 
 static void
@@ -53,7 +54,8 @@ mt_init_by_array(mt_state *m, const uint32_t *key, size_t len)
     m->idx = MT_N;
 }
 
-static inline uint32_t mt_mix(uint32_t hi, uint32_t lo, uint32_t far)
+static inline uint32_t
+mt_mix(uint32_t hi, uint32_t lo, uint32_t far)
 {
     uint32_t y = (hi & 0x80000000u) | (lo & 0x7fffffffu);
     return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
@@ -79,7 +81,7 @@ mt_temper(uint32_t y)
     return y ^ (y >> 18);
 }
 
-/* genrand_int32(): the next output */
+/* genrand_int32(): the next 32-bit output */
 static inline uint32_t
 mt_next(mt_state *m)
 {

@@ -8,7 +8,7 @@ Where they come from:
   ``arc4-drop``;
 - the Linux prandom thread: ``lfsr113``, ``siprand``;
 - classic references: ``randu``, ``minstd``, ``ansi-c-rand``, ``mt19937``,
-  ``xorshift32``, ``java-random``, ``mmix-lcg``, ``splitmix64``,
+  ``xorshift32``, ``mmix-lcg``, ``splitmix64``,
   ``python-random`` and the numpy/randomgen
   BitGenerators (``pcg64``, ``chacha``, ``aes-ctr``, ...);
 - the generators of the runtimes applications call (group "runtimes"):

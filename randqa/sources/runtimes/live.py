@@ -4,14 +4,16 @@ The process runs in its own session, so a Ctrl-C at the terminal reaches
 randqa alone, which finishes the chunk in flight from the still-running
 runtime before it reports.  ``close`` kills and reaps the process.  The
 runtime's stream never ends: if its process does, the run stops with one
-line naming the runtime, its exit status and the last line it wrote to
-stderr (kept in a temporary file, which cannot fill up and block it as a
-pipe could).
+line naming the runtime, its exit status and what it said on stderr (kept in a
+temporary file, which cannot fill up and block it as a pipe could): the
+first line naming an error, exception, panic or fatal condition, as the
+runtimes put the cause before their stack traces, else the last line.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from typing import Any
@@ -21,6 +23,7 @@ from randqa.sources.base import Source
 
 #: seconds to wait for a killed process to be reaped
 REAP_TIMEOUT_S = 10
+_CAUSE = re.compile(r"error|exception|panic|fatal", re.IGNORECASE)
 
 
 class LiveSource(Source):
@@ -68,8 +71,9 @@ class LiveSource(Source):
         except subprocess.TimeoutExpired:
             status = None
         self._stderr.seek(0)
-        tail = [line.strip() for line in self._stderr.read().decode(errors="replace").splitlines() if line.strip()]
-        why = f": {tail[-1]}" if tail else ""
+        said = [line.strip() for line in self._stderr.read().decode(errors="replace").splitlines() if line.strip()]
+        cause = [line for line in said if _CAUSE.search(line)]
+        why = f": {(cause or said)[0 if cause else -1]}" if said else ""
         how = "closed its output" if status is None else f"exited with status {status}"
         return f"backend {self.name}: {self.runtime} {how} after {self.bytes_read} bytes{why}"
 
