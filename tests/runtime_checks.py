@@ -27,8 +27,14 @@ def read_stream(name: str, seed: int | None, nbytes: int) -> bytes:
 
 def unpack_values(data: bytes, bits: int) -> list[int]:
     """The ``bits``-bit values packed in ``data``, first value lowest."""
-    whole = int.from_bytes(data, "little")
-    return [(whole >> (k * bits)) & ((1 << bits) - 1) for k in range(len(data) * 8 // bits)]
+    values: list[int] = []
+    # a word of `bits` bytes holds eight values: unpacking word by word keeps
+    # this linear in the length (one shift of the whole stream per value is not)
+    for start in range(0, len(data), bits):
+        word = data[start:start + bits]
+        whole = int.from_bytes(word, "little")
+        values.extend((whole >> (k * bits)) & ((1 << bits) - 1) for k in range(len(word) * 8 // bits))
+    return values
 
 
 def signed(value: int, bits: int) -> int:

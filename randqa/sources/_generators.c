@@ -200,35 +200,7 @@ lcg64_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
-/* MT19937 (Matsumoto & Nishimura 1998, 2002 seeding)                    */
-
-static void
-mt_init_by_array(mt_state *m, const uint32_t *key, size_t len)
-{
-    mt_init_genrand(m, 19650218u);
-    size_t i = 1, j = 0;
-    for (size_t k = (MT_N > len ? MT_N : len); k; k--) {
-        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= MT_N) {
-            m->mt[0] = m->mt[MT_N - 1];
-            i = 1;
-        }
-        if (j >= len)
-            j = 0;
-    }
-    for (size_t k = MT_N - 1; k; k--) {
-        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
-        i++;
-        if (i >= MT_N) {
-            m->mt[0] = m->mt[MT_N - 1];
-            i = 1;
-        }
-    }
-    m->mt[0] = 0x80000000u; /* non-zero initial array */
-    m->idx = MT_N;
-}
+/* MT19937 (_mt19937.h)                                                  */
 
 static void
 mt_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)

@@ -1,12 +1,14 @@
 /*
- * MT19937 (Matsumoto & Nishimura 1998, with their 2002 init_genrand), the
- * generator several originals share: the 624-word state, its seeding, the
- * twist that renews it and the tempering of each output, for every C file
- * that runs it (the generators, their jumps, the seed search).
+ * MT19937 (Matsumoto & Nishimura 1998, with their 2002 init_genrand and
+ * init_by_array), the generator several originals share: the 624-word
+ * state, its seeding, the twist that renews it and the tempering of each
+ * output, for every C file that runs it (the generators, the runtime
+ * generators, their jumps, the seed search).
  */
 #ifndef RANDQA_MT19937_H
 #define RANDQA_MT19937_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define MT_N 624
@@ -21,6 +23,35 @@ mt_init_genrand(mt_state *m, uint32_t s)
     m->mt[0] = s;
     for (int i = 1; i < MT_N; i++)
         m->mt[i] = 1812433253u * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
+    m->idx = MT_N;
+}
+
+/* inline: a module that never seeds by array gets no unused-function warning */
+static inline void
+mt_init_by_array(mt_state *m, const uint32_t *key, size_t len)
+{
+    mt_init_genrand(m, 19650218u);
+    size_t i = 1, j = 0;
+    for (size_t k = (MT_N > len ? MT_N : len); k; k--) {
+        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= MT_N) {
+            m->mt[0] = m->mt[MT_N - 1];
+            i = 1;
+        }
+        if (j >= len)
+            j = 0;
+    }
+    for (size_t k = MT_N - 1; k; k--) {
+        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
+        i++;
+        if (i >= MT_N) {
+            m->mt[0] = m->mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    m->mt[0] = 0x80000000u; /* non-zero initial array */
     m->idx = MT_N;
 }
 

@@ -1,31 +1,34 @@
 /*
  * The generators of the C and C++ standard libraries as applications get
- * them (randqa.sources.runtimes): musl 1.2.3's rand() and libstdc++'s
- * <random> engines minstd_rand, mt19937_64, ranlux24, ranlux48 and knuth_b
- * (GCC 12), each seeded as the library seeds it.  musl's random() and
- * libstdc++'s minstd_rand0 need no code of their own: they are glibc's
- * additive recurrence and Park-Miller's MINSTD of _generators.c, seeded
- * differently (randqa/sources/runtimes/).
+ * them (randqa.sources.runtimes.musl and .cxx): musl 1.2.3's rand() and
+ * random(), and libstdc++'s (GCC 12) <random> engines minstd_rand0,
+ * minstd_rand, mt19937_64, ranlux24, ranlux48 and knuth_b, each seeded as
+ * the library seeds it.
  *
- * Written from the libraries' sources: musl src/prng/rand.c; libstdc++
- * bits/random.h and random.tcc (linear_congruential_engine::seed,
+ * Written from the libraries' sources: musl src/prng/rand.c and random.c;
+ * libstdc++ bits/random.h and random.tcc (linear_congruential_engine::seed,
  * mersenne_twister_engine, subtract_with_carry_engine::seed and
  * operator(), discard_block_engine::operator(),
- * shuffle_order_engine::operator()).  Every output is written as its
- * little-endian bytes: 3 for ranlux24's 24 bits, 6 for ranlux48's 48, 8 for
- * mt19937_64, 4 for the others.
+ * shuffle_order_engine::operator()).
+ *
+ * Output: each call's b bits (31 for rand(), random(), the minstd engines
+ * and knuth_b; 64, 24 and 48 for mt19937_64, ranlux24 and ranlux48), eight
+ * calls packed into a word of b bytes (pack8).
  */
 #include "../_module.h"
 #include <stdint.h>
 #include <string.h>
 
+#define MUSL_DEG 31
 #define MT64_N 312
 #define MT64_M 156
 #define SWC_MAX_LAG 24
 #define KNUTH_B_TABLE 256
 
-/* x = a x mod 2^64, output x >> shift (musl rand: a = 6364136223846793005, c = 1, shift 33) */
-typedef struct { uint64_t x, a, c; unsigned shift; } lcg64_state;
+/* x = a x + c mod 2^64, output x >> 33 */
+typedef struct { uint64_t x; } musl_rand_state;
+/* x[i] += x[j] over a ring of 31 words, output x[i] >> 1 */
+typedef struct { uint32_t x[MUSL_DEG]; unsigned i, j; } musl_random_state;
 /* x = a x mod (2^31 - 1) */
 typedef struct { uint32_t x, a; } minstd_state;
 typedef struct { uint64_t mt[MT64_N]; int idx; } mt64_state;
@@ -40,7 +43,8 @@ typedef struct {
 typedef struct { uint32_t v[KNUTH_B_TABLE]; uint32_t y; minstd_state base; } knuth_b_state;
 
 typedef union {
-    lcg64_state lcg64;
+    musl_rand_state rand;
+    musl_random_state random;
     minstd_state minstd;
     mt64_state mt64;
     ranlux_state ranlux;
@@ -50,27 +54,51 @@ typedef union {
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators_clib.Generator"
 #include "_generator_object.h"
 
-static inline void store_le24(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); }
-static inline void store_le48(uint8_t *p, uint64_t v) { store_le24(p, (uint32_t)v & 0xffffffu); store_le24(p + 3, (uint32_t)(v >> 24)); }
-
 /* ------------------------------------------------------------------ */
-/* musl rand(): srand(s) sets seed = s - 1, computed in unsigned int (srand(0): 2^32 - 1);
- * each call seed = 6364136223846793005 seed + 1 mod 2^64 and returns seed >> 33 */
+/* musl rand(): srand(s) sets seed = s - 1, computed in unsigned int
+ * (srand(0): 2^32 - 1); each call seed = 6364136223846793005 seed + 1
+ * mod 2^64 and returns seed >> 33.                                      */
+
+static inline uint32_t
+musl_rand_next(musl_rand_state *s)
+{
+    s->x = 6364136223846793005ULL * s->x + 1u;
+    return (uint32_t)(s->x >> 33);
+}
+
+/* musl random(): glibc's TYPE_3 recurrence r[i] = r[i-31] + r[i-3] mod
+ * 2^32 (output r[i] >> 1) in a ring x[0..30] with i = j + 3, but seeded by
+ * srandom(seed) from the 64-bit LCG above: x[k] = the top 32 bits of its
+ * k+1-th state from seed, x[0] made odd, and nothing discarded.          */
+
+static inline uint32_t
+musl_random_next(musl_random_state *s)
+{
+    s->x[s->i] += s->x[s->j];
+    uint32_t k = s->x[s->i] >> 1;
+    if (++s->i == MUSL_DEG)
+        s->i = 0;
+    if (++s->j == MUSL_DEG)
+        s->j = 0;
+    return k;
+}
 
 static void
-lcg64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+musl_srandom(musl_random_state *s, uint32_t seed)
 {
-    uint64_t x = g->st.lcg64.x, a = g->st.lcg64.a, c = g->st.lcg64.c;
-    unsigned shift = g->st.lcg64.shift;
-    for (size_t k = 0; k < n; k++) {
-        x = a * x + c;
-        store_le32(out + 4 * k, (uint32_t)(x >> shift));
+    uint64_t x = seed;
+    for (int k = 0; k < MUSL_DEG; k++) {
+        x = 6364136223846793005ULL * x + 1u;
+        s->x[k] = (uint32_t)(x >> 32);
     }
-    g->st.lcg64.x = x;
+    s->x[0] |= 1u;
+    s->i = 3;
+    s->j = 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* Lehmer generators mod 2^31 - 1 (minstd_rand: a = 48271; knuth_b's base: 16807) */
+/* Lehmer generators mod 2^31 - 1: minstd_rand0 (16807, knuth_b's base too)
+ * and minstd_rand (48271)                                              */
 
 static inline uint32_t
 minstd_next(minstd_state *m)
@@ -82,18 +110,9 @@ minstd_next(minstd_state *m)
     return m->x = (uint32_t)t;
 }
 
-static void
-minstd_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    minstd_state m = g->st.minstd;
-    for (size_t k = 0; k < n; k++)
-        store_le32(out + 4 * k, minstd_next(&m));
-    g->st.minstd = m;
-}
-
 /* linear_congruential_engine<uint_fast32_t, a, 0, 2^31 - 1>::seed(s): s mod m, 0 -> 1 */
 static void
-minstd_seed(minstd_state *m, uint64_t seed, uint32_t a)
+minstd_init(minstd_state *m, uint64_t seed, uint32_t a)
 {
     uint32_t x = (uint32_t)(seed % 2147483647u);
     m->x = x ? x : 1u;
@@ -104,7 +123,7 @@ minstd_seed(minstd_state *m, uint64_t seed, uint32_t a)
 /* mt19937_64 (Nishimura & Matsumoto 2004; C++11 seeding with f = 6364136223846793005) */
 
 static void
-mt64_seed(mt64_state *m, uint64_t seed)
+mt64_init(mt64_state *m, uint64_t seed)
 {
     m->mt[0] = seed;
     for (int i = 1; i < MT64_N; i++)
@@ -129,27 +148,23 @@ mt64_twist(uint64_t *mt)
     mt[MT64_N - 1] = mt64_mix(mt[MT64_N - 1], mt[0], mt[MT64_M - 1]);
 }
 
-static void
-mt64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+static inline uint64_t
+mt64_next(mt64_state *m)
 {
-    mt64_state *m = &g->st.mt64;
-    for (size_t k = 0; k < n; k++) {
-        if (m->idx >= MT64_N) {
-            mt64_twist(m->mt);
-            m->idx = 0;
-        }
-        uint64_t y = m->mt[m->idx++];
-        y ^= (y >> 29) & 0x5555555555555555ULL;
-        y ^= (y << 17) & 0x71d67fffeda60000ULL;
-        y ^= (y << 37) & 0xfff7eee000000000ULL;
-        y ^= y >> 43;
-        store_le64(out + 8 * k, y);
+    if (m->idx >= MT64_N) {
+        mt64_twist(m->mt);
+        m->idx = 0;
     }
+    uint64_t y = m->mt[m->idx++];
+    y ^= (y >> 29) & 0x5555555555555555ULL;
+    y ^= (y << 17) & 0x71d67fffeda60000ULL;
+    y ^= (y << 37) & 0xfff7eee000000000ULL;
+    return y ^ (y >> 43);
 }
 
 /* ------------------------------------------------------------------ */
 /* ranlux24 and ranlux48: subtract_with_carry_engine<w, s, r> behind a
- * discard_block_engine<block, used> */
+ * discard_block_engine<block, used>                                    */
 
 static inline uint64_t
 swc_next(ranlux_state *R)
@@ -181,30 +196,12 @@ ranlux_next(ranlux_state *R)
     return swc_next(R);
 }
 
-static void
-ranlux24_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    ranlux_state R = g->st.ranlux;
-    for (size_t k = 0; k < n; k++)
-        store_le24(out + 3 * k, (uint32_t)ranlux_next(&R));
-    g->st.ranlux = R;
-}
-
-static void
-ranlux48_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    ranlux_state R = g->st.ranlux;
-    for (size_t k = 0; k < n; k++)
-        store_le48(out + 6 * k, ranlux_next(&R));
-    g->st.ranlux = R;
-}
-
 /* subtract_with_carry_engine::seed(value): a linear_congruential_engine
  * <40014, 0, 2147483563> seeded with value (0: default_seed 19780503; a
  * multiple of the modulus: 1) gives each word from (w + 31) / 32 outputs,
- * least significant first; carry = (x[r-1] == 0). */
+ * least significant first; carry = (x[r-1] == 0).                       */
 static void
-ranlux_seed(ranlux_state *R, uint64_t seed, unsigned w, unsigned s, unsigned r, unsigned block, unsigned used)
+ranlux_init(ranlux_state *R, uint64_t seed, unsigned w, unsigned s, unsigned r, unsigned block, unsigned used)
 {
     const uint64_t m = 2147483563u;
     uint64_t lcg = (seed == 0 ? 19780503u : seed) % m;
@@ -233,58 +230,68 @@ ranlux_seed(ranlux_state *R, uint64_t seed, unsigned w, unsigned s, unsigned r, 
 /* knuth_b: shuffle_order_engine<minstd_rand0, 256>.  The table is filled
  * with the first 256 outputs and y with the next; each call returns
  * y = v[j] for j = 256 * ((y - 1) / 2147483646.0) (in double, truncated)
- * and refills v[j]. */
+ * and refills v[j].                                                     */
 
 static void
 knuth_b_init(knuth_b_state *K, uint64_t seed)
 {
-    minstd_seed(&K->base, seed, 16807u);
+    minstd_init(&K->base, seed, 16807u);
     for (int i = 0; i < KNUTH_B_TABLE; i++)
         K->v[i] = minstd_next(&K->base);
     K->y = minstd_next(&K->base);
 }
 
-static void
-knuth_b_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+static inline uint32_t
+knuth_b_next(knuth_b_state *K)
 {
-    knuth_b_state *K = &g->st.knuth_b;
-    for (size_t k = 0; k < n; k++) {
-        size_t j = (size_t)((double)KNUTH_B_TABLE * ((double)(K->y - 1u) / 2147483646.0));
-        K->y = K->v[j];
-        K->v[j] = minstd_next(&K->base);
-        store_le32(out + 4 * k, K->y);
-    }
+    size_t j = (size_t)((double)KNUTH_B_TABLE * ((double)(K->y - 1u) / 2147483646.0));
+    K->y = K->v[j];
+    K->v[j] = minstd_next(&K->base);
+    return K->y;
 }
 
-/* ------------------------------------------------------------------ */
-/* Constructors: each takes the seed the library's seed(s) takes, an
- * unsigned 64-bit integer (uint_fast32_t and uint_fast64_t are 64 bits on
- * LP64 Linux). */
+PACKED_FILL(musl_rand_fill, rand, musl_rand_next, 31)
+PACKED_FILL(musl_random_fill, random, musl_random_next, 31)
+PACKED_FILL(minstd_fill, minstd, minstd_next, 31)
+PACKED_FILL(mt64_fill, mt64, mt64_next, 64)
+PACKED_FILL(ranlux24_fill, ranlux, ranlux_next, 24)
+PACKED_FILL(ranlux48_fill, ranlux, ranlux_next, 48)
+PACKED_FILL(knuth_b_fill, knuth_b, knuth_b_next, 31)
 
-SEEDED_CONSTRUCTOR(musl_rand, 32, lcg64_fill, 4, "musl rand() (64-bit LCG, top 31 bits)",
-                   g->st.lcg64 = ((lcg64_state){(uint32_t)seed - 1u, 6364136223846793005ULL, 1u, 33u}))
-SEEDED_CONSTRUCTOR(minstd_rand, 64, minstd_fill, 4, "libstdc++ minstd_rand (48271 mod 2^31-1)",
-                   minstd_seed(&g->st.minstd, seed, 48271u))
-SEEDED_CONSTRUCTOR(mt19937_64, 64, mt64_fill, 8, "libstdc++ mt19937_64", mt64_seed(&g->st.mt64, seed))
-SEEDED_CONSTRUCTOR(ranlux24, 64, ranlux24_fill, 3, "libstdc++ ranlux24 (SWC 24/10/24, 23 of 223 kept)",
-                   ranlux_seed(&g->st.ranlux, seed, 24, 10, 24, 223, 23))
-SEEDED_CONSTRUCTOR(ranlux48, 64, ranlux48_fill, 6, "libstdc++ ranlux48 (SWC 48/5/12, 11 of 389 kept)",
-                   ranlux_seed(&g->st.ranlux, seed, 48, 5, 12, 389, 11))
-SEEDED_CONSTRUCTOR(knuth_b, 64, knuth_b_fill, 4, "libstdc++ knuth_b (minstd_rand0 shuffled, 256 entries)",
+/* ------------------------------------------------------------------ */
+/* Constructors: musl's take srand's unsigned int; libstdc++'s take the
+ * engine's result_type, 64 bits on LP64 Linux (uint_fast32_t included). */
+
+SEEDED_CONSTRUCTOR(musl_rand, 32, musl_rand_fill, 31, "musl rand() (64-bit LCG, top 31 bits)",
+                   g->st.rand.x = (uint32_t)seed - 1u)
+SEEDED_CONSTRUCTOR(musl_random, 32, musl_random_fill, 31, "musl random() (additive feedback 31/3)",
+                   musl_srandom(&g->st.random, (uint32_t)seed))
+SEEDED_CONSTRUCTOR(minstd_rand0, 64, minstd_fill, 31, "libstdc++ minstd_rand0 (16807 mod 2^31-1)",
+                   minstd_init(&g->st.minstd, seed, 16807u))
+SEEDED_CONSTRUCTOR(minstd_rand, 64, minstd_fill, 31, "libstdc++ minstd_rand (48271 mod 2^31-1)",
+                   minstd_init(&g->st.minstd, seed, 48271u))
+SEEDED_CONSTRUCTOR(mt19937_64, 64, mt64_fill, 64, "libstdc++ mt19937_64", mt64_init(&g->st.mt64, seed))
+SEEDED_CONSTRUCTOR(ranlux24, 64, ranlux24_fill, 24, "libstdc++ ranlux24 (SWC 24/10/24, 23 of 223 kept)",
+                   ranlux_init(&g->st.ranlux, seed, 24, 10, 24, 223, 23))
+SEEDED_CONSTRUCTOR(ranlux48, 64, ranlux48_fill, 48, "libstdc++ ranlux48 (SWC 48/5/12, 11 of 389 kept)",
+                   ranlux_init(&g->st.ranlux, seed, 48, 5, 12, 389, 11))
+SEEDED_CONSTRUCTOR(knuth_b, 64, knuth_b_fill, 31, "libstdc++ knuth_b (minstd_rand0 shuffled, 256 entries)",
                    knuth_b_init(&g->st.knuth_b, seed))
 
 static PyMethodDef module_methods[] = {
-    {"musl_rand", make_musl_rand, METH_VARARGS, "musl_rand(seed): rand() after srand(seed), 31-bit values as 4 LE bytes."},
-    {"minstd_rand", make_minstd_rand, METH_VARARGS, "minstd_rand(seed): std::minstd_rand(seed), values as 4 LE bytes."},
-    {"mt19937_64", make_mt19937_64, METH_VARARGS, "mt19937_64(seed): std::mt19937_64(seed), values as 8 LE bytes."},
-    {"ranlux24", make_ranlux24, METH_VARARGS, "ranlux24(seed): std::ranlux24(seed), 24-bit values as 3 LE bytes."},
-    {"ranlux48", make_ranlux48, METH_VARARGS, "ranlux48(seed): std::ranlux48(seed), 48-bit values as 6 LE bytes."},
-    {"knuth_b", make_knuth_b, METH_VARARGS, "knuth_b(seed): std::knuth_b(seed), values as 4 LE bytes."},
+    {"musl_rand", make_musl_rand, METH_VARARGS, "musl_rand(seed): rand() after srand(seed); 31-bit values packed."},
+    {"musl_random", make_musl_random, METH_VARARGS, "musl_random(seed): random() after srandom(seed); 31-bit values packed."},
+    {"minstd_rand0", make_minstd_rand0, METH_VARARGS, "minstd_rand0(seed): std::minstd_rand0(seed); 31-bit values packed."},
+    {"minstd_rand", make_minstd_rand, METH_VARARGS, "minstd_rand(seed): std::minstd_rand(seed); 31-bit values packed."},
+    {"mt19937_64", make_mt19937_64, METH_VARARGS, "mt19937_64(seed): std::mt19937_64(seed); values as 8 LE bytes."},
+    {"ranlux24", make_ranlux24, METH_VARARGS, "ranlux24(seed): std::ranlux24(seed); 24-bit values as 3 LE bytes."},
+    {"ranlux48", make_ranlux48, METH_VARARGS, "ranlux48(seed): std::ranlux48(seed); 48-bit values as 6 LE bytes."},
+    {"knuth_b", make_knuth_b, METH_VARARGS, "knuth_b(seed): std::knuth_b(seed); 31-bit values packed."},
     {NULL, NULL, 0, NULL},
 };
 
 RANDQA_MODULE_DEF("randqa.sources._runtime_generators_clib",
-                  "The C and C++ standard libraries' generators: musl rand(), libstdc++ <random> engines.",
+                  "The C and C++ standard libraries' generators: musl rand() and random(), libstdc++ <random> engines.",
                   module_methods);
 
 PyMODINIT_FUNC

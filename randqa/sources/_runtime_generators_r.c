@@ -2,9 +2,9 @@
  * R's uniform generators as runif() gives them (randqa.sources.runtimes):
  * unif_rand() under RNGkind "Wichmann-Hill", "Marsaglia-Multicarry",
  * "Super-Duper", "Knuth-TAOCP-2002" and "L'Ecuyer-CMRG", after
- * set.seed(seed, kind).  ("Mersenne-Twister" needs no code of its own: its
- * runif values are MT19937's 32-bit outputs over 2^32, so _generators.c's
- * MT19937 started from set.seed's state gives them.)
+ * set.seed(seed, kind), and "Mersenne-Twister" (R's default), whose runif
+ * values are MT19937's 32-bit outputs over 2^32 from the state set.seed
+ * fills.
  *
  * Written from R 4.2's src/main/RNG.c: RNG_Init (50 rounds of
  * seed = 69069 seed + 1, then one more per state word; Knuth's ran_start
@@ -12,14 +12,19 @@
  * unif_rand and fixup (which maps 0 and 1 inside (0, 1)).  The state words
  * are R's Int32, an unsigned int.
  *
- * Each runif value u in (0, 1) goes into the stream as the 32-bit integer
- * floor(u * 2^32), 4 little-endian bytes.  The doubles are computed with
- * the same IEEE operations in the same order as R, so the integers are R's
- * bit for bit (the module is built without floating-point contraction).
+ * The stream: the 32 bits floor(u * 2^32) of each runif value u, as 4
+ * little-endian bytes (R's generators give at most 32 bits), except for
+ * Knuth-TAOCP-2002, whose values are 30-bit integers over 2^30: its 30 bits
+ * floor(u * 2^30), eight values packed into 30 bytes (pack8).  The doubles
+ * are computed with the same IEEE operations in the same order as R, so
+ * the integers are R's bit for bit (the module is built without
+ * floating-point contraction).
  */
 #include "../_module.h"
 #include <stdint.h>
 #include <string.h>
+
+#include "_mt19937.h"
 
 #define KT_KK 100     /* the long lag */
 #define KT_LL 37      /* the short lag */
@@ -33,6 +38,7 @@ typedef struct { uint32_t ran_x[KT_KK]; int pos; } knuth_taocp_state;
 typedef struct { uint32_t i[6]; } lecuyer_state;
 
 typedef union {
+    mt_state mt;
     wichmann_hill_state wh;
     two_word_state two;
     knuth_taocp_state kt;
@@ -56,20 +62,12 @@ fixup(double x)
     return x;
 }
 
-/* floor(u * 2^32) of a u in (0, 1) */
-static inline uint32_t
-top32(double u)
+/* floor(u * 2^bits) of a u in (0, 1) */
+static inline uint64_t
+top_bits(double u, int bits)
 {
-    return (uint32_t)(u * 4294967296.0);
+    return (uint64_t)(u * (double)(1ULL << bits));
 }
-
-/* The fill of a generator whose next runif value is NEXT(&state) */
-#define RUNIF_FILL(NAME, MEMBER, NEXT)                                   \
-    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)      \
-    {                                                                    \
-        for (size_t k = 0; k < n; k++)                                   \
-            store_le32(out + 4 * k, top32(NEXT(&g->st.MEMBER)));         \
-    }
 
 /* ------------------------------------------------------------------ */
 /* set.seed(seed): RNG_Init's initial scrambling */
@@ -94,10 +92,25 @@ draw_words(uint32_t seed, uint32_t *words, int n)
 }
 
 /* ------------------------------------------------------------------ */
+/* Mersenne-Twister: MT19937 whose 624 words are the 2nd to 625th words
+ * RNG_Init draws (the 1st is the position, which FixupSeeds sets to 624) */
+
+static void
+mersenne_twister_init(mt_state *m, uint32_t seed)
+{
+    uint32_t words[MT_N + 1];
+    draw_words(seed, words, MT_N + 1);
+    memcpy(m->mt, words + 1, sizeof m->mt);
+    m->idx = MT_N;
+}
+
+static inline uint64_t mersenne_twister_next(mt_state *m) { return mt_next(m); }
+
+/* ------------------------------------------------------------------ */
 /* Wichmann-Hill (AS 183): three Lehmer generators, the fractional part of their sum */
 
 static inline double
-wichmann_hill_next(wichmann_hill_state *w)
+wichmann_hill_next_u(wichmann_hill_state *w)
 {
     w->i[0] = w->i[0] * 171 % 30269;
     w->i[1] = w->i[1] * 172 % 30307;
@@ -122,7 +135,7 @@ wichmann_hill_init(wichmann_hill_state *w, uint32_t seed)
 /* Marsaglia-Multicarry: two 16-bit multiply-with-carry generators */
 
 static inline double
-multicarry_next(two_word_state *m)
+multicarry_next_u(two_word_state *m)
 {
     m->i[0] = 36969 * (m->i[0] & 0177777) + (m->i[0] >> 16);
     m->i[1] = 18000 * (m->i[1] & 0177777) + (m->i[1] >> 16);
@@ -143,7 +156,7 @@ multicarry_init(two_word_state *m, uint32_t seed)
  * xor the 69069 congruential generator */
 
 static inline double
-super_duper_next(two_word_state *m)
+super_duper_next_u(two_word_state *m)
 {
     m->i[0] ^= (m->i[0] >> 15) & 0377777;
     m->i[0] ^= m->i[0] << 17;
@@ -219,18 +232,15 @@ kt_ran_start(uint32_t *ran_x, uint32_t seed)
         kt_ran_array(ran_x, x, KT_KK + KT_KK - 1); /* warm things up */
 }
 
-static void
-knuth_taocp_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+static inline uint64_t
+knuth_taocp_next(knuth_taocp_state *s)
 {
-    knuth_taocp_state *s = &g->st.kt;
-    uint32_t buf[KT_QUALITY];
-    for (size_t k = 0; k < n; k++) {
-        if (s->pos >= KT_KK) {
-            kt_ran_array(s->ran_x, buf, KT_QUALITY);
-            s->pos = 0;
-        }
-        store_le32(out + 4 * k, top32(fixup(s->ran_x[s->pos++] * KT_SCALE)));
+    if (s->pos >= KT_KK) {
+        uint32_t buf[KT_QUALITY];
+        kt_ran_array(s->ran_x, buf, KT_QUALITY);
+        s->pos = 0;
     }
+    return top_bits(fixup(s->ran_x[s->pos++] * KT_SCALE), 30);
 }
 
 static void
@@ -249,7 +259,7 @@ knuth_taocp_init(knuth_taocp_state *s, uint32_t seed)
 #define LE_NORMC 2.328306549295727688e-10
 
 static inline double
-lecuyer_next(lecuyer_state *s)
+lecuyer_next_u(lecuyer_state *s)
 {
     int64_t p1 = 1403580LL * s->i[1] - 810728LL * s->i[0];
     p1 -= (int64_t)(int)(p1 / LE_M1) * LE_M1;
@@ -282,46 +292,38 @@ lecuyer_init(lecuyer_state *s, uint32_t seed)
     }
 }
 
-RUNIF_FILL(wichmann_hill_fill, wh, wichmann_hill_next)
-RUNIF_FILL(multicarry_fill, two, multicarry_next)
-RUNIF_FILL(super_duper_fill, two, super_duper_next)
-RUNIF_FILL(lecuyer_fill, le, lecuyer_next)
+/* the 32 bits of the next runif value of a generator whose unif_rand() is NAME##_u */
+#define RUNIF_32(NAME, STATE) \
+    static inline uint64_t NAME(STATE *s) { return top_bits(NAME##_u(s), 32); }
+
+RUNIF_32(wichmann_hill_next, wichmann_hill_state)
+RUNIF_32(multicarry_next, two_word_state)
+RUNIF_32(super_duper_next, two_word_state)
+RUNIF_32(lecuyer_next, lecuyer_state)
+
+PACKED_FILL(mersenne_twister_fill, mt, mersenne_twister_next, 32)
+PACKED_FILL(wichmann_hill_fill, wh, wichmann_hill_next, 32)
+PACKED_FILL(multicarry_fill, two, multicarry_next, 32)
+PACKED_FILL(super_duper_fill, two, super_duper_next, 32)
+PACKED_FILL(lecuyer_fill, le, lecuyer_next, 32)
+PACKED_FILL(knuth_taocp_fill, kt, knuth_taocp_next, 30)
 
 /* ------------------------------------------------------------------ */
 /* Constructors: the seed is set.seed's integer as R's Int32 (unsigned) */
 
-SEEDED_CONSTRUCTOR(wichmann_hill, 32, wichmann_hill_fill, 4, "R Wichmann-Hill", wichmann_hill_init(&g->st.wh, (uint32_t)seed))
-SEEDED_CONSTRUCTOR(marsaglia_multicarry, 32, multicarry_fill, 4, "R Marsaglia-Multicarry",
+SEEDED_CONSTRUCTOR(mersenne_twister, 32, mersenne_twister_fill, 32, "R Mersenne-Twister",
+                   mersenne_twister_init(&g->st.mt, (uint32_t)seed))
+SEEDED_CONSTRUCTOR(wichmann_hill, 32, wichmann_hill_fill, 32, "R Wichmann-Hill", wichmann_hill_init(&g->st.wh, (uint32_t)seed))
+SEEDED_CONSTRUCTOR(marsaglia_multicarry, 32, multicarry_fill, 32, "R Marsaglia-Multicarry",
                    multicarry_init(&g->st.two, (uint32_t)seed))
-SEEDED_CONSTRUCTOR(super_duper, 32, super_duper_fill, 4, "R Super-Duper", super_duper_init(&g->st.two, (uint32_t)seed))
-SEEDED_CONSTRUCTOR(knuth_taocp_2002, 32, knuth_taocp_fill, 4, "R Knuth-TAOCP-2002",
+SEEDED_CONSTRUCTOR(super_duper, 32, super_duper_fill, 32, "R Super-Duper", super_duper_init(&g->st.two, (uint32_t)seed))
+SEEDED_CONSTRUCTOR(knuth_taocp_2002, 32, knuth_taocp_fill, 30, "R Knuth-TAOCP-2002",
                    knuth_taocp_init(&g->st.kt, (uint32_t)seed))
-SEEDED_CONSTRUCTOR(lecuyer_cmrg, 32, lecuyer_fill, 4, "R L'Ecuyer-CMRG", lecuyer_init(&g->st.le, (uint32_t)seed))
-
-/* mersenne_twister_state(seed): the 624 words set.seed(seed, "Mersenne-Twister")
- * gives MT19937 (its first drawn word is the position, which R then resets to 624) */
-static PyObject *
-mersenne_twister_state(PyObject *Py_UNUSED(self), PyObject *args)
-{
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 32, "seed", &seed) < 0)
-        return NULL;
-    uint32_t words[625];
-    draw_words((uint32_t)seed, words, 625);
-    PyObject *list = PyList_New(624);
-    for (int k = 0; list != NULL && k < 624; k++) {
-        PyObject *v = PyLong_FromUnsignedLong(words[k + 1]);
-        if (v == NULL) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, k, v);
-    }
-    return list;
-}
+SEEDED_CONSTRUCTOR(lecuyer_cmrg, 32, lecuyer_fill, 32, "R L'Ecuyer-CMRG", lecuyer_init(&g->st.le, (uint32_t)seed))
 
 static PyMethodDef module_methods[] = {
+    {"mersenne_twister", make_mersenne_twister, METH_VARARGS,
+     "mersenne_twister(seed): runif after set.seed(seed, kind = \"Mersenne-Twister\")."},
     {"wichmann_hill", make_wichmann_hill, METH_VARARGS, "wichmann_hill(seed): runif after set.seed(seed, kind = \"Wichmann-Hill\")."},
     {"marsaglia_multicarry", make_marsaglia_multicarry, METH_VARARGS,
      "marsaglia_multicarry(seed): runif after set.seed(seed, kind = \"Marsaglia-Multicarry\")."},
@@ -329,13 +331,11 @@ static PyMethodDef module_methods[] = {
     {"knuth_taocp_2002", make_knuth_taocp_2002, METH_VARARGS,
      "knuth_taocp_2002(seed): runif after set.seed(seed, kind = \"Knuth-TAOCP-2002\")."},
     {"lecuyer_cmrg", make_lecuyer_cmrg, METH_VARARGS, "lecuyer_cmrg(seed): runif after set.seed(seed, kind = \"L'Ecuyer-CMRG\")."},
-    {"mersenne_twister_state", mersenne_twister_state, METH_VARARGS,
-     "mersenne_twister_state(seed): MT19937's 624 words after set.seed(seed, kind = \"Mersenne-Twister\")."},
     {NULL, NULL, 0, NULL},
 };
 
 RANDQA_MODULE_DEF("randqa.sources._runtime_generators_r",
-                  "R's runif() generators after set.seed, as floor(u * 2^32).",
+                  "R's runif() generators after set.seed: the 32 (Knuth-TAOCP-2002: 30) bits of each value.",
                   module_methods);
 
 PyMODINIT_FUNC
