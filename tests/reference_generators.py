@@ -245,8 +245,9 @@ def r_marsaglia_multicarry_bytes(seed_state: tuple[int, int], count: int) -> byt
 def packed_values(values: list[int], bits: int) -> bytes:
     """Values of ``bits`` bits packed least significant bit first, as the
     runtime backends write them (a last partial byte padded with zeros)."""
-    acc = sum(v << (bits * i) for i, v in enumerate(values))
-    return acc.to_bytes(-(-bits * len(values) // 8), "little")
+    words = np.array(values, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    stream = np.unpackbits(words, axis=1, bitorder="little")[:, :bits].ravel()
+    return np.packbits(stream, bitorder="little").tobytes()
 
 
 # --------------------------------------------------------------------------

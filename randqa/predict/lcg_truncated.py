@@ -50,6 +50,7 @@ rand() words: 12-32 bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -203,14 +204,15 @@ def _outputs_match(states: np.ndarray, f: TruncatedLCG, y: np.ndarray) -> bool:
     return bool(np.array_equal((states >> shifts) & masks, y))
 
 
-def _enumerate(f: TruncatedLCG, y: np.ndarray) -> list[int]:
-    """States x_0 (mod 2^(h+t)) consistent with the outputs, by stepping every
-    completion of the most telling step of the first word back and forth."""
+def _first_word_states(f: TruncatedLCG, y: np.ndarray) -> np.ndarray:
+    """Every state x_0 (mod 2^(h+t)) consistent with the first word's steps
+    ``y``: the completions of its most telling step, stepped back and forth
+    through the others."""
     mask = np.uint64(f.modulus - 1)
     a, c = np.uint64(f.a % f.modulus), np.uint64(f.c % f.modulus)
     a_inverse = np.uint64(pow(f.a, -1, f.modulus))
     shifts, masks = f.step_shifts(len(y))
-    k = max(range(min(len(f.parts), len(y))), key=lambda j: int(masks[j]))
+    k = max(range(len(y)), key=lambda j: int(masks[j]))
     shift, bits = f.parts[k]
     hidden = np.arange(1 << f.hidden_bits, dtype=np.uint64)
     low = hidden & np.uint64((1 << shift) - 1)
@@ -222,13 +224,28 @@ def _enumerate(f: TruncatedLCG, y: np.ndarray) -> list[int]:
             x = ((x - c) * a_inverse) & mask
             keep = ((x >> shifts[j]) & masks[j]) == y[j]
             x, at_k = x[keep], at_k[keep]
-        candidates, x = x, at_k
+        states = x
         for j in range(k + 1, len(y)):
+            at_k = (at_k * a + c) & mask
+            keep = ((at_k >> shifts[j]) & masks[j]) == y[j]
+            at_k, states = at_k[keep], states[keep]
+    return states
+
+
+def _enumerate(f: TruncatedLCG, y: np.ndarray, first: np.ndarray) -> list[int]:
+    """The states x_0 among ``first`` (those of the first word) that give the later steps too."""
+    mask = np.uint64(f.modulus - 1)
+    a, c = np.uint64(f.a % f.modulus), np.uint64(f.c % f.modulus)
+    shifts, masks = f.step_shifts(len(y))
+    candidates, x = first, first
+    with np.errstate(over="ignore"):
+        for j in range(1, len(y)):
             if len(candidates) <= 1:
                 break
             x = (x * a + c) & mask
-            keep = ((x >> shifts[j]) & masks[j]) == y[j]
-            x, candidates = x[keep], candidates[keep]
+            if j >= len(f.parts):
+                keep = ((x >> shifts[j]) & masks[j]) == y[j]
+                x, candidates = x[keep], candidates[keep]
     return [int(v) for v in candidates[:16]]
 
 
@@ -275,6 +292,21 @@ class TruncatedLCGPredictor(Predictor):
     # a family that is there shows in the first outputs; more only confirms it
     max_observed_bytes = 256
 
+    def __init__(self) -> None:
+        # what the first outputs allow, by family and outputs: the doubling
+        # prefixes of one stream share them, and enumerating is the cost
+        self._solved: dict[tuple[str, bytes], Any] = {}
+
+    def _solutions(self, f: TruncatedLCG, y: np.ndarray) -> list[int]:
+        enumerated = f.hidden_bits <= MAX_ENUMERATED_BITS
+        head = y[:len(f.parts)] if enumerated else y[:LATTICE_OUTPUTS]
+        key = (f.name, head.tobytes())
+        if key not in self._solved:
+            if len(self._solved) > 256:
+                self._solved.clear()
+            self._solved[key] = _first_word_states(f, head) if enumerated else _lattice(f, head)
+        return _enumerate(f, y, self._solved[key]) if enumerated else self._solved[key]
+
     def fit(self, observed: np.ndarray) -> Fit | NoFit:
         for f in FAMILIES:
             words = f.words(observed)
@@ -284,7 +316,7 @@ class TruncatedLCGPredictor(Predictor):
             if len(y) < 2:
                 continue
             enumerated = f.hidden_bits <= MAX_ENUMERATED_BITS
-            for x0 in (_enumerate if enumerated else _lattice)(f, y):
+            for x0 in self._solutions(f, y):
                 states = np.concatenate([[np.uint64(x0)], lcg_states(x0, f.a, f.c, f.modulus, len(y) - 1)])
                 if not _outputs_match(states, f, y):
                     continue

@@ -65,3 +65,13 @@ def test_dotnet_random_subtractive_from_55_outputs():
     assert result.succeeded and result.checked_bytes >= 1 << 16
     assert result.structure["lags"] == [34, 55] and result.structure["modulus"] == (1 << 31) - 1
     assert result.observed_bytes == -(-31 * (55 + MIN_RELATIONS) // 8)
+
+
+@pytest.mark.parametrize("name, lags, at_most", [
+    ("go-math-rand", [273, 607], 8 * (607 + MIN_RELATIONS)),
+    ("dotnet-random", [34, 55], -(-31 * (55 + MIN_RELATIONS) // 8)),
+    ("musl-random", [3, 31], 512),
+])
+def test_runtime_backends(name, lags, at_most):
+    result = run_predictor(AdditiveFeedbackPredictor(), backend_bytes(name, 31337, 1 << 17))
+    assert result.succeeded and result.structure["lags"] == lags and result.observed_bytes <= at_most

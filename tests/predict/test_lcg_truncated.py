@@ -119,3 +119,14 @@ def test_musl_rand_by_lattice_reduction():
     assert result.succeeded and result.checked_bytes >= 1 << 16
     assert result.structure["family"] == "musl rand()" and "by LLL" in result.structure["summary"]
     assert result.observed_bytes <= 32
+
+
+@pytest.mark.parametrize("name, family, at_most", [
+    ("java-random-long", "java.util.Random nextLong", 8),
+    ("java-random-double", "java.util.Random nextDouble (53 bits)", 8),
+    ("musl-rand", "musl rand()", 16),
+])
+def test_runtime_backends(name, family, at_most):
+    result = run_predictor(TruncatedLCGPredictor(), backend_bytes(name, 4242, 1 << 17))
+    assert result.succeeded and result.structure["family"] == family
+    assert result.observed_bytes <= at_most

@@ -78,3 +78,13 @@ def test_hidden_low_bits_are_the_dropped_ones():
     words = bitgen.random_raw(1400)
     bits = hidden_low_bits(words >> np.uint64(1))
     assert bits is not None and np.array_equal(bits[1:1400 - 624 + 1], (words & np.uint64(1))[1:1400 - 624 + 1])
+
+
+@pytest.mark.parametrize("name, generator, observed", [
+    ("php-mt-rand", "mt19937 >> 1 (PHP mt_rand)", 4836),
+    ("r-mersenne-twister", "mt19937", 2496),
+    ("cxx-mt19937-64", "mt19937-64", 2500),
+])
+def test_runtime_backends(name, generator, observed):
+    result = run_predictor(MersenneTwisterPredictor(), backend_bytes(name, 99, 1 << 17))
+    assert result.succeeded and result.structure["generator"] == generator and result.observed_bytes == observed

@@ -29,3 +29,8 @@ def test_state_from_three_outputs():
 def test_no_carries_in_minstd_or_pcg64():
     for name in ("minstd", "pcg64"):
         assert isinstance(MulticarryPredictor().fit(backend_bytes(name, 6, 256)), NoFit)
+
+
+def test_r_marsaglia_multicarry_backend():
+    result = run_predictor(MulticarryPredictor(), backend_bytes("r-marsaglia-multicarry", 8, 1 << 17))
+    assert result.succeeded and result.observed_bytes == 12

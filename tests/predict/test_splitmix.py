@@ -58,3 +58,8 @@ def test_splitmix64_backend():
 
 def test_no_weyl_sequence_in_pcg64():
     assert isinstance(SplitMixPredictor().fit(backend_bytes("pcg64", 3, 64)), NoFit)
+
+
+def test_java_splittable_random_backend():
+    result = run_predictor(SplitMixPredictor(), backend_bytes("java-splittable-random", 5, 1 << 17))
+    assert result.succeeded and result.observed_bytes == 8 and result.structure["gamma"] == GOLDEN_GAMMA

@@ -41,3 +41,8 @@ def test_stream_starting_inside_a_cache_block():
 
 def test_no_state_in_pcg64():
     assert isinstance(XorShift128CachePredictor().fit(backend_bytes("pcg64", 4, 4096)), NoFit)
+
+
+def test_v8_math_random_backend():
+    result = run_predictor(XorShift128CachePredictor(), backend_bytes("v8-math-random", 2024, 1 << 17))
+    assert result.succeeded and result.observed_bytes == 26
