@@ -8,6 +8,7 @@ numbers already measured (randqa.speed) and saved in the documents.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,6 +169,12 @@ def runtime_sentence(run: dict[str, Any], runs: list[dict[str, Any]]) -> str:
     return f"{name}: {pace}, {quality}, {guess}"
 
 
+def _runtime_version(runtime: dict[str, Any]) -> str:
+    """"node 20.20.2": the runtime's name and the first dotted number of its version line."""
+    found = re.search(r"\d+(?:\.\d+)+", runtime.get("version", ""))
+    return f"{runtime['name']} {found.group(0)}" if found else runtime["name"]
+
+
 def runtimes_answer(runs: list[dict[str, Any]]) -> list[str]:
     """Lines answering "fast and good enough?" for the runtimes' generators of
     a compare run: a sentence per source (runtime_sentence), then which
@@ -180,6 +187,7 @@ def runtimes_answer(runs: list[dict[str, Any]]) -> list[str]:
              "in its own loop):"]
     lines += ["  " + runtime_sentence(run, runs) for run in runs]
     live, confirmed, absent = {}, set(), []
+    checked_bytes = []
     for run in runs:
         runtime = run.get("runtime")
         if not runtime:
@@ -187,14 +195,15 @@ def runtimes_answer(runs: list[dict[str, Any]]) -> list[str]:
         if not runtime.get("installed"):
             absent.append(runtime["name"])
             continue
-        live.setdefault(runtime["name"], runtime.get("version", runtime["name"]))
+        live.setdefault(runtime["name"], _runtime_version(runtime))
         if runtime.get("live_equal"):
             confirmed.add(runtime["name"])
+            checked_bytes.append(runtime["live_checked_bytes"])
     if live:
-        checked = [f"{version}" + ("" if name in confirmed else " (its bytes not confirmed)")
-                   for name, version in live.items()]
-        lines.append("  live here (speed timed in the runtime; the first bytes tested equal to the runtime's own "
-                     "for the same seed): " + ", ".join(checked))
+        listed = [version + ("" if name in confirmed else " (its bytes not confirmed)") for name, version in live.items()]
+        first = f"the first {format_size(min(checked_bytes))}" if checked_bytes else "the bytes"
+        lines.append(f"  live here (speed timed in the runtime itself; {first} tested equal to the runtime's own "
+                     "for the same seed): " + ", ".join(listed))
     if absent:
         lines.append("  not installed here (tested from randqa's bit-exact C, no speed): "
                      + ", ".join(dict.fromkeys(absent)))

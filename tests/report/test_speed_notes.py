@@ -19,7 +19,7 @@ def run(name: str, speed: float | None, failure: int | None, predictable: int | 
 
 NODE = {"name": "node", "installed": True, "version": "node v20.20.2", "live_checked_bytes": 1 << 20,
         "live_equal": True}
-JAVA = {"name": "java", "installed": True, "version": "openjdk 17", "live_checked_bytes": 1 << 20,
+JAVA = {"name": "java", "installed": True, "version": 'openjdk version "17.0.15" 2025-04-15', "live_checked_bytes": 1 << 20,
         "live_equal": True}
 GO_ABSENT = {"name": "go", "installed": False}
 
@@ -40,11 +40,11 @@ def test_one_sentence_per_source_from_measured_numbers():
 
 def test_says_which_runtimes_were_live():
     lines = runtimes_answer(RUNS)
-    assert lines[5].endswith("for the same seed): node v20.20.2, openjdk 17")
+    assert lines[5].endswith("for the same seed): node 20.20.2, java 17.0.15")
     assert lines[6].endswith("no speed): go")
     mismatch = dict(JAVA, live_equal=False, first_difference=12)
     assert runtimes_answer([RUNS[0], run("java-random", 50.0, 1024, 8, mismatch)])[-1].endswith(
-        "node v20.20.2, openjdk 17 (its bytes not confirmed)")
+        "node 20.20.2, java 17.0.15 (its bytes not confirmed)")
 
 
 def test_nothing_to_say_without_two_runtimes():
