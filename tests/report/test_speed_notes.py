@@ -4,6 +4,7 @@ the numbers of a compare document alone, and which runtimes were live."""
 
 from __future__ import annotations
 
+from randqa.report.html import render_html
 from randqa.report.speed_notes import runtime_sentence, runtimes_answer
 
 
@@ -53,3 +54,10 @@ def test_nothing_to_say_without_two_runtimes():
     del unpredicted["predictable_from_bytes"]  # compare --no-predict
     assert runtime_sentence(unpredicted, RUNS) == ("pcg64: 40 times slower than the fastest here (10.0 MB/s), "
                                                    "no failure up to 256 MiB, predictability not checked")
+
+
+def test_the_html_report_states_the_same_answer():
+    doc = {"kind": "compare", "suite": "standard", "speed_repeats": 5, "elapsed_s": 1.0, "runs": RUNS}
+    page = render_html([doc])
+    assert '<section id="answer" class="answer-block">' in page
+    assert "java-random: 8.0 times slower than the fastest here (50.0 MB/s), fails at 1 KiB" in page
