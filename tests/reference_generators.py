@@ -15,16 +15,13 @@ only what it needs.
   JDK's documentation of Random: setSeed scrambles (seed ^ 0x5DEECE66D)
   mod 2^48, next(32) steps x = 0x5DEECE66D x + 0xB mod 2^48 and returns
   (int)(x >>> 16); nextBytes writes each nextInt() least significant byte
-  first; nextLong and nextDouble as documented there); Knuth's MMIX (TAOCP
-  vol. 2, 3rd ed., 3.3.4), its high 32 bits; musl's rand().
+  first); Knuth's MMIX (TAOCP vol. 2, 3rd ed., 3.3.4), its high 32 bits.
 - V8's Math.random() (xorshift128 behind a 64-double cache), and the
   runtimes' packing of b-bit values.
-- glibc rand() (TYPE_3 additive feedback) after srand(); Go's math/rand
-  additive generator (from a given state) and .NET's System.Random.
+- glibc rand() (TYPE_3 additive feedback) after srand().
 - GF(2)-linear: xorshift32 and xorshift128 (Marsaglia 2003), L'Ecuyer's
   LFSR113 (four Tausworthe components, as Linux's prandom), bit-serial
-  LFSRs of trinomials, GFSR, MT19937 as words of any width (and PHP's
-  mt_rand(), its words >> 1), MT19937-64,
+  LFSRs of trinomials, GFSR, MT19937 as words of any width, MT19937-64,
   xorshift1024's linear engine, xoshiro256+, WELL512a.
 - libdnet's RC4 keying, and Linux's SipHash-based siprand.
 - Berlekamp-Massey (Massey 1969), the linear complexity of a bit sequence.
@@ -126,50 +123,6 @@ def java_random_bytes(seed: int, nbytes: int) -> bytes:
     return np.array(java_random_next_ints(seed, nbytes // 4), dtype="<i4").tobytes()
 
 
-def _java_random_steps(seed: int):
-    """java.util.Random's next(bits) as a function, after ``new Random(seed)``."""
-    x = (seed ^ JAVA_MULTIPLIER) & JAVA_MASK
-
-    def next_bits(bits: int) -> int:
-        nonlocal x
-        x = (JAVA_MULTIPLIER * x + JAVA_INCREMENT) & JAVA_MASK
-        return x >> (48 - bits)
-
-    return next_bits
-
-
-def java_random_next_long_bytes(seed: int, count: int) -> bytes:
-    """``count`` nextLong() of ``new java.util.Random(seed)``, as 8 little-endian
-    bytes each: ((long) next(32) << 32) + next(32), the second next(32) added
-    as a signed int (the JDK's documentation of nextLong)."""
-    next_bits, out = _java_random_steps(seed), []
-    for _ in range(count):
-        high, low = next_bits(32), next_bits(32)
-        out.append(((high << 32) + low - ((low >> 31) << 32)) & M64)
-    return np.array(out, dtype="<u8").tobytes()
-
-
-def java_random_next_double_bytes(seed: int, count: int) -> bytes:
-    """``count`` nextDouble() of ``new java.util.Random(seed)`` times 2^53 (the
-    53-bit integer ((long) next(26) << 27) + next(27)), packed as the runtime
-    backends write them."""
-    next_bits, out = _java_random_steps(seed), []
-    for _ in range(count):
-        out.append((next_bits(26) << 27) + next_bits(27))
-    return packed_values(out, 53)
-
-
-def musl_rand_bytes(seed: int, count: int) -> bytes:
-    """musl's rand() after srand(seed) (src/prng/rand.c: the state is seed - 1,
-    each call x = 6364136223846793005 x + 1 mod 2^64 and returns x >> 33), its
-    31 bits packed as the runtime backends write them."""
-    x, out = (seed - 1) & M64, []
-    for _ in range(count):
-        x = (MMIX_MULTIPLIER * x + 1) & M64
-        out.append(x >> 33)
-    return packed_values(out, 31)
-
-
 MMIX_MULTIPLIER = 6364136223846793005
 MMIX_INCREMENT = 1442695040888963407
 
@@ -227,81 +180,12 @@ def v8_math_random_values(seed: int, count: int) -> list[int]:
     return out[:count]
 
 
-def r_marsaglia_multicarry_bytes(seed_state: tuple[int, int], count: int) -> bytes:
-    """R's "Marsaglia-Multicarry" (src/main/RNG.c) from the state (I1, I2):
-    each call I1 = 36969 (I1 & 0xFFFF) + (I1 >> 16), I2 = 18000 (I2 & 0xFFFF)
-    + (I2 >> 16), and the value (I1 << 16) ^ (I2 & 0xFFFF) (32 bits, the
-    double times 2^32 - 1), as 4 little-endian bytes.  R's set.seed only
-    fills the two words (tested in the runtime's own tests)."""
-    i1, i2 = seed_state
-    out = []
-    for _ in range(count):
-        i1 = 36969 * (i1 & 0xFFFF) + (i1 >> 16)
-        i2 = 18000 * (i2 & 0xFFFF) + (i2 >> 16)
-        out.append(((i1 << 16) ^ (i2 & 0xFFFF)) & MASK32)
-    return np.array(out, dtype="<u4").tobytes()
-
-
 def packed_values(values: list[int], bits: int) -> bytes:
     """Values of ``bits`` bits packed least significant bit first, as the
     runtime backends write them (a last partial byte padded with zeros)."""
     words = np.array(values, dtype="<u8").view(np.uint8).reshape(-1, 8)
     stream = np.unpackbits(words, axis=1, bitorder="little")[:, :bits].ravel()
     return np.packbits(stream, bitorder="little").tobytes()
-
-
-# --------------------------------------------------------------------------
-# lagged Fibonacci generators of the language runtimes
-
-
-def go_math_rand_uint64_bytes(state: np.ndarray, count: int) -> bytes:
-    """Go's math/rand rngSource.Uint64() (src/math/rand/rng.go: feed and tap
-    walk down a 607-word vector, x = vec[feed] + vec[tap], so x_i = x_(i-607)
-    + x_(i-273) mod 2^64) from the 607 words ``state`` (oldest first), as 8
-    little-endian bytes each.  Go's seeding (seedrand and the rngCooked
-    table) only fills that vector; the recurrence is what is generated."""
-    x = np.zeros(607 + count, dtype=np.uint64)
-    x[:607] = state
-    for i in range(607, 607 + count, 273):  # x_i needs x_(i-273): 273 at a time
-        k = min(273, 607 + count - i)
-        x[i:i + k] = x[i - 607:i - 607 + k] + x[i - 273:i - 273 + k]
-    return x[607:].astype("<u8").tobytes()
-
-
-def dotnet_random_next_bytes(seed: int, count: int) -> bytes:
-    """``count`` Next() of .NET's ``new System.Random(seed)`` (the reference
-    source's Knuth subtractive generator, which Mono runs: MBIG = 2^31 - 1,
-    MSEED = 161803398, SeedArray[1..55], inext = 0, inextp = 21), their 31
-    bits packed as the runtime backends write them."""
-    mbig, mseed = (1 << 31) - 1, 161803398
-    seed_array = [0] * 56
-    mj = mseed - (abs(seed) if seed != -(1 << 31) else (1 << 31) - 1)
-    seed_array[55] = mj
-    mk = 1
-    for i in range(1, 55):
-        ii = (21 * i) % 55
-        seed_array[ii] = mk
-        mk = mj - mk
-        if mk < 0:
-            mk += mbig
-        mj = seed_array[ii]
-    for _ in range(4):
-        for i in range(1, 56):
-            seed_array[i] -= seed_array[1 + (i + 30) % 55]
-            if seed_array[i] < 0:
-                seed_array[i] += mbig
-    inext, inextp, out = 0, 21, []
-    for _ in range(count):
-        inext = 1 if inext + 1 >= 56 else inext + 1
-        inextp = 1 if inextp + 1 >= 56 else inextp + 1
-        value = seed_array[inext] - seed_array[inextp]
-        if value == mbig:
-            value -= 1
-        if value < 0:
-            value += mbig
-        seed_array[inext] = value
-        out.append(value)
-    return packed_values(out, 31)
 
 
 # --------------------------------------------------------------------------
@@ -540,16 +424,6 @@ def mt19937_blocks(seed: int, word_bits: int):
             yield ((out[0::2] << np.uint64(32)) | out[1::2]).astype("<u8").tobytes()
         else:
             yield out.astype(f"<u{word_bits // 8}").tobytes()
-
-
-def php_mt_rand_bytes(seed: int, count: int) -> bytes:
-    """``count`` mt_rand() of PHP after mt_srand(seed) (ext/standard/mt_rand.c,
-    MT_RAND_MT19937: init_genrand(seed), MT19937's tempered word >> 1), their
-    31 bits packed as the runtime backends write them.  numpy's MT19937 with
-    its legacy seeding is init_genrand."""
-    bitgen = np.random.MT19937()
-    bitgen._legacy_seeding(seed)
-    return packed_values([int(v) >> 1 for v in bitgen.random_raw(count)], 31)
 
 
 def xorshift1024_blocks(seed: int = 1):

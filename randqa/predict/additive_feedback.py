@@ -9,7 +9,7 @@ x^7 + x^3 + 1, x^15 + x + 1, x^63 + x + 1); musl src/prng/random.c (the
 same TYPE_3 recurrence and output); D. E. Knuth, TAOCP vol. 2,
 3.2.2 (Mitchell and Moore's additive generator, lags 24 and 55; the
 subtractive variant of 3.6); Go 1.19 src/math/rand/rng.go (x_i = x_{i-607}
-+ x_{i-273} mod 2^64, Uint64() the whole word, Int63() its low 63 bits);
++ x_{i-273} mod 2^64, Uint64() the whole word);
 the .NET reference source of System.Random, which Mono runs (Knuth's
 subtractive generator: x_i = x_{i-55} - x_{i-34} mod 2^31 - 1, Next() = x_i);
 the prediction o_i = o_{i-3} + o_{i-31} (+1) mod 2^31 and its "right about 3 out
@@ -33,9 +33,9 @@ bit shows no carry: its last r outputs are its state, and the recurrence
 Minimum data: about 100 outputs for TYPE_3 (31 unknowns, two equations
 per carry, a carry in one output of four): some 400 bytes of 31-bit
 words, 100 bytes of rand() & 0xff; r + 24 outputs where every bit is
-output (the 24 relations confirm the lags): 307 bytes of .NET's Next() and
-4,970 of Go's Int63() as the runtime backends write them (31 and 63 bits
-per call, packed; randqa/sources/runtimes/), 5,048 of 64-bit words.
+output (the 24 relations confirm the lags): 307 bytes of .NET's Next() as
+the runtime backends write it (31 bits per call, packed;
+randqa/sources/runtimes/), 5,048 of Go's 64-bit Uint64() words.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ LAGS = (
 SUBTRACTIVE = (
     (".NET System.Random, Knuth's subtractive (34, 55)", 34, 55, (1 << 31) - 1),
 )
-#: bits per value: little-endian words, then the runtimes' packed calls
-#: (31: .NET's Next(), 63: Go's Int63())
-WIDTHS = (32, 16, 8, 64, 31, 63)
+#: bits per value: little-endian words, then the runtimes' packed calls (31:
+#: .NET's Next(), musl's random())
+WIDTHS = (32, 16, 8, 64, 31)
 #: relations the observed words must satisfy before the lags are believed
 MIN_RELATIONS = 24
 #: unknown low bits left after the linear equations that are enumerated

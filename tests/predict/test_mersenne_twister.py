@@ -7,9 +7,9 @@ import random
 
 import numpy as np
 import pytest
-from reference_generators import backend_bytes, php_mt_rand_bytes
+from reference_generators import backend_bytes
 
-from randqa.predict.base import NoFit, values_of
+from randqa.predict.base import NoFit
 from randqa.predict.mersenne_twister import (MT19937, MT19937_64, MersenneTwisterPredictor, hidden_low_bits, temper,
                                              untemper)
 from randqa.predict.runner import run_predictor
@@ -59,17 +59,6 @@ def test_other_streams_break_the_recurrence():
     data = backend_bytes("chacha", 1, 8192)
     fit = MersenneTwisterPredictor().fit(data)
     assert isinstance(fit, NoFit) and "twist recurrence broken" in fit.reason
-
-
-def test_php_mt_rand_with_its_dropped_bit():
-    # mt_srand(5); mt_rand(), mt_rand() printed 476726705 118498407 in PHP 8.2
-    data = np.frombuffer(php_mt_rand_bytes(5, 20000), dtype=np.uint8)
-    assert [int(v) for v in values_of(data[:8], 31)] == [476726705, 118498407]
-    result = run_predictor(MersenneTwisterPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
-    assert result.structure["generator"] == "mt19937 >> 1 (PHP mt_rand)"
-    # 2 x 624 - 1 outputs of 31 bits, rounded up to the predictor's 4-byte steps
-    assert result.observed_bytes == 4836
 
 
 def test_hidden_low_bits_are_the_dropped_ones():
