@@ -127,15 +127,17 @@ class CompareOptions:
 def preset_plan(sources: list[str], preset: str | None, size: int | None,
                 max_bytes: int | None) -> tuple[list[str], int | None]:
     """The sources of a comparison and the bytes per generator: the sources
-    given, else the preset's (``nmap`` when none is named), tested to the
-    preset's length unless a size or --max is given."""
+    given, else the named preset's, tested to its length unless a size or
+    --max is given, else the default sources (nmap's)."""
     if preset is not None and preset not in PRESETS:
         raise UsageError(f"unknown preset {preset!r}: choose from {', '.join(PRESETS)}")
     if sources:
         if preset is not None:
             raise UsageError(f"give sources or --preset {preset}, not both")
         return sources, size
-    chosen = PRESETS[preset or "nmap"]
+    if preset is None:
+        return list(DEFAULT_SOURCES), size
+    chosen = PRESETS[preset]
     return list(chosen.sources), size if size is not None or max_bytes is not None else chosen.default_bytes
 
 
