@@ -9,6 +9,12 @@ the suite as ``randqa test`` would.  The result is one JSON document
 ``speed_mb_s``, ``speed_method`` and ``generation_mb_s`` (the rate randqa
 feeds its tests); terminal table, JSON file and HTML report are all rendered
 from that document.
+
+Presets name the sources of a question: ``nmap`` (the default) and
+``runtimes``, each language runtime's default generator, timed by the
+runtime itself (randqa.speed.runtimes).  A runtime backend's run also
+records its runtime: installed or not, its version, and whether the
+runtime's own stream (NAME-live) equals the first MiB that was tested.
 """
 
 from __future__ import annotations
