@@ -12,6 +12,10 @@
  *   typedef union { ... } generator_state;   the states of its generators
  *   #define GENERATOR_TYPE_NAME "randqa.sources.<module>.Generator"
  * Each module so gets its own type object, with the same methods.
+ *
+ * Generators whose outputs are values of b bits (b <= 64; 31 for a 31-bit
+ * rand(), 52 for a V8 double) write them packed: eight values make one word
+ * of b bytes, the first value in the lowest bits (PACKED_FILL).
  */
 #ifndef RANDQA_GENERATOR_OBJECT_H
 #define RANDQA_GENERATOR_OBJECT_H
@@ -171,6 +175,54 @@ static PyTypeObject GenType = {
     .tp_methods = gen_methods,
     .tp_getset = gen_getset,
 };
+
+/* Eight values of `bits` bits each, concatenated from the least significant
+ * bit of the first into `bits` bytes. */
+static inline void
+pack8(uint8_t *RESTRICT out, const uint64_t v[8], unsigned bits)
+{
+    if (bits == 64) {
+        for (int k = 0; k < 8; k++)
+            store_le64(out + 8 * k, v[k]);
+        return;
+    }
+    if (bits == 32) {
+        for (int k = 0; k < 8; k++)
+            store_le32(out + 4 * k, (uint32_t)v[k]);
+        return;
+    }
+    uint64_t acc = 0;
+    unsigned have = 0; /* bits waiting in acc, always < 8 between values */
+    for (int k = 0; k < 8; k++) {
+        uint64_t x = v[k];
+        unsigned left = bits;
+        while (left) {
+            unsigned take = left < 56 ? left : 56;
+            acc |= (x & ((1ULL << take) - 1)) << have;
+            x >>= take;
+            left -= take;
+            have += take;
+            while (have >= 8) {
+                *out++ = (uint8_t)acc;
+                acc >>= 8;
+                have -= 8;
+            }
+        }
+    }
+}
+
+/* The fill function NAME of a generator whose state is g->st.MEMBER and
+ * whose next BITS-bit value NEXT(&state) returns. */
+#define PACKED_FILL(NAME, MEMBER, NEXT, BITS)                            \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t nwords) \
+    {                                                                    \
+        for (size_t w = 0; w < nwords; w++) {                            \
+            uint64_t v[8];                                               \
+            for (int k = 0; k < 8; k++)                                  \
+                v[k] = NEXT(&g->st.MEMBER);                              \
+            pack8(out + (size_t)(BITS) * w, v, BITS);                    \
+        }                                                                \
+    }
 
 /* How a constructor of one seed argument starts a new generator's state. */
 typedef void (*seed_state_fn)(GenObject *g, uint64_t seed);

@@ -48,54 +48,6 @@ typedef union {
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators.Generator"
 #include "_generator_object.h"
 
-/* Eight values of `bits` bits each, concatenated from the least significant
- * bit of the first into `bits` bytes. */
-static inline void
-pack8(uint8_t *RESTRICT out, const uint64_t v[8], unsigned bits)
-{
-    if (bits == 64) {
-        for (int k = 0; k < 8; k++)
-            store_le64(out + 8 * k, v[k]);
-        return;
-    }
-    if (bits == 32) {
-        for (int k = 0; k < 8; k++)
-            store_le32(out + 4 * k, (uint32_t)v[k]);
-        return;
-    }
-    uint64_t acc = 0;
-    unsigned have = 0; /* bits waiting in acc, always < 8 between values */
-    for (int k = 0; k < 8; k++) {
-        uint64_t x = v[k];
-        unsigned left = bits;
-        while (left) {
-            unsigned take = left < 56 ? left : 56;
-            acc |= (x & ((1ULL << take) - 1)) << have;
-            x >>= take;
-            left -= take;
-            have += take;
-            while (have >= 8) {
-                *out++ = (uint8_t)acc;
-                acc >>= 8;
-                have -= 8;
-            }
-        }
-    }
-}
-
-/* The fill function NAME of a generator whose state is g->st.MEMBER and
- * whose next BITS-bit value NEXT(&state) returns. */
-#define PACKED_FILL(NAME, MEMBER, NEXT, BITS)                            \
-    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t nwords) \
-    {                                                                    \
-        for (size_t w = 0; w < nwords; w++) {                            \
-            uint64_t v[8];                                               \
-            for (int k = 0; k < 8; k++)                                  \
-                v[k] = NEXT(&g->st.MEMBER);                              \
-            pack8(out + (size_t)(BITS) * w, v, BITS);                    \
-        }                                                                \
-    }
-
 /* ------------------------------------------------------------------ */
 /* V8's Math.random() (src/numbers/math-random.cc, src/base/utils/
  * random-number-generator.h, V8 11.3 as in Node 20).  The state is two
