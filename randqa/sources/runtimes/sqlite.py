@@ -60,14 +60,8 @@ class SqliteDriver(CompiledDriver):
     def version(self) -> str:
         return command_output([str(self.built() / "sqlite_driver"), "version"], "sqlite").strip()
 
-    def _command(self, *args: str) -> list[str]:
-        return [str(self.built() / "sqlite_driver"), *args]
-
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return self._command("stream", backend, str(seed))
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return self._command("time", backend, str(seed), str(calls))
+    def program(self, seed: int) -> list[str]:
+        return [str(self.built() / "sqlite_driver")]
 
 
 DRIVER = SqliteDriver()
