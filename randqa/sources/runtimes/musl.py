@@ -78,8 +78,8 @@ BACKENDS = (
     RuntimeBackend(
         name="musl-rand", runtime="musl", call="rand()", bits_per_call=31,
         seeding="srand(seed): state = seed - 1 (unsigned int), then state = 6364136223846793005 state + 1 mod 2^64",
-        summary="musl rand(): 64-bit LCG (6364136223846793005, increment 1), returns bits 63..33; srand(s) sets "
-                f"the state to s - 1; the 31 bits of each value, packed; {PINNED}",
+        summary="musl rand(): LCG mod 2^64 with Knuth's MMIX multiplier but increment 1, returning bits 63..33; "
+                f"srand(s) sets the state to s - 1; the 31 bits of each value, packed; {PINNED}",
         make=_runtime_generators_clib.musl_rand, **_SEED),
     RuntimeBackend(
         name="musl-random", runtime="musl", call="random()", bits_per_call=31,
