@@ -2,8 +2,8 @@
  * MT19937 (Matsumoto & Nishimura 1998, with their 2002 init_genrand and
  * init_by_array), the generator several originals share: the 624-word
  * state, its seeding, the twist that renews it and the tempering of each
- * output.  For the modules of compiled generators (_generators.c, the
- * runtime generators).
+ * output, for every C file that runs it (the generators, their jumps, the
+ * seed search).
  */
 #ifndef RANDQA_MT19937_H
 #define RANDQA_MT19937_H
@@ -17,7 +17,7 @@
 /* idx: the next word of mt[] to temper; MT_N when the state must twist first */
 typedef struct { uint32_t mt[MT_N]; int idx; } mt_state;
 
-static void
+static inline void
 mt_init_genrand(mt_state *m, uint32_t s)
 {
     m->mt[0] = s;
@@ -62,7 +62,7 @@ mt_mix(uint32_t hi, uint32_t lo, uint32_t far)
     return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
 }
 
-static void
+static inline void
 mt_twist(uint32_t *mt)
 {
     int k = 0;

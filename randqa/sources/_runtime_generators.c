@@ -33,6 +33,7 @@ typedef struct { uint64_t a, s, x0, x1; } lxm_state;                   /* L64X12
 #define GO_TAP 273
 typedef struct { uint64_t vec[GO_LEN]; int tap, feed; } go_state;       /* math/rand's rngSource */
 typedef struct { int32_t seed_array[56]; int inext, inextp; } dotnet_state; /* System.Random */
+typedef struct { uint32_t s[16], out[16]; unsigned left; } sqlite_state;   /* ChaCha20 state, block, bytes left */
 
 typedef union {
     v8_state v8;
@@ -41,6 +42,7 @@ typedef union {
     go_state go;
     dotnet_state dotnet;
     mt_state mt;
+    sqlite_state sqlite;
 } generator_state;
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators.Generator"
@@ -333,6 +335,69 @@ SEEDED_CONSTRUCTOR(php_mt_rand, 32, php_mt_rand_fill, 31, "PHP mt_rand (MT19937 
                    mt_init_genrand(&g->st.mt, (uint32_t)seed))
 
 /* ------------------------------------------------------------------ */
+/* SQLite 3.40.1 random() (src/random.c, func.c): ChaCha20 blocks, each
+ * read from its end backwards 8 bytes at a time, a negative int64 r
+ * returned as -(r & INT64_MAX). */
+
+#define CHACHA_QR(a, b, c, d)                                         \
+    do {                                                             \
+        a += b; d ^= a; d = (d << 16) | (d >> 16);                   \
+        c += d; b ^= c; b = (b << 12) | (b >> 20);                   \
+        a += b; d ^= a; d = (d << 8) | (d >> 24);                    \
+        c += d; b ^= c; b = (b << 7) | (b >> 25);                    \
+    } while (0)
+
+static void
+chacha20_block(uint32_t out[16], const uint32_t in[16])
+{
+    uint32_t x[16];
+    memcpy(x, in, sizeof x);
+    for (int i = 0; i < 10; i++) {
+        CHACHA_QR(x[0], x[4], x[8], x[12]);
+        CHACHA_QR(x[1], x[5], x[9], x[13]);
+        CHACHA_QR(x[2], x[6], x[10], x[14]);
+        CHACHA_QR(x[3], x[7], x[11], x[15]);
+        CHACHA_QR(x[0], x[5], x[10], x[15]);
+        CHACHA_QR(x[1], x[6], x[11], x[12]);
+        CHACHA_QR(x[2], x[7], x[8], x[13]);
+        CHACHA_QR(x[3], x[4], x[9], x[14]);
+    }
+    for (int i = 0; i < 16; i++)
+        out[i] = x[i] + in[i];
+}
+
+static inline uint64_t
+sqlite_next(sqlite_state *q)
+{
+    if (q->left == 0) {
+        q->s[12]++;
+        chacha20_block(q->out, q->s);
+        q->left = 64;
+    }
+    q->left -= 8;
+    /* the 8 bytes at out + left, read as a little-endian int64 */
+    unsigned w = q->left / 4;
+    uint64_t r = (uint64_t)q->out[w] | (uint64_t)q->out[w + 1] << 32;
+    return (r >> 63) ? 0 - (r & 0x7fffffffffffffffULL) : r;
+}
+
+PACKED_FILL(sqlite_fill, sqlite, sqlite_next, 64)
+
+/* SQLITE_TESTCTRL_PRNG_SEED(seed): xRandomness gives the int seed's 32 bits,
+ * then 40 zero bytes, for words 4..14; word 15 takes word 12 (0) and the
+ * counter, word 12, starts at 0 */
+static void
+sqlite_seed(sqlite_state *q, uint64_t seed)
+{
+    static const uint32_t sigma[4] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
+    memset(q, 0, sizeof *q);
+    memcpy(q->s, sigma, sizeof sigma);
+    q->s[4] = (uint32_t)seed;
+}
+
+SEEDED_CONSTRUCTOR(sqlite_random, 32, sqlite_fill, 64, "SQLite random() (ChaCha20)", sqlite_seed(&g->st.sqlite, seed))
+
+/* ------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
     {"v8_math_random", make_v8_math_random, METH_VARARGS,
@@ -346,6 +411,8 @@ static PyMethodDef module_methods[] = {
     {"dotnet_random", make_dotnet_random, METH_VARARGS,
      "dotnet_random(seed): new System.Random(seed).Next() values (Mono), 31 bits packed."},
     {"php_mt_rand", make_php_mt_rand, METH_VARARGS, "php_mt_rand(seed): mt_rand() values after mt_srand(seed), 31 bits packed."},
+    {"sqlite_random", make_sqlite_random, METH_VARARGS,
+     "sqlite_random(seed): SELECT random() values after SQLITE_TESTCTRL_PRNG_SEED(seed)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -99,11 +99,8 @@ class CountingDriver(CompiledDriver):
     def version(self) -> str:
         return "counting 1"
 
-    def stream_command(self, backend: str, seed: int) -> list[str]:
+    def program(self, seed: int) -> list[str]:
         return ["cat", str(self.built() / "prog.out")]
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return ["true"]
 
 
 def test_compiled_drivers_build_once_per_source_and_compiler(tmp_path, monkeypatch):

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from randqa.sources.runtimes.driver import RuntimeDriver
 
 #: the runtime modules, in `randqa list` order
-RUNTIME_MODULES = ("node", "java", "go", "mono", "php", "musl", "cxx", "r", "lua", "ruby")
+RUNTIME_MODULES = ("node", "java", "go", "mono", "php", "sqlite", "musl", "cxx", "r", "lua", "ruby")
 
 #: the suffix of a backend that streams from the real runtime
 LIVE_SUFFIX = "-live"

@@ -54,11 +54,8 @@ class CxxDriver(CompiledDriver):
     def version(self) -> str:
         return program_version("g++", "--version")
 
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return [str(self.built() / "cxx_driver"), "stream", backend, str(seed)]
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return [str(self.built() / "cxx_driver"), "time", backend, str(seed), str(calls)]
+    def program(self, seed: int) -> list[str]:
+        return [str(self.built() / "cxx_driver")]
 
 
 DRIVER = CxxDriver()

@@ -1,7 +1,8 @@
 """How randqa runs a real runtime's generator: one ``RuntimeDriver`` per runtime.
 
-A driver names the programs the runtime needs, its version, and two commands
-for each of its backends:
+A driver names the programs the runtime needs, its version, and the command
+that runs its driver program, which takes ``stream BACKEND SEED`` or ``time
+BACKEND SEED CALLS``; so for each of its backends:
 
 - ``stream_command(backend, seed)``: a process that seeds the runtime's own
   generator with ``seed`` and writes the backend's byte stream to stdout
@@ -106,13 +107,19 @@ class RuntimeDriver(ABC):
         """The installed runtime's version, one line (e.g. "node v20.20.2")."""
 
     @abstractmethod
+    def program(self, seed: int) -> list[str]:
+        """The command that runs the driver program, before its arguments
+        (a runtime that takes its seed as an option of its own, as Node's
+        V8 does, is given it here)."""
+
     def stream_command(self, backend: str, seed: int) -> list[str]:
         """A command writing ``backend``'s stream, seeded with ``seed``, to stdout forever."""
+        return [*self.program(seed), "stream", backend, str(seed)]
 
-    @abstractmethod
     def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
         """A command calling the generator ``calls`` times in the runtime's own
         loop and printing the elapsed seconds, measured inside the runtime."""
+        return [*self.program(seed), "time", backend, str(seed), str(calls)]
 
 
 class CompiledDriver(RuntimeDriver):

@@ -48,18 +48,12 @@ class GoDriver(CompiledDriver):
     def version(self) -> str:
         return program_version("go", "version")
 
-    def _command(self, *args: str) -> list[str]:
-        return [str(self.built() / "go_driver"), *args]
-
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return self._command("stream", backend, str(seed))
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return self._command("time", backend, str(seed), str(calls))
+    def program(self, seed: int) -> list[str]:
+        return [str(self.built() / "go_driver")]
 
     def cooked_command(self) -> list[str]:
         """The command printing math/rand's rngCooked as the C header randqa compiles."""
-        return self._command("cooked")
+        return [str(self.built() / "go_driver"), "cooked"]
 
 
 DRIVER = GoDriver()

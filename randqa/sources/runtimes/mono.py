@@ -39,14 +39,8 @@ class MonoDriver(CompiledDriver):
     def version(self) -> str:
         return program_version("mono", "--version")
 
-    def _command(self, *args: str) -> list[str]:
-        return ["mono", str(self.built() / "MonoDriver.exe"), *args]
-
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return self._command("stream", backend, str(seed))
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return self._command("time", backend, str(seed), str(calls))
+    def program(self, seed: int) -> list[str]:
+        return ["mono", str(self.built() / "MonoDriver.exe")]
 
 
 DRIVER = MonoDriver()

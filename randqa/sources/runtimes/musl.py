@@ -63,11 +63,8 @@ class MuslDriver(CompiledDriver):
             return f"musl {found.group(1)}"
         return "musl (version unknown; " + program_version("musl-gcc", "--version") + ")"
 
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return [str(self.built() / "musl_driver"), "stream", backend, str(seed)]
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return [str(self.built() / "musl_driver"), "time", backend, str(seed), str(calls)]
+    def program(self, seed: int) -> list[str]:
+        return [str(self.built() / "musl_driver")]
 
 
 DRIVER = MuslDriver()

@@ -35,14 +35,8 @@ class NodeDriver(RuntimeDriver):
     def version(self) -> str:
         return "node " + program_version("node", "--version")
 
-    def _command(self, seed: int, *args: str) -> list[str]:
-        return ["node", f"--random-seed={seed}", str(SCRIPT), *args]
-
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return self._command(seed, "stream", backend)
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return self._command(seed, "time", backend, str(calls))
+    def program(self, seed: int) -> list[str]:
+        return ["node", f"--random-seed={seed}", str(SCRIPT)]
 
 
 DRIVER = NodeDriver()

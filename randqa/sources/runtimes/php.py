@@ -41,20 +41,15 @@ class PhpDriver(RuntimeDriver):
     def version(self) -> str:
         return program_version("php", "--version")
 
-    def _command(self, *args: str) -> list[str]:
+    def program(self, seed: int) -> list[str]:
         # notices go to stderr, never into the stream
-        return ["php", "-n", "-d", "display_errors=stderr", str(SCRIPT), *args]
-
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return self._command("stream", backend, str(seed))
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return self._command("time", backend, str(seed), str(calls))
+        return ["php", "-n", "-d", "display_errors=stderr", str(SCRIPT)]
 
 
 DRIVER = PhpDriver()
 
-_SEED = dict(seed_range=(0, 2**32), seed_rule="mt_srand keeps the seed's low 32 bits")
+_SEED_RANGE = (0, 2**32)
+_SEED_RULE = "mt_srand keeps the seed's low 32 bits"
 _SUMMARY = ("MT19937 (init_genrand) with the low bit of each output dropped; the 31 bits of each value, packed; "
             "pinned to PHP 8.2.36")
 
@@ -63,10 +58,10 @@ BACKENDS = (
         name="php-mt-rand", runtime="php", call="mt_rand()", bits_per_call=31,
         seeding="mt_srand(seed): init_genrand((uint32_t) seed)",
         summary=f"PHP mt_rand() after mt_srand(seed): {_SUMMARY}",
-        make=_runtime_generators.php_mt_rand, **_SEED),
+        make=_runtime_generators.php_mt_rand, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
     RuntimeBackend(
         name="php-rand", runtime="php", call="rand()", bits_per_call=31,
         seeding="srand(seed), mt_srand's alias: init_genrand((uint32_t) seed)",
         summary=f"PHP rand() after srand(seed), mt_rand()'s alias since PHP 7.1, so php-mt-rand's stream: {_SUMMARY}",
-        make=_runtime_generators.php_mt_rand, **_SEED),
+        make=_runtime_generators.php_mt_rand, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
 )

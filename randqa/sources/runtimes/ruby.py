@@ -49,15 +49,9 @@ class RubyDriver(RuntimeDriver):
     def version(self) -> str:
         return program_version("ruby", "--version")
 
-    def _command(self, *args: str) -> list[str]:
+    def program(self, seed: int) -> list[str]:
         # --disable-gems: a quicker start, and no gem can touch Random
-        return ["ruby", "--disable-gems", str(SCRIPT), *args]
-
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return self._command("stream", backend, str(seed))
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return self._command("time", backend, str(seed), str(calls))
+        return ["ruby", "--disable-gems", str(SCRIPT)]
 
 
 DRIVER = RubyDriver()

@@ -1,7 +1,9 @@
-// randqa's Node driver: node --random-seed=SEED node_driver.js stream BACKEND
-//                                                              time BACKEND CALLS
+// randqa's Node driver: node --random-seed=SEED node_driver.js stream BACKEND SEED
+//                                                              time BACKEND SEED CALLS
+// (V8 takes the seed from --random-seed; the SEED argument only repeats it)
 // stream: BACKEND's bytes to stdout until the reader closes the pipe.
-// time:   CALLS calls of the generator in a plain loop; prints the seconds.
+// time:   CALLS calls of the generator in a plain loop (after as many, up to
+//         10^6, to let the JIT compile it); prints the seconds.
 'use strict';
 const fs = require('fs');
 
@@ -44,8 +46,8 @@ function writeAll(buf) {
 }
 
 function main(argv) {
-  const [mode, backend, calls] = argv;
-  if (mode === 'stream' && STREAMS[backend]) {
+  const [mode, backend, , calls] = argv;
+  if (mode === 'stream' && STREAMS[backend] && argv.length === 3) {
     const [fill, size] = STREAMS[backend];
     const buf = Buffer.alloc(size);
     for (;;) {
@@ -53,7 +55,8 @@ function main(argv) {
       writeAll(buf);
     }
   }
-  if (mode === 'time' && TIMED[backend] && /^[0-9]+$/.test(calls || '')) {
+  if (mode === 'time' && TIMED[backend] && argv.length === 4 && /^[0-9]+$/.test(calls)) {
+    TIMED[backend](Math.min(Number(calls), 1e6));  // as many calls first, to let the JIT compile the loop
     const start = process.hrtime.bigint();
     const sum = TIMED[backend](Number(calls));
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
@@ -61,7 +64,7 @@ function main(argv) {
     process.stdout.write(seconds + '\n');
     return;
   }
-  process.stderr.write('usage: node_driver.js stream BACKEND | time BACKEND CALLS\n');
+  process.stderr.write('usage: node_driver.js stream BACKEND SEED | time BACKEND SEED CALLS\n');
   process.exit(2);
 }
 
