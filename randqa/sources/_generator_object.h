@@ -15,6 +15,10 @@
  *   typedef union { ... } generator_state;   the states of its generators
  *   #define GENERATOR_TYPE_NAME "randqa.sources.<module>.Generator"
  * Each module so gets its own type object, with the same methods.
+ *
+ * Generators whose outputs are values of b bits (b <= 64; 31 for a 31-bit
+ * rand(), 52 for a V8 double) write them packed: eight values make one word
+ * of b bytes, the first value in the lowest bits (PACKED_FILL).
  */
 #ifndef RANDQA_GENERATOR_OBJECT_H
 #define RANDQA_GENERATOR_OBJECT_H

@@ -39,7 +39,7 @@ class PhpDriver(RuntimeDriver):
     programs = ("php",)
 
     def version(self) -> str:
-        return program_version("php", "--version")
+        return program_version("php", "-n", "--version")
 
     def program(self, seed: int) -> list[str]:
         # notices go to stderr, never into the stream
