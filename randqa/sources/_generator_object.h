@@ -8,9 +8,6 @@
  * 31-bit values packed into 31 bytes); a word split by a buffer's end is
  * kept in `pending`, so the byte stream never depends on how callers cut it.
  *
- * Generators whose values have b bits (the runtime generators) write eight
- * values as one word of b bytes: pack8 and PACKED_FILL.
- *
  * The including module defines, before including this header:
  *   typedef union { ... } generator_state;   the states of its generators
  *   #define GENERATOR_TYPE_NAME "randqa.sources.<module>.Generator"

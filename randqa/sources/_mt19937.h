@@ -2,8 +2,8 @@
  * MT19937 (Matsumoto & Nishimura 1998, with their 2002 init_genrand and
  * init_by_array), the generator several originals share: the 624-word
  * state, its seeding, the twist that renews it and the tempering of each
- * output, for every C file that runs it (the generators, the runtime
- * generators, their jumps, the seed search).
+ * output, for every C file that runs it (the generators, their jumps, the
+ * seed search).
  */
 #ifndef RANDQA_MT19937_H
 #define RANDQA_MT19937_H

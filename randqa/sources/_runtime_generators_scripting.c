@@ -7,9 +7,9 @@
  *   sets the state to (n, 0xff, 0, 0) and discards 16 outputs; the float is
  *   the output's top 53 bits over 2^53.
  * - Ruby 3.1's Random#rand (random.c, mt19937.c): MT19937, keyed by
- *   Random.new(seed) with init_genrand for a one-word key and init_by_array
- *   for longer ones; the float is genrand_res53, (a >> 5) * 2^26 + (b >> 6)
- *   over 2^53 from two consecutive outputs a, b.
+ *   Random.new(seed) (rand_init: init_genrand for a one-word key,
+ *   init_by_array for longer ones); the float is genrand_res53,
+ *   (a >> 5) * 2^26 + (b >> 6) over 2^53 from two consecutive outputs a, b.
  *
  * The stream: the 53 bits of each float times 2^53, eight values packed
  * into 53 bytes (pack8).
@@ -79,38 +79,39 @@ PACKED_FILL(ruby_rand_fill, mt, ruby_rand_next, 53)
 SEEDED_CONSTRUCTOR(lua_math_random, 64, lua_random_fill, 53, "Lua 5.4 math.random (xoshiro256**)",
                    lua_randomseed(&g->st.xoshiro, seed))
 
-/* ruby_random(key): Random.new with the key words rand_init makes of the
- * seed (at least one; rand_mt_init: init_genrand for one, else init_by_array) */
+/* ruby_random(magnitude): Random.new(seed), |seed| given as little-endian
+ * bytes.  rand_init's key: the 32-bit words of |seed|, least significant
+ * first, without leading zero words (at least one word), and without a top
+ * word of 1 when there are more (the guard Ruby's own 128-bit seeds carry);
+ * rand_mt_init: init_genrand for one word, init_by_array for more. */
 static PyObject *
 make_ruby_random(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *key_obj;
-    if (!PyArg_ParseTuple(args, "O", &key_obj))
+    Py_buffer magnitude;
+    if (!PyArg_ParseTuple(args, "y*", &magnitude))
         return NULL;
-    PyObject *seq = PySequence_Fast(key_obj, "key must be a sequence of 32-bit ints");
-    if (seq == NULL)
-        return NULL;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-    if (len < 1 || len > MT_N) {
-        Py_DECREF(seq);
-        return PyErr_Format(PyExc_ValueError, "key must have 1 to %d words", MT_N);
+    if (magnitude.len > 4 * MT_N) {
+        PyBuffer_Release(&magnitude);
+        return PyErr_Format(PyExc_ValueError, "seed must be below 2**%d", 32 * MT_N);
     }
-    uint32_t key[MT_N];
-    for (Py_ssize_t k = 0; k < len; k++) {
-        uint64_t v;
-        if (get_uint(PySequence_Fast_GET_ITEM(seq, k), 32, "key word", &v) < 0) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-        key[k] = (uint32_t)v;
-    }
-    Py_DECREF(seq);
+    uint32_t key[MT_N] = {0};
+    const uint8_t *bytes = (const uint8_t *)magnitude.buf;
+    for (Py_ssize_t i = 0; i < magnitude.len; i++)
+        key[i / 4] |= (uint32_t)bytes[i] << (8 * (i % 4));
+    size_t len = (size_t)(magnitude.len + 3) / 4;
+    PyBuffer_Release(&magnitude);
+    while (len > 1 && key[len - 1] == 0)
+        len--;
+    if (len == 0)
+        len = 1;
+    if (len > 1 && key[len - 1] == 1)
+        len--;
     GenObject *g = gen_new(ruby_rand_fill, 53, "Ruby Random#rand (MT19937 genrand_res53)");
     if (g) {
         if (len == 1)
             mt_init_genrand(&g->st.mt, key[0]);
         else
-            mt_init_by_array(&g->st.mt, key, (size_t)len);
+            mt_init_by_array(&g->st.mt, key, len);
     }
     return (PyObject *)g;
 }
@@ -118,7 +119,8 @@ make_ruby_random(PyObject *Py_UNUSED(self), PyObject *args)
 static PyMethodDef module_methods[] = {
     {"lua_math_random", make_lua_math_random, METH_VARARGS,
      "lua_math_random(seed): math.random() after math.randomseed(seed) (seed as a 64-bit two's complement integer)."},
-    {"ruby_random", make_ruby_random, METH_VARARGS, "ruby_random(key): Random#rand of Random.new keyed by these 32-bit words."},
+    {"ruby_random", make_ruby_random, METH_VARARGS,
+     "ruby_random(magnitude): Random#rand after Random.new(seed), |seed| given as little-endian bytes."},
     {NULL, NULL, 0, NULL},
 };
 

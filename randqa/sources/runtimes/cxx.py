@@ -7,11 +7,11 @@ bits/random.tcc), each constructed with ``--seed`` as ``Engine e(seed)``.
 - ``mt19937_64``: Nishimura and Matsumoto's 64-bit Mersenne Twister with
   the 2004 reference's seeding (x[i] = 6364136223846793005 (x[i-1] ^
   x[i-1] >> 62) + i); textbook.
-- ``ranlux24`` and ``ranlux48``: Lüscher's RANLUX as the standard defines
+- ``ranlux24`` and ``ranlux48``: Luescher's RANLUX as the standard defines
   it: Marsaglia and Zaman's subtract-with-carry x[i] = x[i-s] - x[i-r] -
   carry mod 2^w (w, s, r = 24, 10, 24 and 48, 5, 12) behind a
   discard_block_engine that keeps the first 23 of every 223 values (11 of
-  389).  Unlike Lüscher's code, which seeds through its own 32-bit
+  389).  Unlike Luescher's code, which seeds through its own 32-bit
   generator, ``seed(s)`` takes the words from L'Ecuyer's LCG x = 40014 x
   mod 2147483563 started at s (0 meaning 19780503), one LCG output per
   24-bit word and two per 48-bit word, the first in the low bits; the
@@ -54,11 +54,8 @@ class CxxDriver(CompiledDriver):
     def version(self) -> str:
         return program_version("g++", "--version")
 
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return [str(self.built() / "cxx_driver"), "stream", backend, str(seed)]
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return [str(self.built() / "cxx_driver"), "time", backend, str(seed), str(calls)]
+    def program(self, seed: int) -> list[str]:
+        return [str(self.built() / "cxx_driver")]
 
 
 DRIVER = CxxDriver()
@@ -87,12 +84,12 @@ BACKENDS = (
     RuntimeBackend(
         name="cxx-ranlux24", runtime="cxx", call="std::ranlux24()", bits_per_call=24, seeding=_RANLUX_SEEDING,
         summary="libstdc++ std::ranlux24: subtract-with-carry mod 2^24 (lags 10, 24), 23 of every 223 values kept, "
-                f"seeded from an LCG (40014 mod 2147483563); 24-bit values as 3 LE bytes; {PINNED}",
+                f"its words from an LCG (40014 mod 2147483563), not Luescher's seeding; 24-bit values as 3 LE bytes; {PINNED}",
         make=_runtime_generators_clib.ranlux24, **_SEED),
     RuntimeBackend(
         name="cxx-ranlux48", runtime="cxx", call="std::ranlux48()", bits_per_call=48, seeding=_RANLUX_SEEDING,
         summary="libstdc++ std::ranlux48: subtract-with-carry mod 2^48 (lags 5, 12), 11 of every 389 values kept, "
-                f"seeded from an LCG (40014 mod 2147483563); 48-bit values as 6 LE bytes; {PINNED}",
+                f"its words from an LCG (40014 mod 2147483563), not Luescher's seeding; 48-bit values as 6 LE bytes; {PINNED}",
         make=_runtime_generators_clib.ranlux48, **_SEED),
     RuntimeBackend(
         name="cxx-knuth-b", runtime="cxx", call="std::knuth_b()", bits_per_call=31, seeding=_LEHMER_SEEDING,

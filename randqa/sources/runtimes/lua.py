@@ -11,8 +11,8 @@ them by masking and rejection.  Without a call to ``math.randomseed`` Lua
 
 The stream: the 53 bits of each ``math.random()`` float times 2^53, eight
 calls packed into 53 bytes.  ``--seed`` is math.randomseed's integer, in
-[0, 2**64) (the two's-complement form of Lua's signed 64-bit integer; the
-driver passes it in hexadecimal, which Lua reads that way).
+[0, 2**64), the unsigned form of Lua's signed 64-bit integer (the driver
+reads the decimal digits with Lua's wrapping integer arithmetic).
 """
 
 from __future__ import annotations
@@ -31,11 +31,8 @@ class LuaDriver(RuntimeDriver):
     def version(self) -> str:
         return program_version("lua5.4", "-v")
 
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return ["lua5.4", str(SCRIPT), "stream", backend, hex(seed)]
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return ["lua5.4", str(SCRIPT), "time", backend, hex(seed), str(calls)]
+    def program(self, seed: int) -> list[str]:
+        return ["lua5.4", str(SCRIPT)]
 
 
 DRIVER = LuaDriver()

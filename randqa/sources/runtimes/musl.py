@@ -63,11 +63,8 @@ class MuslDriver(CompiledDriver):
             return f"musl {found.group(1)}"
         return "musl (version unknown; " + program_version("musl-gcc", "--version") + ")"
 
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return [str(self.built() / "musl_driver"), "stream", backend, str(seed)]
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return [str(self.built() / "musl_driver"), "time", backend, str(seed), str(calls)]
+    def program(self, seed: int) -> list[str]:
+        return [str(self.built() / "musl_driver")]
 
 
 DRIVER = MuslDriver()
@@ -78,8 +75,8 @@ BACKENDS = (
     RuntimeBackend(
         name="musl-rand", runtime="musl", call="rand()", bits_per_call=31,
         seeding="srand(seed): state = seed - 1 (unsigned int), then state = 6364136223846793005 state + 1 mod 2^64",
-        summary="musl rand(): 64-bit LCG (6364136223846793005, increment 1), returns bits 63..33; srand(s) sets "
-                f"the state to s - 1; the 31 bits of each value, packed; {PINNED}",
+        summary="musl rand(): LCG mod 2^64 with Knuth's MMIX multiplier but increment 1, returning bits 63..33; "
+                f"srand(s) sets the state to s - 1; the 31 bits of each value, packed; {PINNED}",
         make=_runtime_generators_clib.musl_rand, **_SEED),
     RuntimeBackend(
         name="musl-random", runtime="musl", call="random()", bits_per_call=31,

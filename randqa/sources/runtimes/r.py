@@ -52,15 +52,10 @@ class RDriver(RuntimeDriver):
     def version(self) -> str:
         return program_version("Rscript", "--version")
 
-    def _command(self, *args: str) -> list[str]:
-        # --vanilla: no site or user profile, which could change the RNG kind
-        return ["Rscript", "--vanilla", str(SCRIPT), *args]
-
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return self._command("stream", backend, str(seed))
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return self._command("time", backend, str(seed), str(calls))
+    def program(self, seed: int) -> list[str]:
+        # --vanilla: no site or user profile, which could change the RNG kind;
+        # runif is in stats, and the other default packages would double the start-up
+        return ["Rscript", "--vanilla", "--default-packages=stats", str(SCRIPT)]
 
 
 DRIVER = RDriver()

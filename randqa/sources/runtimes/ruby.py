@@ -26,20 +26,8 @@ from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver, progra
 SCRIPT = DRIVER_SOURCES / "ruby_driver.rb"
 
 
-def ruby_key(seed: int) -> list[int]:
-    """The key words Random.new(seed) seeds MT19937 with (rand_init)."""
-    words = []
-    rest = abs(seed)
-    while rest:
-        words.append(rest & 0xFFFFFFFF)
-        rest >>= 32
-    if len(words) > 1 and words[-1] == 1:  # the leading-zero guard of Ruby's own seeds
-        words.pop()
-    return words or [0]
-
-
 def _ruby_random(seed: int) -> Any:
-    return _runtime_generators_scripting.ruby_random(ruby_key(seed))
+    return _runtime_generators_scripting.ruby_random(seed.to_bytes((seed.bit_length() + 7) // 8, "little"))
 
 
 class RubyDriver(RuntimeDriver):
@@ -49,15 +37,9 @@ class RubyDriver(RuntimeDriver):
     def version(self) -> str:
         return program_version("ruby", "--version")
 
-    def _command(self, *args: str) -> list[str]:
+    def program(self, seed: int) -> list[str]:
         # --disable-gems: a quicker start, and no gem can touch Random
-        return ["ruby", "--disable-gems", str(SCRIPT), *args]
-
-    def stream_command(self, backend: str, seed: int) -> list[str]:
-        return self._command("stream", backend, str(seed))
-
-    def time_command(self, backend: str, seed: int, calls: int) -> list[str]:
-        return self._command("time", backend, str(seed), str(calls))
+        return ["ruby", "--disable-gems", str(SCRIPT)]
 
 
 DRIVER = RubyDriver()

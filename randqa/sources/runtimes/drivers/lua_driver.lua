@@ -10,8 +10,8 @@
 --                                                   plain loop; prints the seconds
 --                                                   (os.clock: the process's CPU time)
 --
--- BACKEND is lua-math-random; SEED is the integer math.randomseed takes, in
--- hexadecimal (0x...: Lua reads it as the 64-bit two's complement integer).
+-- BACKEND is lua-math-random; SEED, in [0, 2^64), is given to math.randomseed
+-- as the 64-bit integer of the same bits.
 local mode, backend, seed_text, calls = ...
 
 local function usage()
@@ -19,7 +19,16 @@ local function usage()
   os.exit(2)
 end
 
-local seed = math.tointeger(tonumber(seed_text or ""))
+-- decimal digits read with Lua's integer arithmetic, which wraps around
+-- mod 2^64: "18446744073709551615" becomes -1
+local function integer_bits(text)
+  if text == nil or not text:match("^%d+$") then return nil end
+  local n = 0
+  for digit in text:gmatch("%d") do n = n * 10 + (digit:byte() - 48) end
+  return n
+end
+
+local seed = integer_bits(seed_text)
 if backend ~= "lua-math-random" or seed == nil then usage() end
 math.randomseed(seed)
 
