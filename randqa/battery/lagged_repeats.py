@@ -38,12 +38,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
-
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, binomial_tails, insufficient
 
 #: the chance that two words are equal
 REPEAT_PROBABILITY = 2.0 ** -16
@@ -112,14 +110,13 @@ class LaggedRepeats(WholeBlockTest):
         d = np.arange(1, lags + 1)
         pairs = n - d
         observed = self.counts[1:]
-        upper = stats.binom.sf(observed - 1, pairs, REPEAT_PROBABILITY)
-        lower = stats.binom.cdf(observed, pairs, REPEAT_PROBABILITY)
+        upper, lower = binomial_tails(observed, pairs, REPEAT_PROBABILITY)
         most, fewest = int(np.argmin(upper)), int(np.argmin(lower))
         pvalue = min(1.0, float(upper[most]) * lags)
         stopped = int(self.counts[0])
         if stopped:
             # some word equalled MAX_REPEATS_WALKED of its predecessors: at most n chances of that
-            pvalue = min(pvalue, float(n * stats.binom.sf(MAX_REPEATS_WALKED - 1, lags, REPEAT_PROBABILITY)))
+            pvalue = min(pvalue, n * float(binomial_tails(MAX_REPEATS_WALKED, lags, REPEAT_PROBABILITY)[0]))
         expected = pairs * REPEAT_PROBABILITY
         worst = most if upper[most] <= lower[fewest] else fewest
         return [
