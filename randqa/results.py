@@ -263,17 +263,27 @@ def _poisson_tail(k: int, mean: float, *, upper: bool) -> float:
     return min(max(float((special.pdtrc if upper else special.pdtr)(float(k), mean)), 0.0), 1.0)
 
 
-def symmetric_binomial_two_sided(k: int, n: int) -> float:
-    """P(|B - n/2| >= |k - n/2|) for B ~ Bin(n, 1/2): 2 P(B >= max(k, n - k)),
-    1 when k = n - k.  P(B >= h) is the regularised incomplete beta
-    I_{1/2}(h, n - h + 1) (scipy.special.betainc, Boost's: exact to a few
-    ulps; scipy.special.bdtrc is 0.5% off at n = 5e8 bits)."""
+def binomial_tails(counts: Any, trials: Any, p: float) -> tuple[Any, Any]:
+    """(P(X >= count), P(X <= count)) for X binomial with ``trials`` and
+    success probability ``p``, elementwise over arrays of counts <= trials."""
+    import numpy as np
     from scipy import special
 
+    # the regularized incomplete beta function, as scipy.stats.binom computes the tails
+    counts, trials = np.asarray(counts), np.asarray(trials)
+    upper = np.where(counts > 0, special.betainc(np.maximum(counts, 1), trials - counts + 1, p), 1.0)
+    lower = np.where(counts < trials, special.betainc(np.maximum(trials - counts, 1), counts + 1, 1.0 - p), 1.0)
+    return upper, lower
+
+
+def symmetric_binomial_two_sided(k: int, n: int) -> float:
+    """P(|B - n/2| >= |k - n/2|) for B ~ Bin(n, 1/2): 2 P(B >= max(k, n - k)),
+    1 when k = n - k (the incomplete beta of binomial_tails; scipy.special.
+    bdtrc is 0.5% off at n = 5e8 bits)."""
     high = max(k, n - k)
     if 2 * high == n:
         return 1.0
-    return min(1.0, 2 * float(special.betainc(high, n - high + 1, 0.5)))
+    return min(1.0, 2 * float(binomial_tails(high, n, 0.5)[0]))
 
 
 def smallest_of(p_min: float, looks: int) -> float:
