@@ -20,6 +20,7 @@ Each result is then judged by how its p-value is computed:
   expecting 1000 or more): the exact multinomial tail of the chi-square
   critical value, computed at the smallest sample with those classes in
   the layout and scaled as 1/N beyond it (the leading error term);
+- bound (lagged_repeats): Bonferroni over exact binomial tails, at most t;
 - bound (lagged_difference): P(smallest of L lags' p x L < t) is at most
   L P(p_lag < t/L); each lag's tail is exact below 64 expected per class
   and Cressie-Read's chi-square law above, whose exact multinomial tail at
@@ -363,6 +364,10 @@ class Calibrator:
                           f"exact sum at 64 expected (fewer: the exact tail)")
             row.kind = "bound"
             each(lambda tail, t: max(1.0, cressie_read_ratio(1024, t / 17)) if t >= 1e-10 else None)
+        elif name.startswith("lagged_repeats"):
+            row.method, row.kind = "Bonferroni over exact binomial tails of the lags", "bound"
+            each(lambda tail, t: 1.0)
+            row.note = "<= 1 by construction"
         elif name == "chi_square" or name.startswith("chi_square["):
             cells, e = 256, d["symbols"] / 256
             row.method = f"equal-cell law (interpolated), K = 256, e = {e:.3g}"
