@@ -611,7 +611,7 @@ class RunLoop:
         self.progress.lengths.append(record)
         self.final = results
         failed = verdict == Verdict.FAIL
-        failed = self._settle_retests(position, accumulators) or failed
+        failed = self._settle_retests(position) or failed
         self._schedule_retests(position, entries, record)
         self._stop_if_failed(position, failed)
         return results
@@ -638,7 +638,7 @@ class RunLoop:
                 continue
             self.retests.append(_Retest(entry, position, [fresh], wanted))
 
-    def _settle_retests(self, position: int, accumulators: list[Any] | None = None) -> bool:
+    def _settle_retests(self, position: int) -> bool:
         """Settle the retests whose block ends at or before ``position``
         (reading the block again if the run read part of it elsewhere);
         True when one of them turned a result into a failure."""
@@ -712,9 +712,10 @@ class RunLoop:
                 at += fed
         except (InputError, OSError):
             along = []  # the source cannot go on from here: each retest reads its block again, or says why not
+        riding = {id(r) for r in along}
         for retest in pending:
             got: int | None = retest.fed
-            if retest not in along or (retest.fed < retest.length and not ended):
+            if id(retest) not in riding or (retest.fed < retest.length and not ended):
                 retest.accumulators = [self.workload.fresh_entry(retest.entry)]
                 got = self.workload.reread(retest.accumulators, retest.start, retest.length)
             if self._settle(retest, got) and self.plan.progressive and self.progress.first_failure is None:
