@@ -49,6 +49,15 @@ class FailsMidStream:
             raise ValueError("lost its state")
         return self.inner.random_raw(n)
 
+class ExitsMidStream:
+    def __init__(self, seed):
+        self.inner, self.calls = np.random.PCG64(seed), 0
+    def random_raw(self, n):
+        self.calls += 1
+        if self.calls > 3:
+            raise SystemExit(0)
+        return self.inner.random_raw(n)
+
 class ReturnsFloats:
     def __init__(self, seed):
         self.rng = np.random.default_rng(seed)
@@ -92,6 +101,7 @@ def generators(tmp_path) -> dict[str, str]:
     ("bad_generators:RaisesAtStart", "RuntimeError: no entropy device"),
     ("bad_generators:ReturnsText", "returned str, not a numpy array"),
     ("bad_generators:FailsMidStream", "ValueError: lost its state"),
+    ("bad_generators:ExitsMidStream", "SystemExit: 0"),  # before: exit 0 and no output
     ("bad_generators:ReturnsFloats", "returned float64 values"),
     ("bad_generators:RunsDry", "returned no words"),
     ("bad_generators:minus_one", "readinto returned -1"),
