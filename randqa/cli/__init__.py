@@ -120,8 +120,10 @@ def main(argv: list[str] | None = None) -> None:
     except MemoryError:
         if debug:
             traceback.print_exc()
-        code = _fail("out of memory: test less at once (a smaller --max-memory refuses such suites before the run)",
-                     EXIT_USAGE)
+        # numpy's message names the allocation that failed: the real cause, when it is one
+        detail = " ".join(str(exc).split())[:200]
+        code = _fail(f"out of memory{f' ({detail})' if detail else ''}: test less at once (a smaller --max-memory "
+                     "refuses such suites before the run)", EXIT_USAGE)
     except OSError as exc:
         # the system refused something (a full disk, a vanished device): not a bug
         if debug:

@@ -21,6 +21,7 @@ import sys
 import pytest
 
 from cli_harness import assert_one_error_line, importable, randqa, randqa_command, run
+from conftest import assert_report_refuses
 from randqa.cli import main
 
 QUICK = ["--suite", "quick", "-n", "64K", "--seed", "1"]
@@ -132,6 +133,17 @@ def test_deeply_nested_report_input_is_refused(tmp_path):
     result = randqa("report", str(deep), "-o", str(tmp_path / "r.html"))
     assert result.code == 2
     assert_one_error_line(result, "deep.json", "nested too deeply")
+
+
+@pytest.mark.parametrize("field, text", [("bytes_tested", "1" + "0" * 400), ("elapsed_s", "1e400")])
+def test_a_number_too_large_for_a_result_is_refused(tmp_path, capsys, field, text):
+    # before: an OverflowError in the charts, exit 3
+    import randqa
+
+    doc = json.dumps(randqa.test("pcg64", "64K", seed=1, suite="quick").to_json())
+    content = doc.replace(f'"{field}": {json.dumps(json.loads(doc)[field])}', f'"{field}": {text}')
+    assert text in content
+    assert_report_refuses(tmp_path, capsys, content.encode(), "too large")
 
 
 def test_unbounded_report_input_is_refused_unread(tmp_path):
