@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
         code = exc.exit_code
     except (click.Abort, KeyboardInterrupt):
         code = _fail("interrupted", interrupted_exit_code())
-    except MemoryError:
+    except MemoryError as exc:
         if debug:
             traceback.print_exc()
         # numpy's message names the allocation that failed: the real cause, when it is one

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -204,7 +203,7 @@ def _out_of_memory(*args, **kwargs):
 
 
 def test_memory_error_is_one_line_and_exit_2(monkeypatch, capsys):
-    monkeypatch.setattr(sys.modules["randqa.engine.execute"], "judge", _out_of_memory)
+    monkeypatch.setattr("randqa.engine.execute.judge", _out_of_memory)
     with pytest.raises(SystemExit) as stop:
         main(["test", "pcg64", *QUICK])
     assert stop.value.code == 2
