@@ -15,10 +15,13 @@ signal, so the partial results are not empty.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 
 import pytest
@@ -96,3 +99,29 @@ def test_sighup_ignored_by_nohup_stays_ignored(tmp_path):
     assert returncode == 0, err
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["interrupted"] is False and doc["bytes_tested"] == 512 << 20
+
+
+def test_ctrl_c_while_stdin_stalls_tests_what_arrived(tmp_path):
+    # before: the bytes read into the chunk before the signal were dropped ("0 bytes tested")
+    arrived = 200_000
+    proc = subprocess.Popen(randqa_command("test", "-", "--jobs", "1", "--suite", "quick", "--json", "r.json"),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        proc.stdin.write(bytes(range(256)) * (arrived // 256) + bytes(arrived % 256))
+        proc.stdin.flush()  # returns once randqa has taken all but a pipe's buffer
+        deadline = time.monotonic() + 60
+        while unread_in_pipe(proc.stdin) or not catches_signal(proc.pid, signal.SIGTERM):  # its guard is on
+            assert time.monotonic() < deadline, "randqa never read its stdin"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)  # stdin stays open: randqa waits for the rest of its chunk
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["interrupted"] is True and doc["bytes_tested"] == arrived
+
+
+def unread_in_pipe(pipe) -> int:
+    """Bytes written to ``pipe`` that its reader has not taken yet (Linux FIONREAD)."""
+    return struct.unpack("i", fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0" * 4))[0]
