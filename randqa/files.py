@@ -21,6 +21,7 @@ stream's results stay as private as the user made them.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 import tempfile
 
@@ -139,6 +140,12 @@ def check_output_paths(outputs: dict[str, str | None], inputs: tuple[str, ...] =
         for name in inputs:
             if name != "-" and os.path.exists(name) and os.path.realpath(name) == key:
                 raise UsageError(f"{option} {path}: is also an input; write the output elsewhere")
+
+
+def shown_path(path: str) -> str:
+    """A path as a shell would take it back, on one line: a name from a file
+    (a checkpoint) may hold control characters, shown escaped, never sent."""
+    return shlex.quote(path) if path.isprintable() else repr(path)
 
 
 def _probe_folder(option: str, path: str, folder: str) -> None:

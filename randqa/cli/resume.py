@@ -1,11 +1,26 @@
-"""``randqa resume PATH``: continue a run from its checkpoint."""
+"""``randqa resume PATH``: continue a run from its checkpoint.
+
+The checkpoint is data (randqa/engine/checkpoint.py): what it says is
+checked, and what it could only choose for the user is not taken from it
+unseen.  Its folder must be writable (the checkpoint is saved again there)
+before anything runs; the run's JSON and HTML go where ``--json`` and
+``--html`` say, or where the checkpoint's run wrote them, and those paths
+are then shown and checked before the run like any output path; a run of
+``module:attr`` code is continued only by a command that names the code
+itself (``randqa test module:attr ... --checkpoint PATH``).
+"""
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import click
 
-from randqa.cli.workers import launch_run, parallel_options
-from randqa.files import check_output_paths
+from randqa.cli.common import emit
+from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
+from randqa.errors import UsageError
+from randqa.files import check_output_paths, shown_path
 
 
 @click.command("resume")
@@ -14,26 +29,45 @@ from randqa.files import check_output_paths
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON here (default: where the run wrote them).")
 @click.option("--html", "html_path", metavar="PATH", help="Write the HTML report here (default: where the run wrote it).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
-def resume_command(path: str, jobs: int, scheduler: str | None, checkpoint_every: float, json_path: str | None,
-                   html_path: str | None, progress: bool | None) -> int:
+def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeout: float, checkpoint_every: float,
+                   json_path: str | None, html_path: str | None, progress: bool | None, **tls: Any) -> int:
     """Continue the run saved in CHECKPOINT (by `randqa test ... --checkpoint CHECKPOINT`),
     on this machine's cores or a cluster (--scheduler), and report it as the
     run itself would have.  A finished run's checkpoint reports its results again."""
     from randqa.cli.reports import resume_comparison
     from randqa.cli.test import _report_run
     from randqa.engine.checkpoint import read_checkpoint
+    from randqa.sources.numpy_backends import looks_like_module_attribute
 
-    saved = read_checkpoint(path)
-    json_path = json_path or saved.outputs.get("json")
-    html_path = html_path or saved.outputs.get("html")
-    check_output_paths({"--json": json_path, "--html": html_path}, (path,))
-    if saved.context and "compare" in saved.context:
-        return resume_comparison(saved, jobs=jobs, scheduler=scheduler, checkpoint_every=checkpoint_every,
-                                 json_path=json_path, html_path=html_path, progress=progress)
-    result = launch_run(saved.run, jobs=jobs, scheduler=scheduler, checkpoint=path, checkpoint_every=checkpoint_every,
-                        outputs={"json": json_path, "html": html_path}, progress=progress, saved=saved,
-                        command=saved.command)
-    return _report_run(result, json_path, html_path)
+    check_output_paths({"checkpoint": path})  # saved again at every checkpoint: its folder must take it
+    with checkpoint_lock(path):
+        saved = read_checkpoint(path)
+        compared = (saved.context or {}).get("compare")
+        sources = compared.get("sources") if isinstance(compared, dict) else [saved.run.source]
+        code = next((s for s in sources or [] if isinstance(s, str) and looks_like_module_attribute(s)), None)
+        if code is not None:
+            raise UsageError(f"checkpoint {path}: its run tests {code}, code randqa would import and run; a "
+                             f"checkpoint names no code to run: continue it with the command that names it, "
+                             f"`randqa {'compare' if compared else 'test'} {code} ... --checkpoint {path}`")
+        chosen = {"json": json_path, "html": html_path}
+        json_path = json_path or saved.outputs.get("json")
+        html_path = html_path or saved.outputs.get("html")
+        inputs = (path, saved.run.source)
+        check_output_paths({"--json": json_path, "--html": html_path}, inputs)
+        taken = [f"{kind.upper()} to {shown_path(where)}" for kind, where in (("json", json_path), ("html", html_path))
+                 if where and not chosen[kind]]
+        if taken:
+            emit(f"randqa: resume writes its {' and its '.join(taken)}, where the run wrote them "
+                 f"(--json and --html choose others)", sys.stderr)
+        if compared:
+            return resume_comparison(saved, jobs=jobs, scheduler=scheduler, scheduler_timeout=scheduler_timeout,
+                                     tls=tls, checkpoint_every=checkpoint_every, json_path=json_path,
+                                     html_path=html_path, progress=progress)
+        return launch_run(saved.run, jobs=jobs, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
+                          checkpoint=path, checkpoint_every=checkpoint_every,
+                          outputs={"json": json_path, "html": html_path}, progress=progress,
+                          report=lambda result: _report_run(result, json_path, html_path), saved=saved,
+                          command=saved.command)
 
 
 COMMANDS: list[click.Command] = [resume_command]

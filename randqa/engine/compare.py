@@ -84,9 +84,25 @@ class CompareOptions:
                 "predict": self.predict}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], **execution: Any) -> "CompareOptions":
+    def from_json(cls, data: Any, **execution: Any) -> "CompareOptions":
+        """The options ``to_json`` recorded (in a checkpoint), each checked; ValueError otherwise."""
         from randqa.engine.checkpoint import suite_from_json
+        from randqa.sizes import MAX_SIZE
 
+        keys = {"suite", "size", "seed", "progressive", "min_bytes", "max_bytes", "keep_going", "speed_repeats",
+                "segment", "predict"}
+        if not isinstance(data, dict) or set(data) != keys:
+            raise ValueError("not the options randqa records")
+
+        def whole(name: str, low: int, high: int | None, none: bool = True) -> bool:
+            value = data[name]
+            return (value is None and none) or (type(value) is int and low <= value and (high is None or value <= high))
+
+        if not (whole("size", 1, MAX_SIZE) and whole("seed", 0, None) and whole("min_bytes", 1, MAX_SIZE, False)
+                and whole("max_bytes", 1, MAX_SIZE) and whole("speed_repeats", 1, 1000, False)
+                and whole("segment", 1, MAX_SIZE) and all(type(data[name]) is bool
+                                                          for name in ("progressive", "keep_going", "predict"))):
+            raise ValueError("an option out of its range")
         fields = dict(data, suite=suite_from_json(data["suite"]))
         return cls(**fields, **execution)
 

@@ -16,7 +16,8 @@ import pytest
 
 from randqa import __version__
 from randqa.battery.suites import load_suite
-from randqa.engine.checkpoint import Checkpoint, RunSpec, read_checkpoint, suite_from_json, suite_to_json
+from randqa.engine.checkpoint import (Checkpoint, RunSpec, read_checkpoint, state_digest, suite_from_json,
+                                      suite_to_json)
 from randqa.engine.execute import Progressive, run_stream
 from randqa.engine.launch import Execution, launch
 from randqa.errors import InputError, UsageError
@@ -95,14 +96,17 @@ def test_the_file_is_arrays_and_json_only(tmp_path):
     assert suite_from_json(meta["run"]["suite"]).build()[0].name == "frequency"
 
 
-def _rewrite_meta(path: str, change) -> None:
+def _rewrite_meta(path: str, change, digest: bool = True) -> None:
+    """Apply ``change(meta, arrays)`` to a checkpoint; with ``digest``, as a
+    forger would, recompute its digest so that only the other checks remain."""
     with np.load(path, allow_pickle=False) as npz:
         arrays = {name: npz[name] for name in npz.files}
-    meta = json.loads(arrays["meta"].tobytes())
-    change(meta)
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    meta = json.loads(arrays.pop("meta").tobytes())
+    change(meta, arrays)
+    if digest:
+        meta["digest"] = state_digest(meta, arrays)
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
     with open(path, "wb") as f:
         f.write(buffer.getvalue())
 
@@ -124,17 +128,15 @@ def test_damaged_checkpoints_are_refused(tmp_path):
     with open(path, "wb") as f:
         f.write(data)
     read_checkpoint(path)
-    _rewrite_meta(path, lambda meta: meta.update(randqa_version="0.0.0"))
+    _rewrite_meta(path, lambda meta, arrays: meta.update(randqa_version="0.0.0"))
     with pytest.raises(InputError, match="written by randqa 0.0.0"):
         read_checkpoint(path)
     with open(path, "wb") as f:
         f.write(data)
 
-    with np.load(path, allow_pickle=False) as saved:
-        small = next(name for name in saved.files if name != "meta" and saved[name].dtype == np.uint8)
-
-    def wrong_dtype(meta):
-        meta["state"][2]["counts"] = {"$array": small}  # chi_square's int64 counts replaced by a uint8 array
+    def wrong_dtype(meta, arrays):
+        name = meta["state"][2]["counts"]["$array"]  # chi_square's int64 counts made uint8
+        arrays[name] = arrays[name].astype(np.uint8)
 
     _rewrite_meta(path, wrong_dtype)
     with pytest.raises(InputError, match="does not fit"):
