@@ -325,7 +325,7 @@ class _InlineWorkers:
     def slots(self) -> int:
         return self._slots
 
-    def client(self):
+    def client(self, interrupted=lambda: False):
         return self
 
     def scatter(self, data, hash=False):
