@@ -380,10 +380,11 @@ def read_checkpoint(path: str, max_memory: int | None = None) -> Saved:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except (OSError, ValueError) as exc:
         raise refuse(f"cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        raise refuse("not a regular file (a device, a pipe or a folder); a checkpoint is a file randqa writes")
     with os.fdopen(fd, "rb") as f:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise refuse("not a regular file (a device, a pipe or a folder); a checkpoint is a file randqa writes")
         try:
             return _read(f, status.st_size, path, max_memory)
         except _Refused as exc:
