@@ -35,15 +35,22 @@ from randqa.errors import OutputClosed, OutputError, RandqaError
 DEBUG_VARIABLE = "RANDQA_DEBUG"
 
 
+class _Stopped(Exception):
+    """A stop signal during a command (click would print an empty line for a KeyboardInterrupt)."""
+
+
 class _Group(click.Group):
     """click turns a broken stdout pipe into a silent exit 1; randqa says so
-    and exits 141 instead (a verdict nobody received is not a success)."""
+    and exits 141 instead (a verdict nobody received is not a success).  A
+    stop signal leaves as _Stopped, so that stderr gets one line."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
             raise OutputClosed() from None
+        except KeyboardInterrupt:
+            raise _Stopped() from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -115,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         code = _fail(exc.format_message().replace("\n", " "), exc.exit_code or EXIT_USAGE)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt, _Stopped):
         code = _fail("interrupted", interrupted_exit_code())
     except MemoryError as exc:
         if debug:
