@@ -138,6 +138,8 @@ def _import(encoded: Any, template: Any, where: str, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise StateError(f"{where}: nested deeper than {MAX_DEPTH} levels")
     if encoded is None or type(encoded) in (bool, int, float, str):
+        if not _same_kind(encoded, template):
+            raise StateError(f"{where}: saved as {type(encoded).__name__}, expected {type(template).__name__}")
         return encoded
     if isinstance(encoded, np.ndarray):
         if isinstance(template, np.ndarray):
@@ -204,6 +206,17 @@ def _import(encoded: Any, template: Any, where: str, depth: int) -> Any:
         _load_attributes(made, attrs, where, strict=False, depth=depth)
         return made
     raise StateError(f"{where}: unknown tag {tag!r}")
+
+
+def _same_kind(value: Any, template: Any) -> bool:
+    """Whether a plain value may replace ``template``: a flag a flag, text
+    text, a number a number (a count may have become a float sum); an
+    attribute that is None in a fresh object may hold anything."""
+    if template is None or type(template) not in (bool, int, float, str):
+        return True
+    if type(template) in (int, float):
+        return type(value) in (int, float)
+    return type(value) is type(template)
 
 
 def _uint8(body: Any, where: str) -> np.ndarray:

@@ -89,7 +89,8 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
 
 def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler_timeout: float,
                       tls: dict[str, str | None], checkpoint_every: float, json_path: str | None,
-                      html_path: str | None, progress: bool | None) -> int:
+                      html_path: str | None, progress: bool | None, max_memory: int | None = None,
+                      resume_note: str = "") -> int:
     """`randqa resume` of a comparison's checkpoint: the sources not finished yet
     (what the checkpoint says of them checked first, as a compare document)."""
     from randqa.report.schema import DocumentError, validate
@@ -105,7 +106,7 @@ def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler
             and len(runs) < len(sources) and saved.run.source == sources[len(runs)]):
         raise damaged("its sources and finished runs do not match")
     try:
-        options = comparing.CompareOptions.from_json(state["options"], jobs=jobs, checkpoint=saved.path,
+        options = comparing.CompareOptions.from_json(state["options"], max_memory, jobs=jobs, checkpoint=saved.path,
                                                      checkpoint_every_s=checkpoint_every)
     except (TypeError, ValueError) as exc:
         raise damaged(f"its options: {exc}") from None
@@ -113,6 +114,7 @@ def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler
         validate(comparing.compare_document(saved.command or "", state["environment"], options, runs, 0.0))
     except (DocumentError, TypeError, AttributeError) as exc:
         raise damaged(str(exc)) from None
+    options.resume_note = resume_note
     return _compare(sources, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
                     json_path=json_path, html_path=html_path, progress=progress, saved=saved, command=saved.command)
 

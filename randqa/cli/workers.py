@@ -104,7 +104,7 @@ def closing(workers: Any) -> Any:
 def launch_run(run: Any, *, jobs: int, scheduler: str | None, scheduler_timeout: float = SCHEDULER_TIMEOUT_S,
                tls: dict[str, str | None] | None = None, checkpoint: str | None, checkpoint_every: float,
                outputs: dict[str, Any], progress: bool | None, report: Callable[[RunResult], int],
-               saved: Any = None, command: str | None = None) -> int:
+               saved: Any = None, command: str | None = None, resume_note: str = "") -> int:
     """Run a RunSpec, in this process or with segments on Dask workers, and
     ``report`` it (its files written, its table printed) before the workers
     are shut down: a stopped run's results do not wait for that."""
@@ -112,6 +112,6 @@ def launch_run(run: Any, *, jobs: int, scheduler: str | None, scheduler_timeout:
 
     workers = workers_for(jobs, scheduler, scheduler_timeout, tls)
     execution = Execution(workers=workers, threads=jobs, checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
-                          command=command or command_line(), outputs=outputs)
+                          command=command or command_line(), outputs=outputs, resume_note=resume_note)
     with closing(workers):
         return report(launch(run, execution, lambda total: ProgressBar(progress, total), saved=saved))

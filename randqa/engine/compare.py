@@ -73,6 +73,8 @@ class CompareOptions:
     checkpoint_every_s: float = DEFAULT_CHECKPOINT_EVERY_S
     #: where the report goes (--json, --html), for a resumed comparison
     outputs: dict[str, Any] = field(default_factory=dict)
+    #: what `randqa resume` adds to its "resuming from" line
+    resume_note: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """What a checkpoint records of the options (a resumed comparison goes on with them)."""
@@ -84,9 +86,11 @@ class CompareOptions:
                 "predict": self.predict}
 
     @classmethod
-    def from_json(cls, data: Any, **execution: Any) -> "CompareOptions":
-        """The options ``to_json`` recorded (in a checkpoint), each checked; ValueError otherwise."""
+    def from_json(cls, data: Any, max_memory: int | None = None, **execution: Any) -> "CompareOptions":
+        """The options ``to_json`` recorded (in a checkpoint), each checked
+        (the suite within ``max_memory``, default --max-memory's); ValueError otherwise."""
         from randqa.engine.checkpoint import suite_from_json
+        from randqa.engine.plan import default_max_memory
         from randqa.sizes import MAX_SIZE
 
         keys = {"suite", "size", "seed", "progressive", "min_bytes", "max_bytes", "keep_going", "speed_repeats",
@@ -103,7 +107,8 @@ class CompareOptions:
                 and whole("segment", 1, MAX_SIZE) and all(type(data[name]) is bool
                                                           for name in ("progressive", "keep_going", "predict"))):
             raise ValueError("an option out of its range")
-        fields = dict(data, suite=suite_from_json(data["suite"]))
+        fields = dict(data, suite=suite_from_json(data["suite"], default_max_memory() if max_memory is None
+                                                  else max_memory))
         return cls(**fields, **execution)
 
 
@@ -178,7 +183,7 @@ def run_source_tests(spec: str, options: CompareOptions,
     name = "stdin" if spec == "-" else spec
     execution = Execution(workers=options.workers, threads=options.jobs, checkpoint=options.checkpoint,
                           checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
-                          context=context)
+                          context=context, resume_note=options.resume_note)
     bar = (lambda total: progress(name, total)) if progress else None
     return launch(saved.run if saved is not None else source_run(spec, options), execution, bar, saved=saved,
                   fresh=saved is None)

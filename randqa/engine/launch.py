@@ -43,6 +43,8 @@ class Execution:
     outputs: dict[str, Any] = field(default_factory=dict)
     #: extra data a checkpoint carries (compare's finished runs)
     context: dict[str, Any] | None = None
+    #: what `randqa resume` adds to its "resuming from" line (where the results go)
+    resume_note: str = ""
     notice: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
 
 
@@ -83,19 +85,17 @@ def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None 
         problem = saved.run.mismatch(replace(saved.run, identity=identity_of(saved.run.source)))
         if problem:
             raise UsageError(f"checkpoint {saved.path}: {problem}")
+    suite = suite_from_json(run.suite)
     if saved is not None:
         run.seed = saved.run.seed
-        done = saved.progress.position
-        unit = "seeds" if run.kind == "seed-sweep" else "bytes"
-        what = f"{done:,} seeds" if unit == "seeds" else format_size(done)
-        state = "finished" if saved.progress.complete else f"{what} done"
-        execution.notice(f"randqa: resuming from {saved.path} ({state})")
-    suite = suite_from_json(run.suite)
+        check_saved_state(run, suite, saved)
     resume = (saved.progress, saved.states) if saved is not None else None
     bar = progress or (lambda total: contextlib.nullcontext(None))
     if run.kind == "seed-sweep":
+        _notice_resume(saved, run, execution)
         return _seed_sweep(run, suite, execution, bar, resume)
     with open_run_source(run) as source:
+        _notice_resume(saved, run, execution)  # once everything that could refuse the run has been checked
         run.seed = source.seed
         saver = _saver(run, execution)
         progressive = Progressive(**run.progressive) if run.progressive else None
@@ -113,6 +113,37 @@ def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None 
                                   resume=resume, on_progress=on_progress)
             except StateError as exc:
                 raise InputError(f"checkpoint {execution.checkpoint}: its state does not fit the run ({exc})") from None
+
+
+def check_saved_state(run: RunSpec, suite: Any, saved: Saved) -> None:
+    """Load a checkpoint's state into fresh accumulators once and finalise
+    them, before the run says it resumes: a state that does not fit is one
+    line, and nothing else."""
+    from randqa.engine.execute import StreamJob, loaded
+
+    if run.seed_sweep is not None:
+        from randqa.engine.seed_sweep import SeedSweepJob
+
+        job: Any = SeedSweepJob(run.source, run.seed_sweep["positions"], run.seed_sweep["base_seed"])
+    else:
+        job = StreamJob(suite)
+    try:
+        for accumulator in loaded(job, 0, saved.states):
+            accumulator.finalize()  # numbers of the right kinds may still not make a state
+    except StateError as exc:
+        raise InputError(f"checkpoint {saved.path}: its state does not fit the run ({exc})") from None
+    except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
+        raise InputError(f"checkpoint {saved.path}: its state does not fit the run "
+                         f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]})") from None
+
+
+def _notice_resume(saved: Saved | None, run: RunSpec, execution: Execution) -> None:
+    if saved is None:
+        return
+    done = saved.progress.position
+    what = f"{done:,} seeds" if run.kind == "seed-sweep" else format_size(done)
+    state = "finished" if saved.progress.complete else f"{what} done"
+    execution.notice(f"randqa: resuming from {saved.path} ({state}){execution.resume_note}")
 
 
 def _saver(run: RunSpec, execution: Execution) -> Checkpoint | None:

@@ -197,9 +197,9 @@ def test_outputs_from_the_checkpoint_are_shown_and_checked_before_the_run(tmp_pa
     rewrite_checkpoint(str(small_checkpoint), lambda meta, arrays: meta["outputs"].update(
         json=str(elsewhere / "victim.json")))
     assert run_main("resume", str(small_checkpoint)) == 0
-    first = capsys.readouterr().err.splitlines()[0]
-    assert first == (f"randqa: resume writes its JSON to {elsewhere / 'victim.json'}, where the run wrote them "
-                     "(--json and --html choose others)")
+    assert capsys.readouterr().err == (f"randqa: resuming from {small_checkpoint} (finished); writing its JSON to "
+                                       f"{elsewhere / 'victim.json'}, where the run wrote it (--json and --html "
+                                       "choose others)\n")
     rewrite_checkpoint(str(small_checkpoint), lambda meta, arrays: meta["outputs"].update(
         json=str(tmp_path / "missing" / "r.json")))
     assert run_main("resume", str(small_checkpoint)) == 2
@@ -208,7 +208,7 @@ def test_outputs_from_the_checkpoint_are_shown_and_checked_before_the_run(tmp_pa
     rewrite_checkpoint(str(small_checkpoint), lambda meta, arrays: meta["outputs"].update(
         json=str(tmp_path / "\x1b[2J.json")))
     assert run_main("resume", str(small_checkpoint)) == 0
-    assert "resume writes its JSON to '" + str(tmp_path) + "/\\x1b[2J.json'" in capsys.readouterr().err  # escaped
+    assert "writing its JSON to '" + str(tmp_path) + "/\\x1b[2J.json'" in capsys.readouterr().err  # escaped
     assert (tmp_path / "\x1b[2J.json").exists()
 
 
