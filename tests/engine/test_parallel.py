@@ -626,3 +626,45 @@ def test_a_stop_signal_while_workers_are_busy_is_seen_within_a_poll(tmp_path, ca
     assert time.monotonic() - started < 1 + 2 * parallel.POLL_S + 3
     assert json.loads((tmp_path / "r.json").read_text())["interrupted"] is True
     assert client.futures and all(f.cancelled for f in client.futures) and client.closed
+
+
+def _self_signed(folder: Path, name: str) -> tuple[str, str]:
+    """A certificate and its key (openssl), each its own CA."""
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                           "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"], capture_output=True)
+    assert made.returncode == 0, made.stderr
+    return str(cert), str(key)
+
+
+@pytest.mark.skipif(subprocess.run(["which", "openssl"], capture_output=True).returncode != 0,
+                    reason="makes its certificates with openssl")
+def test_a_tls_scheduler(tmp_path, capsys):
+    """tls:// with Dask's security: the segments go over TLS with the given
+    files; without them, or with another CA, one line."""
+    from distributed import LocalCluster
+    from distributed.security import Security
+
+    from conftest import run_main
+
+    cert, key = _self_signed(tmp_path, "cluster")
+    other, other_key = _self_signed(tmp_path, "other")
+    security = Security(tls_ca_file=cert, tls_scheduler_cert=cert, tls_scheduler_key=key, tls_worker_cert=cert,
+                        tls_worker_key=key, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tls://", host="127.0.0.1",
+                      security=security, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        args = [*QUICK_ON_WORKERS, "--scheduler", address, "--scheduler-timeout", "2"]
+        assert run_main(*args, "--tls-ca-file", cert, "--tls-cert", cert, "--tls-key", key,
+                        "--json", str(tmp_path / "r.json")) == 0
+        execution = json.loads((tmp_path / "r.json").read_text())["execution"]
+        assert execution["scheduler"] == address and execution["segments_on_workers"] == 32
+        capsys.readouterr()
+        refusals = {"needs the cluster's CA certificate and a client certificate": [],
+                    "the TLS handshake failed": ["--tls-ca-file", other, "--tls-cert", other, "--tls-key", other_key]}
+        for says, files in refusals.items():
+            assert run_main(*args, *files) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and says in err, err
+    assert run_main(*QUICK_ON_WORKERS, "--scheduler", "tcp://127.0.0.1:8786", "--tls-cert", cert) == 2
+    assert "are for a tls:// --scheduler" in capsys.readouterr().err
