@@ -29,7 +29,7 @@ from randqa._version import __version__
 from randqa.cli import backends, predict, reports, resume, test
 from randqa.cli.common import EXIT_INTERNAL, EXIT_USAGE, interrupted_exit_code, reserve_standard_streams, silence_stdout
 from randqa.engine.run import InterruptGuard, clear_stop_signal, last_stop_signal
-from randqa.errors import OutputClosed, OutputError, RandqaError
+from randqa.errors import OutputClosed, OutputError, RandqaError, one_line
 
 #: set to 1 in the environment: tracebacks of internal errors, as --debug
 DEBUG_VARIABLE = "RANDQA_DEBUG"
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             traceback.print_exc()
         # numpy's message names the allocation that failed: the real cause, when it is one
-        detail = " ".join(str(exc).split())[:200]
+        detail = one_line(exc)
         code = _fail(f"out of memory{f' ({detail})' if detail else ''}: test less at once (a smaller --max-memory "
                      "refuses such suites before the run)", EXIT_USAGE)
     except OSError as exc:
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # noqa: BLE001 - anything unforeseen is one line and exit 3
         if debug:
             traceback.print_exc()
-        summary = " ".join(str(exc).split())[:200]
+        summary = one_line(exc)
         hint = "the traceback is above" if debug else "rerun with --debug for the traceback"
         code = _fail(f"internal error ({type(exc).__name__}{': ' + summary if summary else ''}); {hint}", EXIT_INTERNAL)
     sys.exit(_settle_stdout(code or 0))

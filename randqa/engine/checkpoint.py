@@ -61,7 +61,7 @@ from randqa.battery._state import MAX_DEPTH, array_names, from_document, to_docu
 from randqa.battery.base import RESULT_BYTES
 from randqa.battery.suites import Suite, suite_from_document
 from randqa.engine.execute import Progress, Saver
-from randqa.errors import InputError, SuiteError, UsageError
+from randqa.errors import InputError, SuiteError, UsageError, one_line
 from randqa.files import write_atomically
 from randqa.results import Verdict
 from randqa.sizes import MAX_SIZE, format_size
@@ -390,17 +390,12 @@ def read_checkpoint(path: str, max_memory: int | None = None) -> Saved:
         except _Refused as exc:
             raise refuse(str(exc)) from None
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, struct.error) as exc:
-            raise refuse(f"truncated or corrupt ({type(exc).__name__}: {_short(exc)}); "
+            raise refuse(f"truncated or corrupt ({type(exc).__name__}: {one_line(exc)}); "
                          "not a checkpoint randqa wrote whole") from None
         except RecursionError:
             raise refuse("damaged (nested too deeply)") from None
         except (TypeError, ValueError, KeyError, UnicodeDecodeError) as exc:  # StateError is a ValueError
-            raise refuse(f"damaged ({_short(exc)})") from None
-
-
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= 200 else text[:197] + "..."
+            raise refuse(f"damaged ({one_line(exc)})") from None
 
 
 def _read(f: BinaryIO, size: int, path: str, max_memory: int | None) -> Saved:

@@ -20,7 +20,7 @@ from randqa.battery._state import StateError
 from randqa.engine.checkpoint import Checkpoint, RunSpec, Saved, file_identity, read_checkpoint, suite_from_json
 from randqa.engine.execute import DEFAULT_CHECKPOINT_EVERY_S, Progressive, run_stream
 from randqa.engine.run import UNTIL_END
-from randqa.errors import InputError, UsageError
+from randqa.errors import InputError, UsageError, one_line
 from randqa.results import RunResult
 from randqa.sizes import format_size
 from randqa.sources import Source, is_data_spec, open_source
@@ -134,7 +134,7 @@ def check_saved_state(run: RunSpec, suite: Any, saved: Saved) -> None:
         raise InputError(f"checkpoint {saved.path}: its state does not fit the run ({exc})") from None
     except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
         raise InputError(f"checkpoint {saved.path}: its state does not fit the run "
-                         f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]})") from None
+                         f"({type(exc).__name__}: {one_line(exc)})") from None
 
 
 def _notice_resume(saved: Saved | None, run: RunSpec, execution: Execution) -> None:

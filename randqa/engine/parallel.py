@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from randqa._version import __version__
-from randqa.errors import RandqaError, UsageError
+from randqa.errors import RandqaError, UsageError, one_line
 
 #: environment variable naming a scheduler, as --scheduler does
 SCHEDULER_ENV = "RANDQA_SCHEDULER"
@@ -244,13 +244,8 @@ class TlsFiles:
         try:
             security.get_connection_args("client")
         except (OSError, ValueError) as exc:
-            raise UsageError(f"--scheduler {address.url}: cannot load the TLS certificates ({_one_line(exc)})") from None
+            raise UsageError(f"--scheduler {address.url}: cannot load the TLS certificates ({one_line(exc)})") from None
         return security
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def probe_scheduler(address: SchedulerAddress, timeout: float, ssl_context: Any = None) -> None:
@@ -292,7 +287,7 @@ def probe_scheduler(address: SchedulerAddress, timeout: float, ssl_context: Any 
                          "scheduler (an HTTP server, another service), or one too busy to answer "
                          "(--scheduler-timeout)") from None
         except ssl.SSLError as exc:
-            raise refuse(f"the TLS handshake failed ({_one_line(exc)})") from None
+            raise refuse(f"the TLS handshake failed ({one_line(exc)})") from None
         except OSError as exc:
             raise refuse(f"cannot connect ({exc.strerror or exc})") from None
     size = int.from_bytes(header, "little")
@@ -400,7 +395,7 @@ class Workers:
                     client = Client(self.scheduler, timeout=self.timeout, set_as_default=False,
                                     security=self._security)
                 except (OSError, TimeoutError, ValueError) as exc:
-                    raise UsageError(f"--scheduler {self.scheduler}: cannot connect ({_one_line(exc)})") from None
+                    raise UsageError(f"--scheduler {self.scheduler}: cannot connect ({one_line(exc)})") from None
                 try:
                     client.wait_for_workers(1, timeout=self.timeout)
                 except TimeoutError:

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from randqa.errors import InputError, UsageError
+from randqa.errors import InputError, UsageError, one_line
 from randqa.sources.base import Source
 from randqa.sources.compiled import resolve_seed
 
@@ -97,8 +97,7 @@ def _resolve(spec: str) -> Any:
 
 def _exception_line(exc: BaseException) -> str:
     """``Type: message`` on one line, shortened."""
-    message = " ".join(str(exc).split())
-    message = message if len(message) <= 200 else message[:197] + "..."
+    message = one_line(exc)
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
