@@ -72,12 +72,12 @@ def workers_for(jobs: int, scheduler: str | None, scheduler_timeout: float = SCH
     first use), or None when it runs in this process: --jobs 1 and no
     --scheduler or RANDQA_SCHEDULER.  The address and the TLS files are
     checked here, before any work."""
-    from randqa.engine.parallel import TlsFiles, Workers, scheduler_address
+    from randqa.engine.parallel import TLS_NEEDS_TLS_SCHEDULER, TlsFiles, Workers, scheduler_address
 
     address = scheduler_address(scheduler)
     files = TlsFiles(**{name.removeprefix("tls_"): value for name, value in (tls or {}).items()})
     if files.given() and address is None:
-        raise UsageError("--tls-ca-file, --tls-cert and --tls-key are for a tls:// --scheduler")
+        raise UsageError(TLS_NEEDS_TLS_SCHEDULER)
     return Workers(jobs, address, timeout=scheduler_timeout, tls=files) if jobs > 1 or address else None
 
 

@@ -157,6 +157,7 @@ SCHEDULER_SCHEMES = ("tcp", "tls")
 _ADDRESS = re.compile(r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[^\]/]*\]|[^:/\[\]@?#]*)"
                       r"(?::(?P<port>[^/]*))?")
 _HOST_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+TLS_NEEDS_TLS_SCHEDULER = "--tls-ca-file, --tls-cert and --tls-key are for a tls:// --scheduler"
 #: the largest first frame a Dask scheduler sends (its handshake: some hundred bytes)
 MAX_HANDSHAKE_BYTES = 1 << 20
 
@@ -321,7 +322,7 @@ class Workers:
         self.tls = tls or TlsFiles()
         self.notice = notice or (lambda line: print(line, file=sys.stderr, flush=True))
         if self.tls.given() and (self.address is None or self.address.scheme != "tls"):
-            raise UsageError("--tls-ca-file, --tls-cert and --tls-key are for a tls:// --scheduler")
+            raise UsageError(TLS_NEEDS_TLS_SCHEDULER)
         #: Dask's Security for a tls:// scheduler, its files loaded before any work
         self._security = self.tls.security(self.address) if self.address and self.address.scheme == "tls" else None
         self._client: Any = None
@@ -358,7 +359,7 @@ class Workers:
         KeyboardInterrupt when ``interrupted()`` turns true meanwhile."""
         if self._client is None:
             begin = time.perf_counter()
-            start = _Start(self._start)
+            start = _Start(self._start, spawns=self.address is None)
             # each step of a scheduler's start has its own timeout; this bounds them all
             limit = None if self.address is None else 3 * self.timeout + CLOSE_TIMEOUT_S
             try:
@@ -483,12 +484,13 @@ def _close(client: Any, cluster: Any, config: Any) -> None:
 
 class _Start:
     """``work()`` in a thread of its own with SIGINT blocked (inherited by
-    the threads and processes it starts).  ``wait`` returns its result,
+    the threads and, when it ``spawns`` them, the processes it starts).  ``wait`` returns its result,
     raises its error, or gives up (KeyboardInterrupt, TimeoutError); a start
     given up is shut down by ``discard``, or by its thread when it ends."""
 
-    def __init__(self, work: Callable[[], tuple[Any, Any, Any]]) -> None:
+    def __init__(self, work: Callable[[], tuple[Any, Any, Any]], spawns: bool) -> None:
         self._work = work
+        self._spawns = spawns
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._given_up = False
@@ -499,11 +501,12 @@ class _Start:
 
     def _run(self) -> None:
         if hasattr(signal, "pthread_sigmask"):
-            from multiprocessing import resource_tracker
+            if self._spawns:
+                from multiprocessing import resource_tracker
 
-            # starting multiprocessing's resource tracker unblocks SIGINT in the thread that starts it
-            # (Python 3.11-3.13): it must be running before the block, or worker processes get Ctrl-C
-            resource_tracker.ensure_running()
+                # starting multiprocessing's resource tracker unblocks SIGINT in the thread that starts it
+                # (Python 3.11-3.13): it must run before the block, or the worker processes get Ctrl-C
+                resource_tracker.ensure_running()
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         result = None
         try:

@@ -1,11 +1,23 @@
-"""Fuzzing the two inputs a user hands randqa as files: suite files (random
-tables, keys, value types and sizes, around every test's real parameters)
-and `randqa report` documents (valid results with parts replaced, removed
-or added, random JSON, random bytes).  No input may produce a traceback,
-an exit code other than 0, 1 or 2 (`report`: 0 or 2), more than one line
-on stderr for an error, or a peak memory (the child's max RSS) above the
-declared limit: ``--max-memory`` for `test`, the same 64 MiB for `report`'s
-small documents, plus the server's own size.
+"""Fuzzing the inputs a user hands randqa as files or addresses: suite files
+(random tables, keys, value types and sizes, around every test's real
+parameters), `randqa report` documents (valid results with parts replaced,
+removed or added, random JSON, random bytes), checkpoints for `randqa
+resume` (metadata fields replaced, removed or added, `$object` class
+names, arrays of other shapes and kinds, npy headers declaring other sizes,
+members that inflate to 64 MiB, extra and repeated members, deep nesting,
+output paths elsewhere, on devices or with control characters, the digest
+made again or not, damaged bytes) and `--scheduler` addresses (schemes,
+hosts, ports and suffixes, or random text, against a closed port, a silent
+listener and an HTTP server, also through RANDQA_SCHEDULER).  No input may
+produce a traceback, an exit code other than 0, 1 or 2 (`report`: 0 or 2;
+a resumed run may also get Ctrl-C after RESUME_SECONDS, 130; an address: 2),
+more than one line on stderr for an error, a peak memory (the child's max
+RSS) above the declared limit (``--max-memory`` for `test`, the same 64 MiB
+for `report`'s documents and `resume`'s quick-suite checkpoints, plus the
+server's own size), or, for `resume`, a file written anywhere but the
+checkpoint, the paths on the command line and those resume showed before
+its run.  ``RANDQA_FUZZ_EXAMPLES`` raises the checkpoint and address
+fuzzers' examples for a thorough run by hand.
 
 Source: property-based testing with Hypothesis (MacIver et al., JOSS 2019).
 Each example runs `randqa.cli.main` in a child forked from a server that has

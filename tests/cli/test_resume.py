@@ -2,7 +2,12 @@
 killed with SIGKILL in the middle of a run on workers, or stopped by Ctrl-C
 sent to its whole process group (as a terminal does), resumes to the JSON of
 an uninterrupted run; damaged checkpoints, checkpoints of another run and
-segment sizes the suite cannot be split at exit 2 with one line.
+segment sizes the suite cannot be split at exit 2 with one line.  What a
+checkpoint may not choose: where the results go unseen (paths it holds are
+shown on the "resuming from" line and checked before the run), code to
+import (a `module:attr` source), a run that can only fail at its final save
+(a read-only folder is refused before it starts: a real read-only tmpfs,
+root only).  Minimum data: 64 KiB of pcg64 for those.
 """
 
 from __future__ import annotations

@@ -11,6 +11,14 @@ in /proc) and spent a second of CPU testing, in its own process (--jobs 1:
 with Dask workers the client spends little CPU; tests/cli/test_resume.py
 stops a run on workers).  Minimum data: one 4 MiB chunk tested before the
 signal, so the partial results are not empty.
+
+Stop signals in the other phases: while stdin stalls (the bytes that had
+arrived, counted with FIONREAD, are tested), while a real embedded cluster
+starts (sent to the process group once a worker process is being spawned,
+as a terminal's Ctrl-C: the start is cancelled, no worker survives), and
+while randqa still imports its CLI (its entry point's handlers are in
+place: SigCgt).  tests/engine/test_parallel.py stops runs with a slow fake
+cluster, busy fake workers and a silent scheduler.
 """
 
 from __future__ import annotations

@@ -2,7 +2,14 @@
 JSON metadata, read back with ``allow_pickle=False``; a run stopped at any
 point and resumed from its checkpoint gives the results of an uninterrupted
 run; files that are truncated, corrupt, of another version or of another
-run are refused with one line.
+run are refused with one line.  A checkpoint is untrusted data: a state
+naming a module imports nothing, state and metadata are bound by a digest
+and by the counts the progress states, sizes are bounded by the suite's
+stated needs before anything is inflated (a deflated member of 64 MiB, an
+npy header claiming 2^40 elements), only regular files are opened (devices,
+a FIFO, a folder), deep nesting is one line, and an fcntl lock keeps a
+second run off the path.  Minimum data: 4 MiB of pcg64 with a save after
+the first MiB.
 """
 
 from __future__ import annotations

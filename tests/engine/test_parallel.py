@@ -12,6 +12,15 @@ its ``alignment`` (randqa/battery/base.py), the right part placed where it
 starts (``begin_at``), so the segment size is a multiple of the lcm of the
 suite's alignments (3840 KiB for the standard suite, whose longest
 bit_linear_complexity sequences are 640 KiB of 64-bit words).
+
+Reaching a scheduler: addresses are checked before any work; a closed port,
+a silent listener, an HTTP server and a service that speaks first (all in
+this process, shut down by the test) are refused within
+--scheduler-timeout; a stop signal while one is silent, while a slow fake
+cluster starts or while fake workers stay busy ends the run at once, its
+results written and what was started shut down; a tls:// scheduler (an
+in-process cluster, certificates made with openssl) works with the right
+files and is one line without them.
 """
 
 from __future__ import annotations
