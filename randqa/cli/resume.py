@@ -40,12 +40,14 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
     from randqa.cli.reports import resume_comparison
     from randqa.cli.test import _report_run
     from randqa.engine.checkpoint import read_checkpoint
+    from randqa.engine.launch import check_resume
     from randqa.sources.numpy_backends import looks_like_module_attribute
 
     check_output_paths({"checkpoint": path})  # saved again at every checkpoint: its folder must take it
     with checkpoint_lock(path):
         saved = read_checkpoint(path, max_memory)
         _check_memory(saved, jobs, max_memory)
+        check_resume(saved)  # a comparison writes its finished runs when a source fails: not for these
         compared = (saved.context or {}).get("compare")
         sources = compared.get("sources") if isinstance(compared, dict) else [saved.run.source]
         code = next((s for s in sources or [] if isinstance(s, str) and looks_like_module_attribute(s)), None)

@@ -321,6 +321,8 @@ class Saved:
     outputs: dict[str, Any] = field(default_factory=dict)
     #: what the caller saved with the run (compare: the sources done)
     context: dict[str, Any] | None = None
+    #: its data and state checked against the run (randqa.engine.launch.check_resume)
+    checked: bool = False
 
 
 class Checkpoint(Saver):

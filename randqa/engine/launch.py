@@ -80,15 +80,10 @@ def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None 
     next source of a comparison)."""
     if saved is None and not fresh:
         saved = prior_checkpoint(run, execution)
-    elif saved is not None:
-        # `randqa resume`: the run is the checkpoint's own, so only its data can differ
-        problem = saved.run.mismatch(replace(saved.run, identity=identity_of(saved.run.source)))
-        if problem:
-            raise UsageError(f"checkpoint {saved.path}: {problem}")
     suite = suite_from_json(run.suite)
     if saved is not None:
+        check_resume(saved)
         run.seed = saved.run.seed
-        check_saved_state(run, suite, saved)
     resume = (saved.progress, saved.states) if saved is not None else None
     bar = progress or (lambda total: contextlib.nullcontext(None))
     if run.kind == "seed-sweep":
@@ -115,10 +110,21 @@ def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None 
                 raise InputError(f"checkpoint {execution.checkpoint}: its state does not fit the run ({exc})") from None
 
 
-def check_saved_state(run: RunSpec, suite: Any, saved: Saved) -> None:
-    """Load a checkpoint's state into fresh accumulators once and finalise
-    them, before the run says it resumes: a state that does not fit is one
-    line, and nothing else."""
+def check_resume(saved: Saved) -> None:
+    """Check what a checkpoint says against what is there now, before
+    anything runs or is written: its data (a file's identity; its run is its
+    own, so only the data can differ), and its state, loaded into fresh
+    accumulators once and finalised; one line for anything that does not fit."""
+    if saved.checked:
+        return
+    problem = saved.run.mismatch(replace(saved.run, identity=identity_of(saved.run.source)))
+    if problem:
+        raise UsageError(f"checkpoint {saved.path}: {problem}")
+    _check_state(saved.run, suite_from_json(saved.run.suite), saved)
+    saved.checked = True
+
+
+def _check_state(run: RunSpec, suite: Any, saved: Saved) -> None:
     from randqa.engine.execute import StreamJob, loaded
 
     if run.seed_sweep is not None:

@@ -210,8 +210,8 @@ def parse_scheduler_address(text: str, option: str = "--scheduler") -> Scheduler
 
 
 def scheduler_address(option: str | None) -> SchedulerAddress | None:
-    """--scheduler, else RANDQA_SCHEDULER, else None; checked."""
-    if option:
+    """--scheduler (even empty), else RANDQA_SCHEDULER, else None; checked."""
+    if option is not None:
         return parse_scheduler_address(option)
     value = os.environ.get(SCHEDULER_ENV)
     return parse_scheduler_address(value, f"${SCHEDULER_ENV}") if value else None

@@ -555,7 +555,8 @@ def test_any_checkpoint_resumes_or_is_refused_in_one_line(server, checkpoints, t
         # besides the error, only the "resuming from" line, printed once the checkpoint passed every check
         # (an output that fails at the end, /dev/full, comes after it)
         if "writing its JSON to stdout" not in err:  # else the table is on stderr
-            assert all(line.startswith("randqa: resuming from ") for line in lines if line not in errors), err
+            assert all(line.startswith(("randqa: resuming from ", "report: ")) for line in lines
+                       if line not in errors), err
         grown = reply["max_rss"] - reply["base"]
         assert grown <= LIMIT + NOISE, f"the child grew {grown >> 20} MiB"
         # nothing written but the checkpoint itself, the server's own files, what the command line named
@@ -566,8 +567,11 @@ def test_any_checkpoint_resumes_or_is_refused_in_one_line(server, checkpoints, t
         changed = {path for path, state in after.items() if before.get(path) != state}
         assert changed <= allowed, f"wrote {sorted(changed - allowed)}:\n{err}"
         assert not (workdir / "fuzz.ckpt.lock").exists()
+        outcomes[reply["code"]] = outcomes.get(reply["code"], 0) + 1
 
+    outcomes: dict[int, int] = {}
     resume_one()
+    print(f"checkpoint fuzzer: {sum(outcomes.values())} resumes, by exit code {dict(sorted(outcomes.items()))}")
 
 
 # ------------------------------------------------------------------ scheduler addresses
@@ -615,9 +619,12 @@ def test_any_scheduler_address_is_refused_in_one_line(server, tmp_path_factory):
         check(reply, (2,), LIMIT)
         changed = {p for p, state in snapshot(server.workdir).items() if before.get(p) != state}
         assert changed <= {str(server.workdir / name) for name in ("out", "err", "start")}
+        tried.append(address)
 
+    tried: list[str] = []
     try:
         refuse_one()
+        print(f"scheduler fuzzer: {len(tried)} addresses refused, {len(set(tried))} distinct")
     finally:
         web.shutdown()
         web.server_close()

@@ -441,6 +441,7 @@ def test_workers_keep_chunk_temporaries_in_the_heap(threshold, tuned):
 
 @pytest.mark.parametrize("text, problem", [
     ("garbage", "no port"),
+    ("", "no host"),  # an empty --scheduler is not "no scheduler"
     ("tcp://", "no host"),
     ("inproc://x", "not inproc://"),
     ("http://127.0.0.1:8786", "not http://"),
@@ -456,10 +457,10 @@ def test_workers_keep_chunk_temporaries_in_the_heap(threshold, tuned):
 ])
 def test_a_scheduler_address_is_checked_before_any_work(text, problem):
     # before: `--scheduler garbage` exited 3 after about 61 s, with a Client.__del__ traceback
-    from randqa.engine.parallel import parse_scheduler_address
+    from randqa.engine.parallel import scheduler_address
 
     with pytest.raises(UsageError, match=f"--scheduler .*{problem}.*tcp://HOST:PORT or tls://HOST:PORT"):
-        parse_scheduler_address(text)
+        scheduler_address(text)
 
 
 def test_good_scheduler_addresses():
