@@ -644,7 +644,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
             suite: str = "standard", tests: str | Sequence[str] | None = None, progressive: bool = True,
             min: Size | None = None, max: Size | None = None, keep_going: bool = False, speed_repeats: int = 5,
             json: PathLike | None = None, html: PathLike | None = None, jobs: int | None = None,
-            progress: bool = False, predict: bool = True) -> Comparison:
+            progress: bool = False, predict: bool = True, preset: str | None = None) -> Comparison:
     """Compare generators: speed as applications call them next to test quality,
     as ``randqa compare`` does.
 
@@ -652,8 +652,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     ----------
     sources : list of str or os.PathLike, optional
         Generator names (``randqa list``), ``module:attr`` specs, paths or
-        ``"-"`` (stdin, once).  Default: nmap's contenders, the Linux pair,
-        pcg64 and chacha.
+        ``"-"`` (stdin, once).  Default: the ``preset``'s.
     n : int or str, optional
         Bytes tested per source (``"64M"``); default 2 GiB of a generator, all of a file.
     seed : int, optional
@@ -680,6 +679,11 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     predict : bool, default True
         Also run randqa's predictors on each source: the bytes from which
         its continuation was predicted exactly (``predictable_from_bytes``).
+    preset : {"nmap", "runtimes"}, optional
+        Without sources: "nmap" (the default) compares nmap's contenders, the
+        Linux pair, pcg64 and chacha; "runtimes" each language runtime's
+        default generator and urandom, to 256 MiB unless ``n`` or ``max``
+        says otherwise.
 
     Returns
     -------
@@ -718,11 +722,12 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         specs.append(spec)
     call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "progressive": progressive, "min": min,
             "max": max, "keep_going": keep_going, "speed_repeats": speed_repeats, "json": json, "html": html,
-            "jobs": jobs, "progress": progress, "predict": predict}
+            "jobs": jobs, "progress": progress, "predict": predict, "preset": preset}
     defaults = {"n": None, "seed": None, "suite": "standard", "tests": None, "progressive": True, "min": None,
                 "max": None, "keep_going": False, "speed_repeats": 5, "json": None, "html": None, "jobs": None,
-                "progress": False, "predict": True}
+                "progress": False, "predict": True, "preset": None}
     size, min_size, max_size = _size(n, "n"), _size(min, "min"), _size(max, "max")
+    preset_name = None if preset is None else _text(preset, "preset")
     flags = (_flag(progressive, "progressive"), _flag(keep_going, "keep_going"), _flag(progress, "progress"),
              _flag(predict, "predict"))
     threads = _whole(jobs, "jobs")
@@ -730,6 +735,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     seed_value, repeats = _whole(seed, "seed"), _whole(speed_repeats, "speed_repeats")
     json_path, html_path = _path(json, "json"), _path(html, "html")
     with _python_errors():
+        chosen, size = comparing.preset_plan(specs, preset_name, size, max_size)
         options = plan_compare(suite=_text(suite, "suite"), tests=_test_names(tests), size=size, seed=seed_value,
                                progressive=flags[0], min_size=min_size, max_size=max_size, keep_going=flags[1],
                                speed_repeats=repeats, jobs=threads, predict=flags[3],
@@ -738,7 +744,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         def bar(label: str, total: int | None) -> Any:
             return _progress_bar(flags[2], total, desc=label)
 
-        document = comparing.run_comparison(specs or list(comparing.DEFAULT_SOURCES), options,
+        document = comparing.run_comparison(chosen, options,
                                             _call_text("compare", specs, call, defaults), _environment(),
                                             progress=bar)
     if not document["runs"]:

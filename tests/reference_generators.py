@@ -16,6 +16,8 @@ only what it needs.
   mod 2^48, next(32) steps x = 0x5DEECE66D x + 0xB mod 2^48 and returns
   (int)(x >>> 16); nextBytes writes each nextInt() least significant byte
   first); Knuth's MMIX (TAOCP vol. 2, 3rd ed., 3.3.4), its high 32 bits.
+- V8's Math.random() (xorshift128 behind a 64-double cache), and the
+  runtimes' packing of b-bit values.
 - glibc rand() (TYPE_3 additive feedback) after srand().
 - GF(2)-linear: xorshift32 and xorshift128 (Marsaglia 2003), L'Ecuyer's
   LFSR113 (four Tausworthe components, as Linux's prandom), bit-serial
@@ -142,6 +144,48 @@ def mmix_lcg_top32(seed: int, count: int) -> list[int]:
 def mmix_high_bytes(seed: int, nbytes: int) -> bytes:
     """mmix_lcg_top32 as 4 little-endian bytes each."""
     return np.array(mmix_lcg_top32(seed, nbytes // 4), dtype="<u4").tobytes()
+
+
+# --------------------------------------------------------------------------
+# V8's Math.random()
+
+
+def _fmix64(h: int) -> int:
+    h ^= h >> 33
+    h = (h * 0xFF51AFD7ED558CCD) & M64
+    h ^= h >> 33
+    h = (h * 0xC4CEB9FE1A85EC53) & M64
+    return h ^ (h >> 33)
+
+
+def v8_math_random_values(seed: int, count: int) -> list[int]:
+    """``count`` Math.random() * 2^52 of ``node --random-seed=seed`` (V8 11.3:
+    state0 = MurmurHash3's fmix64(seed), state1 = fmix64(~seed); each refill
+    runs 64 xorshift128 steps into a cache read from its end; a double is
+    state0 >> 12 over 2^52)."""
+    s0, s1 = _fmix64(seed & M64), _fmix64(~seed & M64)
+    out: list[int] = []
+    while len(out) < count:
+        cache = []
+        for _ in range(64):
+            x, y = s0, s1
+            s0 = y
+            x ^= (x << 23) & M64
+            x ^= x >> 17
+            x ^= y
+            x ^= y >> 26
+            s1 = x
+            cache.append(s0 >> 12)
+        out.extend(reversed(cache))
+    return out[:count]
+
+
+def packed_values(values: list[int], bits: int) -> bytes:
+    """Values of ``bits`` bits packed least significant bit first, as the
+    runtime backends write them (a last partial byte padded with zeros)."""
+    words = np.array(values, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    stream = np.unpackbits(words, axis=1, bitorder="little")[:, :bits].ravel()
+    return np.packbits(stream, bitorder="little").tobytes()
 
 
 # --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ _GROUP_TITLES = {
     "nmap": "from nmap's PRNG benchmark",
     "linux": "from the Linux prandom_u32 thread",
     "classic": "classic references",
+    "runtimes": "the runtimes' own generators (NAME: randqa's bit-exact C; NAME-live: the installed runtime itself)",
     "numpy": "numpy / randomgen bit generators",
     "plugin": "plugins (entry-point group randqa.backends)",
 }
@@ -108,9 +109,12 @@ def _speed_row(name: str, nbytes: int, repeats: int, seed: int | None) -> dict[s
 
     timed = as_called_speed(name, nbytes, repeats, seed)
     speed = timed.speed
-    return {"backend": name, "mb_per_s": round(speed.median, 1), "min_mb_per_s": round(min(speed.rates), 1),
-            "max_mb_per_s": round(max(speed.rates), 1), "speed_method": timed.method,
-            "generation_mb_per_s": round(timed.generation.median, 1), "runs": repeats, "bytes_per_run": nbytes}
+    note = {} if timed.note is None else {"note": timed.note}
+    return {"backend": name, "mb_per_s": None if speed is None else round(speed.median, 1),
+            "min_mb_per_s": None if speed is None else round(min(speed.rates), 1),
+            "max_mb_per_s": None if speed is None else round(max(speed.rates), 1), "speed_method": timed.method,
+            "generation_mb_per_s": round(timed.generation.median, 1), "runs": repeats,
+            "bytes_per_run": nbytes if speed is None else speed.nbytes, **note}
 
 
 def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | None) -> list[dict[str, Any]]:
@@ -126,8 +130,10 @@ def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | Non
     for name in names:
         row = _speed_row(name, nbytes, repeats, seed)
         rows.append(row)
-        print(f"{name:<{width}}  {row['mb_per_s']:>9.1f}  {row['min_mb_per_s']:>9.1f}  {row['max_mb_per_s']:>9.1f}  "
-              f"{row['generation_mb_per_s']:>9.1f}  {speed_method(name)}", flush=True)
+        cells = [f"{row[key]:>9.1f}" if row[key] is not None else f"{'-':>9}"
+                 for key in ("mb_per_s", "min_mb_per_s", "max_mb_per_s")]
+        print(f"{name:<{width}}  {'  '.join(cells)}  {row['generation_mb_per_s']:>9.1f}  "
+              f"{row.get('note') or speed_method(name)}", flush=True)
     print(f"feed MB/s: {FEED_NOTE}")
     return rows
 

@@ -52,6 +52,9 @@ DEFAULT_HTML = "randqa-report.html"
               help="Write a self-contained HTML report to PATH.")
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
 @parallel_options
+@click.option("--preset", type=click.Choice(list(comparing.PRESETS)), metavar="NAME",
+              help="Compare a named set instead of SOURCES: " + "; ".join(
+                  f"{name}: {p.about}, to {p.default_bytes >> 20} MiB" for name, p in comparing.PRESETS.items()) + ".")
 @click.option("--predict/--no-predict", "run_predictors", default=True, show_default=True,
               help="Run randqa predict's predictors on each source: the table's 'predictable from' column.")
 @click.option("--max-memory", callback=size_option, metavar="SIZE", help=MAX_MEMORY_HELP)
@@ -60,31 +63,34 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
                     speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
                     scheduler: str | None, scheduler_timeout: float, segment: int | None, checkpoint: str | None,
-                    checkpoint_every: float, run_predictors: bool, max_memory: int | None, progress: bool | None,
-                    **tls: str | None) -> int:
+                    checkpoint_every: float, preset: str | None, run_predictors: bool, max_memory: int | None,
+                    progress: bool | None, **tls: str | None) -> int:
     """Compare generators: speed as applications call them next to test quality.
 
     Each SOURCE is a generator name (`randqa list`), a file, or '-' for
     stdin.  With none, compares the default set: urandom, openssl,
     glibc-rand-byte, glibc-rand-short, dnet-arc4, lfsr113, siprand, pcg64,
-    chacha, and states nmap's answer.  Speed (MB/s) is the median of several
+    chacha, and states nmap's answer; with `--preset runtimes`, each language
+    runtime's default generator and urandom, with a sentence per runtime.
+    Speed (MB/s) is the median of several
     timed runs, apart from testing, calling each generator as applications
-    do: the real libc rand(), OpenSSL, the kernel; randqa's compiled loop for
+    do: the real libc rand(), OpenSSL, the kernel, each runtime calling its
+    own generator in its own loop; randqa's compiled loop for
     the rest (a footnote per row says which).  Files and stdin have none.  Exits 0 when the
     comparison completed, whatever the verdicts (the table says which
     sources failed), 2 on a usage or input error, 130 when interrupted.
     """
     if no_html:
         html_path = None
+    chosen, size = comparing.preset_plan(list(sources), preset, size, max_bytes)
     options = plan_compare(suite=suite, tests=test_names, size=size, seed=seed, progressive=progressive,
                            min_size=min_bytes, max_size=max_bytes, keep_going=keep_going, speed_repeats=speed_repeats,
                            jobs=jobs, predict=run_predictors, max_memory=max_memory, segment=segment,
                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
                            outputs={"--json": json_path, "--html": html_path, "--checkpoint": checkpoint},
                            inputs=sources)
-    return _compare(list(sources) or list(comparing.DEFAULT_SOURCES), options, scheduler=scheduler,
-                    scheduler_timeout=scheduler_timeout, tls=tls, json_path=json_path, html_path=html_path,
-                    progress=progress)
+    return _compare(chosen, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
+                    json_path=json_path, html_path=html_path, progress=progress)
 
 
 def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler_timeout: float,

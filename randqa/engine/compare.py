@@ -9,6 +9,12 @@ the suite as ``randqa test`` would.  The result is one JSON document
 ``speed_mb_s``, ``speed_method`` and ``generation_mb_s`` (the rate randqa
 feeds its tests); terminal table, JSON file and HTML report are all rendered
 from that document.
+
+Presets name the sources of a question: ``nmap`` (the default) and
+``runtimes``, each language runtime's default generator, timed by the
+runtime itself (randqa.speed.runtimes).  A runtime backend's run also
+records its runtime: installed or not, its version, and whether the
+runtime's own stream (NAME-live) equals the first MiB that was tested.
 """
 
 from __future__ import annotations
@@ -43,6 +49,39 @@ DEFAULT_SOURCES = [
 #: run): the nine defaults with the standard suite finish in about two
 #: minutes on a 2-core machine, speed measurement included
 DEFAULT_COMPARE_BYTES = 2 << 30
+
+#: the generator each runtime gives an application that does not choose
+#: one (libstdc++'s std::default_random_engine is minstd_rand0), and
+#: urandom as the reference
+RUNTIME_SOURCES = [
+    "v8-math-random", "java-random", "go-math-rand", "dotnet-random", "php-mt-rand", "r-mersenne-twister",
+    "lua-math-random", "ruby-random", "musl-rand", "cxx-minstd-rand0", "sqlite-random", "urandom",
+]
+
+#: bytes tested per runtime generator by default: twelve sources, speed in
+#: each runtime and the live check included, in a few minutes on 2 cores
+RUNTIMES_COMPARE_BYTES = 256 << 20
+
+#: bytes of each runtime backend compared with its runtime's own stream (NAME-live)
+LIVE_CHECK_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of sources for ``randqa compare --preset``."""
+
+    sources: tuple[str, ...]
+    #: bytes tested per generator unless -n or --max says otherwise
+    default_bytes: int
+    about: str
+
+
+PRESETS = {
+    "nmap": Preset(tuple(DEFAULT_SOURCES), DEFAULT_COMPARE_BYTES,
+                   "nmap's contenders, the Linux pair, pcg64 and chacha (the default)"),
+    "runtimes": Preset(tuple(RUNTIME_SOURCES), RUNTIMES_COMPARE_BYTES,
+                       "each runtime's default generator, speed as the runtime calls it, urandom as the reference"),
+}
 
 #: progressive runs start at this length unless --min says otherwise (as `randqa test`)
 DEFAULT_PROGRESSIVE_MIN = 1 << 10
@@ -110,6 +149,23 @@ class CompareOptions:
         fields = dict(data, suite=suite_from_json(data["suite"], default_max_memory() if max_memory is None
                                                   else max_memory))
         return cls(**fields, **execution)
+
+
+def preset_plan(sources: list[str], preset: str | None, size: int | None,
+                max_bytes: int | None) -> tuple[list[str], int | None]:
+    """The sources of a comparison and the bytes per generator: the sources
+    given, else the named preset's, tested to its length unless a size or
+    --max is given, else the default sources (nmap's)."""
+    if preset is not None and preset not in PRESETS:
+        raise UsageError(f"unknown preset {preset!r}: choose from {', '.join(PRESETS)}")
+    if sources:
+        if preset is not None:
+            raise UsageError(f"give sources or --preset {preset}, not both")
+        return sources, size
+    if preset is None:
+        return list(DEFAULT_SOURCES), size
+    chosen = PRESETS[preset]
+    return list(chosen.sources), size if size is not None or max_bytes is not None else chosen.default_bytes
 
 
 def _open(spec: str, seed: int | None) -> Source:
@@ -205,6 +261,38 @@ def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
             "predict_bytes_read": report.bytes_read}
 
 
+def runtime_facts(spec: str, seed: int | None) -> dict[str, Any] | None:
+    """For a runtime backend: its runtime, whether it is installed, its
+    version, and whether the runtime itself (NAME-live) writes the first
+    LIVE_CHECK_BYTES of the tested stream for the same seed; None for
+    other sources."""
+    from randqa.sources.runtimes import LIVE_SUFFIX, driver_for, find_runtime_backend
+
+    if find_runtime_backend(spec) is None:
+        return None
+    driver = driver_for(spec)
+    facts: dict[str, Any] = {"name": driver.name, "installed": driver.available()}
+    if not facts["installed"]:
+        return facts
+    facts["version"] = driver.version()
+    if spec.endswith(LIVE_SUFFIX) or seed is None:
+        return facts
+    streams = []
+    for name in (spec, spec + LIVE_SUFFIX):
+        buffer = bytearray(LIVE_CHECK_BYTES)
+        try:
+            with _open(name, seed) as source:
+                streams.append(bytes(buffer[:read_full(source, memoryview(buffer))]))
+        except RandqaError as exc:  # the runtime failed: the tested bytes stand, unconfirmed
+            facts["live_error"] = str(exc)
+            return facts
+    facts["live_checked_bytes"] = min(len(s) for s in streams)
+    facts["live_equal"] = streams[0] == streams[1]
+    if not facts["live_equal"]:
+        facts["first_difference"] = next(k for k, (a, b) in enumerate(zip(*streams)) if a != b)
+    return facts
+
+
 def planned_bytes(options: CompareOptions) -> int:
     """How many bytes one generator's test reads at most (files: up to this)."""
     size = options.size or DEFAULT_COMPARE_BYTES
@@ -279,10 +367,13 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
             break
         saved = None
         run = result.to_json()
-        run["speed_mb_s"] = None if speed is None else round(speed.speed.median, 3)
-        run["speed_bytes"] = None if speed is None else speed.speed.nbytes
-        run["speed_method"] = None if speed is None else speed.method
+        timed = None if speed is None else speed.speed
+        run["speed_mb_s"] = None if timed is None else round(timed.median, 3)
+        run["speed_bytes"] = None if timed is None else timed.nbytes
+        run["speed_method"] = None if timed is None else speed.method
         run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
+        if speed is not None and speed.note:
+            run["notes"] = [*run.get("notes", []), speed.note]
         if options.predict and not result.interrupted:
             try:
                 found = predictability(spec, run["source"].get("seed"))
@@ -290,6 +381,15 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
                 found, interrupted = None, True
             if found is not None:
                 run.update(found)
+        try:
+            facts = None if interrupted else runtime_facts(spec, run["source"].get("seed"))
+        except KeyboardInterrupt:
+            facts, interrupted = None, True
+        if facts is not None:
+            run["runtime"] = facts
+            if facts.get("live_equal") is False:
+                run["notes"] = [*run.get("notes", []), f"{spec}-live differs from {spec} from byte "
+                                                        f"{facts['first_difference']} on: randqa's C is not the runtime"]
         runs.append(run)
         if interrupted or result.interrupted:
             interrupted = True

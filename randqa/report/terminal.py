@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer
+from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
 from randqa.results import RunResult, Verdict
 from randqa.sizes import format_size
 
@@ -118,9 +118,9 @@ def render_compare(doc: dict[str, Any]) -> str:
             lines.append(f"note: {run['source']['name']}: {note}")
     if doc.get("interrupted"):
         lines.append("note: interrupted: sources after the last row were not tested")
-    answer = nmap_answer(doc["runs"])
-    if answer:
-        lines += ([] if lines[-1] == "" else [""]) + answer + [""]
+    for answer in (nmap_answer(doc["runs"]), runtimes_answer(doc["runs"])):
+        if answer:
+            lines += ([] if lines[-1] == "" else [""]) + answer + [""]
     count = len(doc["runs"])
     lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
     return "\n".join(lines)
