@@ -94,6 +94,11 @@ class Thresholds:
 CALIBRATION = 1.1
 
 
+#: the kinds of p-value that are not continuous uniform under the hypothesis
+#: (``TestResult.pvalue_kind``)
+PVALUE_KINDS = ("discrete", "bound", "dependent")
+
+
 @dataclass
 class TestResult:
     """The outcome of one statistical test (or one part of a multi-part test)."""

@@ -230,13 +230,24 @@ def parse_suite(data: bytes, origin: str, max_memory: int | None = None) -> Suit
     check, after its values are in range and, with ``max_memory``, after
     what it holds is known to fit."""
 
-    def fail(problem: str) -> SuiteError:
-        return SuiteError(f"suite file {origin}: {problem}")
-
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise fail(f"not valid TOML: {exc}") from None
+        raise SuiteError(f"suite file {origin}: not valid TOML: {exc}") from None
+    return suite_from_document(doc, origin, max_memory)
+
+
+def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None = None,
+                        what: str = "suite file") -> Suite:
+    """The suite of a parsed suite file (or the same data from elsewhere: a
+    checkpoint), checked as :func:`parse_suite` checks a file; every problem
+    is a SuiteError naming ``what`` and ``origin``."""
+
+    def fail(problem: str) -> SuiteError:
+        return SuiteError(f"{what} {origin}: {problem}")
+
+    if not isinstance(doc, dict):
+        raise fail("not a table of keys and values")
     unknown_keys = set(doc) - {"name", "description", "thresholds", "tests"}
     if unknown_keys:
         raise fail(f"unknown top-level key {sorted(unknown_keys)[0]!r}")

@@ -77,7 +77,7 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
     if output_path is None and 1 in CLOSED_STREAMS:
         raise OutputClosed()  # no reader will ever end an endless stream
     source = open_named_backend(name, seed)
-    fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) if output_path else sys.stdout.fileno()
+    fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666) if output_path else sys.stdout.fileno()
     if not quiet:
         note = "" if source.describe().get("reproducible", True) else " (not reproducible)"
         amount = "endless" if size is None else format_size(size)

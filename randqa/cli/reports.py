@@ -18,10 +18,10 @@ from randqa.cli.common import (
     size_option,
     write_then_print,
 )
-from randqa.cli.workers import closing, parallel_options, workers_for
+from randqa.cli.workers import checkpoint_lock, closing, parallel_options, workers_for
 from randqa.engine import compare as comparing
 from randqa.engine.plan import plan_compare
-from randqa.errors import RandqaError
+from randqa.errors import InputError, RandqaError
 from randqa.files import check_output_paths
 from randqa.report.environment import environment
 from randqa.report.terminal import render_compare
@@ -62,8 +62,9 @@ DEFAULT_HTML = "randqa-report.html"
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
                     speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
-                    scheduler: str | None, segment: int | None, checkpoint: str | None, checkpoint_every: float,
-                    preset: str | None, run_predictors: bool, max_memory: int | None, progress: bool | None) -> int:
+                    scheduler: str | None, scheduler_timeout: float, segment: int | None, checkpoint: str | None,
+                    checkpoint_every: float, preset: str | None, run_predictors: bool, max_memory: int | None,
+                    progress: bool | None, **tls: str | None) -> int:
     """Compare generators: speed as applications call them next to test quality.
 
     Each SOURCE is a generator name (`randqa list`), a file, or '-' for
@@ -88,39 +89,63 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
                            outputs={"--json": json_path, "--html": html_path, "--checkpoint": checkpoint},
                            inputs=sources)
-    return _compare(chosen, options, scheduler=scheduler,
+    return _compare(chosen, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
                     json_path=json_path, html_path=html_path, progress=progress)
 
 
-def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, checkpoint_every: float,
-                      json_path: str | None, html_path: str | None, progress: bool | None) -> int:
-    """`randqa resume` of a comparison's checkpoint: the sources not finished yet."""
+def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler_timeout: float,
+                      tls: dict[str, str | None], checkpoint_every: float, json_path: str | None,
+                      html_path: str | None, progress: bool | None, max_memory: int | None = None,
+                      resume_note: str = "") -> int:
+    """`randqa resume` of a comparison's checkpoint: the sources not finished yet
+    (what the checkpoint says of them checked first, as a compare document)."""
+    from randqa.report.schema import DocumentError, validate
+
+    def damaged(problem: str) -> InputError:
+        return InputError(f"checkpoint {saved.path}: damaged (its comparison: {problem})")
+
     state = saved.context["compare"]
-    options = comparing.CompareOptions.from_json(state["options"], jobs=jobs, checkpoint=saved.path,
-                                                 checkpoint_every_s=checkpoint_every)
-    return _compare(state["sources"], options, scheduler=scheduler, json_path=json_path, html_path=html_path,
-                    progress=progress, saved=saved, command=saved.command)
+    if not isinstance(state, dict) or set(state) != {"sources", "options", "runs", "environment"}:
+        raise damaged("not the fields randqa writes")
+    sources, runs = state["sources"], state["runs"]
+    if not (isinstance(sources, list) and all(isinstance(s, str) for s in sources) and isinstance(runs, list)
+            and len(runs) < len(sources) and saved.run.source == sources[len(runs)]):
+        raise damaged("its sources and finished runs do not match")
+    try:
+        options = comparing.CompareOptions.from_json(state["options"], max_memory, jobs=jobs, checkpoint=saved.path,
+                                                     checkpoint_every_s=checkpoint_every)
+    except (TypeError, ValueError) as exc:
+        raise damaged(f"its options: {exc}") from None
+    try:
+        validate(comparing.compare_document(saved.command or "", state["environment"], options, runs, 0.0))
+    except (DocumentError, TypeError, AttributeError) as exc:
+        raise damaged(str(exc)) from None
+    options.resume_note = resume_note
+    return _compare(sources, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
+                    json_path=json_path, html_path=html_path, progress=progress, saved=saved, command=saved.command)
 
 
-def _compare(sources: list[str], options: Any, *, scheduler: str | None, json_path: str | None,
-             html_path: str | None, progress: bool | None, saved: Any = None, command: str | None = None) -> int:
-    """Run a comparison (on Dask workers when asked), write its files, then print its table."""
+def _compare(sources: list[str], options: Any, *, scheduler: str | None, scheduler_timeout: float,
+             tls: dict[str, str | None], json_path: str | None, html_path: str | None, progress: bool | None,
+             saved: Any = None, command: str | None = None) -> int:
+    """Run a comparison (on Dask workers when asked), write its files, then
+    print its table; the workers are shut down after that."""
 
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
     options.outputs = {"json": json_path, "html": html_path}
-    options.workers = workers_for(options.jobs, scheduler)
+    options.workers = workers_for(options.jobs, scheduler, scheduler_timeout, tls)
     failures: list[RandqaError] = []  # a source that failed after others finished: theirs are kept
-    with closing(options.workers):
+    with checkpoint_lock(None if saved is not None else options.checkpoint), closing(options.workers):
         doc = comparing.run_comparison(sources, options, command or command_line(), environment(), progress=bar,
                                        saved=saved, failures=failures)
-    if not doc["runs"]:
-        emit("randqa: interrupted before any source was tested", sys.stderr)
-        return interrupted_exit_code()
-    stopped = write_then_print(doc, lambda: render_compare(doc), json_path, html_path)
-    if html_path:
-        emit(f"report: {html_path}", sys.stderr)
+        if not doc["runs"]:
+            emit("randqa: interrupted before any source was tested", sys.stderr)
+            return interrupted_exit_code()
+        stopped = write_then_print(doc, lambda: render_compare(doc), json_path, html_path)
+        if html_path:
+            emit(f"report: {html_path}", sys.stderr)
     if failures:
         raise failures[0]
     return interrupted_exit_code() if doc["interrupted"] or stopped else EXIT_OK

@@ -112,6 +112,8 @@ class CompareOptions:
     checkpoint_every_s: float = DEFAULT_CHECKPOINT_EVERY_S
     #: where the report goes (--json, --html), for a resumed comparison
     outputs: dict[str, Any] = field(default_factory=dict)
+    #: what `randqa resume` adds to its "resuming from" line
+    resume_note: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """What a checkpoint records of the options (a resumed comparison goes on with them)."""
@@ -123,10 +125,29 @@ class CompareOptions:
                 "predict": self.predict}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], **execution: Any) -> "CompareOptions":
+    def from_json(cls, data: Any, max_memory: int | None = None, **execution: Any) -> "CompareOptions":
+        """The options ``to_json`` recorded (in a checkpoint), each checked
+        (the suite within ``max_memory``, default --max-memory's); ValueError otherwise."""
         from randqa.engine.checkpoint import suite_from_json
+        from randqa.engine.plan import default_max_memory
+        from randqa.sizes import MAX_SIZE
 
-        fields = dict(data, suite=suite_from_json(data["suite"]))
+        keys = {"suite", "size", "seed", "progressive", "min_bytes", "max_bytes", "keep_going", "speed_repeats",
+                "segment", "predict"}
+        if not isinstance(data, dict) or set(data) != keys:
+            raise ValueError("not the options randqa records")
+
+        def whole(name: str, low: int, high: int | None, none: bool = True) -> bool:
+            value = data[name]
+            return (value is None and none) or (type(value) is int and low <= value and (high is None or value <= high))
+
+        if not (whole("size", 1, MAX_SIZE) and whole("seed", 0, None) and whole("min_bytes", 1, MAX_SIZE, False)
+                and whole("max_bytes", 1, MAX_SIZE) and whole("speed_repeats", 1, 1000, False)
+                and whole("segment", 1, MAX_SIZE) and all(type(data[name]) is bool
+                                                          for name in ("progressive", "keep_going", "predict"))):
+            raise ValueError("an option out of its range")
+        fields = dict(data, suite=suite_from_json(data["suite"], default_max_memory() if max_memory is None
+                                                  else max_memory))
         return cls(**fields, **execution)
 
 
@@ -218,7 +239,7 @@ def run_source_tests(spec: str, options: CompareOptions,
     name = "stdin" if spec == "-" else spec
     execution = Execution(workers=options.workers, threads=options.jobs, checkpoint=options.checkpoint,
                           checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
-                          context=context)
+                          context=context, resume_note=options.resume_note)
     bar = (lambda total: progress(name, total)) if progress else None
     return launch(saved.run if saved is not None else source_run(spec, options), execution, bar, saved=saved,
                   fresh=saved is None)

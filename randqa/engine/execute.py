@@ -512,7 +512,8 @@ def _load(acc: Any, state: dict[str, Any]) -> None:
         import_state(acc, state)
 
 
-def _loaded(job: SegmentJob, start: int, states: list[dict[str, Any]]) -> list[Any]:
+def loaded(job: SegmentJob, start: int, states: list[dict[str, Any]]) -> list[Any]:
+    """Fresh accumulators of ``job`` for a piece at ``start``, holding ``states``; StateError if they do not fit."""
     accumulators = job.build(start)
     if len(states) != len(accumulators):
         raise StateError("a segment's result holds another number of tests")
@@ -827,7 +828,7 @@ class RunLoop:
                 if point > segment.start + count:
                     break
                 judged = copy_accumulators(job, self.merged)
-                _merge(judged, _loaded(job, segment.start, result["snapshots"][point]))
+                _merge(judged, loaded(job, segment.start, result["snapshots"][point]))
                 self._ride_along(segment, along, point)
                 along = point
                 try:
@@ -836,7 +837,7 @@ class RunLoop:
                     self.progress.position = point
                     self._stopped_with = judged
                     raise
-            _merge(self.merged, _loaded(job, segment.start, result["states"]))
+            _merge(self.merged, loaded(job, segment.start, result["states"]))
             position = segment.start + count
             self.progress.position = position
             self.progress.segments += 1
