@@ -9,7 +9,9 @@ map, or many states stepped together), so no Python loop runs per output;
 the endless ``*_blocks`` generators yield blocks of bytes, so a test reads
 only what it needs.
 
-- PCG64: numpy's own.
+- PCG64: numpy's own; pairs of PCG64 (or PCG64DXSM) streams that share
+  their increment and the low bits of their state (numpy's
+  "upgrading-pcg64" note), as a ``--stream-seeds module:attr`` scheme.
 - LCGs: any modulus in Python integers; power-of-two moduli vectorised
   (RANDU, MSVC rand(), MMIX and relatives); MINSTD; java.util.Random (the
   JDK's documentation of Random: setSeed scrambles (seed ^ 0x5DEECE66D)
@@ -46,6 +48,25 @@ def pcg64_bytes(n: int, seed: int) -> bytes:
 def pcg64_array(n: int, seed: int) -> np.ndarray:
     """pcg64_bytes as a uint8 array."""
     return np.frombuffer(pcg64_bytes(n, seed), dtype=np.uint8)
+
+
+def pcg_pair(cls: type, seed: int, shared_low_bits: int) -> list:
+    """Two ``cls`` (numpy PCG64 or PCG64DXSM) streams with one increment whose
+    states are 2^shared_low_bits apart: Class(seed) and a copy of it with
+    2^shared_low_bits added to its 128-bit state.  An LCG step multiplies the
+    difference by the odd multiplier, so the states keep sharing their low
+    ``shared_low_bits`` bits forever."""
+    first, second = cls(seed), cls(seed)
+    state = first.state
+    state["state"] = dict(state["state"], state=(state["state"]["state"] + (1 << shared_low_bits)) % (1 << 128))
+    second.state = state
+    return [first, second]
+
+
+def pcg64_sharing_63_bits(seed: int, k: int) -> list:
+    """``--stream-seeds reference_generators:pcg64_sharing_63_bits``: the pair of pcg_pair(PCG64, seed, 63)."""
+    assert k == 2, "a pair"
+    return pcg_pair(np.random.PCG64, seed, 63)
 
 
 # --------------------------------------------------------------------------
