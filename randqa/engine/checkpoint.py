@@ -38,7 +38,7 @@ import numpy as np
 
 from randqa._version import __version__
 from randqa.battery._state import from_document, to_document
-from randqa.battery.suites import Suite, TestSpec
+from randqa.battery.suites import Suite, spec_from_json
 from randqa.engine.execute import Progress, Saver
 from randqa.errors import InputError, UsageError
 from randqa.files import write_atomically
@@ -57,8 +57,7 @@ def suite_to_json(suite: Suite) -> dict[str, Any]:
         "name": suite.name,
         "description": suite.description,
         "thresholds": {"suspicious": suite.thresholds.suspicious, "fail": suite.thresholds.fail},
-        "tests": [{"test": t.test, "params": t.params, "sequence_bits": t.sequence_bits,
-                   "fold": list(t.fold) if t.fold else None} for t in suite.tests],
+        "tests": [t.to_json() for t in suite.tests],
         "path": suite.path,
     }
 
@@ -66,8 +65,7 @@ def suite_to_json(suite: Suite) -> dict[str, Any]:
 def suite_from_json(data: dict[str, Any]) -> Suite:
     """The suite of :func:`suite_to_json`; ValueError when it is not one."""
     try:
-        specs = [TestSpec(t["test"], dict(t["params"]), t["sequence_bits"], tuple(t["fold"]) if t["fold"] else None)
-                 for t in data["tests"]]
+        specs = [spec_from_json(t) for t in data["tests"]]
         suite = Suite(data["name"], data["description"], Thresholds(**data["thresholds"]), specs, data["path"])
         suite.build()
     except (KeyError, TypeError, ValueError) as exc:
@@ -104,6 +102,8 @@ class RunSpec:
     #: --segment as given (None: the default for the suite)
     segment: int | None = None
     identity: dict[str, Any] | None = None
+    #: --streams: randqa.sources.multistream.StreamLayout as data (the interleave resolved)
+    streams: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -123,7 +123,7 @@ class RunSpec:
     def mismatch(self, other: "RunSpec") -> str | None:
         """What differs between the run a checkpoint holds (self) and the one
         asked for (other), or None.  A seed or segment size not given matches."""
-        for name in ("kind", "source", "fmt", "fold", "limit", "progressive", "seed_sweep"):
+        for name in ("kind", "source", "fmt", "fold", "limit", "progressive", "seed_sweep", "streams"):
             if getattr(self, name) != getattr(other, name):
                 return f"{name} {_show(getattr(self, name))}, not {_show(getattr(other, name))}"
         if self.suite != other.suite:

@@ -425,3 +425,25 @@ def test_workers_keep_chunk_temporaries_in_the_heap(threshold, tuned):
     out = subprocess.run([sys.executable, "-c", ALLOCATION_PROBE], env=env, capture_output=True, text=True,
                          check=True, timeout=60).stdout
     assert out.split() == ["True", str(not tuned)], out
+
+
+@pytest.mark.parametrize("spec, split", [("mt19937", "jump"), ("java-random", "sequential")])
+def test_interleaved_streams_on_workers(workers, spec, split):
+    """--streams: a worker jumps every stream to its segment's place, or this
+    process hands out the interleaved stream of streams that cannot jump;
+    each stream alone and each pair's XOR merge as in one process."""
+    from randqa.sources.multistream import StreamLayout, open_streams
+
+    layout = StreamLayout(3, "consecutive")
+    suite = load_suite("quick").with_streams(3, 4)
+    segment = segment_size(suite_alignment(suite), None, default=1 << 20)
+    size = 3 * segment + 1000
+
+    def run(**kwargs):
+        with open_streams(spec, SEED, layout) as source:
+            return run_stream(source, suite, limit=size, **kwargs)
+
+    on_workers = run(spec=spec, segment=segment, workers=workers)
+    assert on_workers.extra["execution"]["split"] == split
+    assert on_workers.extra["execution"]["segments_on_workers"] == 4
+    assert comparable(on_workers) == comparable(run())
