@@ -270,8 +270,11 @@ class TestPlan:
         o = self.options
         chosen, streams = self.suite, None
         if o.layout is not None:
-            with self.open(spec) as probe:  # the scheme checked, the interleave resolved
-                chosen, streams = self.suite_for(probe), probe.layout.to_json()  # type: ignore[attr-defined]
+            from randqa.sources.multistream import open_streams
+
+            probe = open_streams(spec, o.seed, o.layout)  # the scheme checked, the interleave resolved
+            with probe:
+                chosen, streams = self.suite_for(probe), probe.layout.to_json()
         suite = suite_to_json(chosen)
         if o.seed_sweep is not None:
             self.check_sweep_source(spec)

@@ -48,6 +48,7 @@ import numpy as np
 from randqa.errors import InputError, UsageError
 from randqa.interleaving import check_interleaving, interleave_into, stream_position
 from randqa.sources.base import Source, UnseededSource, read_full
+from randqa.sources.numpy_backends import looks_like_module_attribute
 
 #: the schemes --stream-seeds takes, as its messages list them
 SCHEMES = ("consecutive", "spaced:D", "bitflip", "jump", "spawn", "module:attr")
@@ -59,15 +60,9 @@ JUMP_WORDS = 1 << 64
 _SPACED = re.compile(r"^spaced:(\d+)$")
 
 
-def _module_attribute(scheme: str) -> bool:
-    from randqa.sources.numpy_backends import looks_like_module_attribute
-
-    return looks_like_module_attribute(scheme)
-
-
 def check_scheme(scheme: str) -> None:
     """UsageError unless ``scheme`` is one of :data:`SCHEMES`."""
-    if scheme in ("consecutive", "bitflip", "jump", "spawn") or _module_attribute(scheme):
+    if scheme in ("consecutive", "bitflip", "jump", "spawn") or looks_like_module_attribute(scheme):
         return
     match = _SPACED.match(scheme)
     if match and int(match.group(1)) >= 1:
@@ -186,7 +181,7 @@ def open_streams(spec: str, seed: int | None, layout: StreamLayout, offset: int 
     if is_data_spec(spec):
         raise UsageError("--streams needs a generator (randqa list), not stdin or a file")
     check_scheme(layout.scheme)
-    if layout.scheme in ("jump", "spawn") or _module_attribute(layout.scheme):
+    if layout.scheme in ("jump", "spawn") or looks_like_module_attribute(layout.scheme):
         opener = {"jump": _jumped_streams, "spawn": _spawned_streams}.get(layout.scheme, _made_streams)
         base, members, details = opener(spec, seed, layout)
     else:
@@ -308,7 +303,7 @@ def _bitgenerator_class(spec: str) -> tuple[Any, dict[str, Any], int]:
     if spec in BITGENERATORS:
         _summary, path, word_bytes, kwargs = BITGENERATORS[spec]
         return _resolve(path), kwargs, word_bytes
-    if _module_attribute(spec):
+    if looks_like_module_attribute(spec):
         cls = _resolve(spec)
         if isinstance(cls, type) and issubclass(cls, np.random.BitGenerator):
             from randqa.sources.numpy_backends import raw_word_bytes
