@@ -160,7 +160,8 @@ def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None =
     if layout is not None:
         from randqa.sources.multistream import open_streams
 
-        with open_streams(spec, options.seed, layout) as probe:  # the interleave resolved
+        probe = open_streams(spec, options.seed, layout)  # the interleave resolved
+        with probe:
             suite, streams = options.suite.with_streams(layout.count, probe.interleave), probe.layout.to_json()
     endless = not is_data_spec(spec)
     limit = options.size
