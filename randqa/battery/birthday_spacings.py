@@ -79,6 +79,18 @@ def expected_collisions(points: int, cell_bits: int) -> float:
     return mean_collisions(points, cell_bits) * (1 - points / 2.0 ** (cell_bits + 1))
 
 
+def block_law(points: int, cell_bits: int) -> tuple[float, float]:
+    """(lambda, E[Y]) of a block of ``points`` points in 2**cell_bits cells;
+    ValueError where the Poisson law or the mean is not exact enough."""
+    lam = points**3 / 4 / 2.0**cell_bits
+    if lam > MAX_LAMBDA:
+        raise ValueError(f"lambda = n^3/4k = {lam:g} is over {MAX_LAMBDA:g}: use fewer points or more bits per point")
+    if points > MAX_POINTS_PER_CELL * 2.0**cell_bits:
+        raise ValueError(f"{points} points in 2^{cell_bits} cells is over 2^-14 points per cell, where the expected "
+                         "collision count is no longer exact enough: use more bits per point")
+    return lam, expected_collisions(points, cell_bits)
+
+
 def kernel_scratch_bytes(points: int, cell_bits: int) -> int:
     """What _spacings.c allocates to count blocks of ``points`` points of
     ``cell_bits`` bits (count_blocks): four buffers of the points and the
@@ -131,17 +143,7 @@ class BirthdaySpacings(WholeBlockTest):
         self.bits_per_word = bits_per_word
         self.dims = dims
         self.cell_bits = dims * bits_per_word
-        self.lambda_per_block = points**3 / 4 / 2.0**self.cell_bits
-        if self.lambda_per_block > MAX_LAMBDA:
-            raise ValueError(
-                f"lambda = n^3/4k = {self.lambda_per_block:g} is over {MAX_LAMBDA:g}: use fewer points or more bits per point"
-            )
-        if points > MAX_POINTS_PER_CELL * 2.0**self.cell_bits:
-            raise ValueError(
-                f"{points} points in 2^{self.cell_bits} cells is over 2^-14 points per cell, where the expected "
-                "collision count is no longer exact enough: use more bits per point"
-            )
-        self.mean_per_block = expected_collisions(points, self.cell_bits)
+        self.lambda_per_block, self.mean_per_block = block_law(points, self.cell_bits)
         self.block_bytes = points * dims * word_bytes
         super().__init__(self.block_bytes)
         self.blocks = 0  # blocks tested
