@@ -56,6 +56,7 @@ typedef struct { uint64_t v0, v1, v2, v3; } sip_state;
 typedef struct { uint64_t x, a, c, mask; unsigned shift; } lcg64_state; /* x = a*x + c mod mask+1, output x >> shift */
 typedef struct { uint64_t hi, lo; } lcg128_state;                 /* x = hi 2^64 + lo */
 typedef struct { uint64_t *x; unsigned pos; } lfib_state;         /* x: the last LFIB_R outputs (owned), pos: next to output */
+typedef struct { uint64_t x, gamma, mask, m1, m2; unsigned s1, s2, s3; } narrow_splitmix_state; /* B-bit SplitMix */
 
 typedef struct GenObject GenObject;
 typedef void (*fill_words_fn)(GenObject *g, uint8_t *RESTRICT out, size_t nwords);
@@ -81,6 +82,7 @@ struct GenObject {
         lcg64_state lcg64;
         lcg128_state lcg128;
         lfib_state lfib;
+        narrow_splitmix_state nsm;
     } st;
 };
 
@@ -375,6 +377,41 @@ lfib_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
         store_le64(out + 8 * k, x[pos++]);
     }
     g->st.lfib.pos = pos;
+}
+
+/* SplitMix64's algorithm on a B-bit state (16 <= B <= 64): the counter
+ * x += gamma and the mix z ^= z >> s1, z *= m1, z ^= z >> s2, z *= m2,
+ * z ^= z >> s3, all modulo 2^B, with SplitMix64's shifts scaled by B/64 and
+ * the low B bits of its gamma and multipliers (odd, so each step is a
+ * bijection).  Its outputs are a permutation of the 2^B counter values:
+ * none repeats within 2^B outputs, which the decimated collision test
+ * detects at about 2^(B/2) outputs (randqa/battery/decimated_collisions.py).
+ * B = 64 is SplitMix64 itself.  Each output as 8 LE bytes. */
+static void
+narrow_splitmix_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    narrow_splitmix_state s = g->st.nsm;
+    for (size_t k = 0; k < n; k++) {
+        s.x = (s.x + s.gamma) & s.mask;
+        uint64_t z = s.x;
+        z = ((z ^ (z >> s.s1)) * s.m1) & s.mask;
+        z = ((z ^ (z >> s.s2)) * s.m2) & s.mask;
+        store_le64(out + 8 * k, z ^ (z >> s.s3));
+    }
+    g->st.nsm.x = s.x;
+}
+
+static void
+narrow_splitmix_seed(narrow_splitmix_state *s, uint64_t state, int bits)
+{
+    s->mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+    s->gamma = (0x9e3779b97f4a7c15ULL >> (64 - bits)) | 1;
+    s->m1 = 0xbf58476d1ce4e5b9ULL & s->mask;
+    s->m2 = 0x94d049bb133111ebULL & s->mask;
+    s->s1 = (unsigned)((30 * bits + 32) / 64);
+    s->s2 = (unsigned)((27 * bits + 32) / 64);
+    s->s3 = (unsigned)((31 * bits + 32) / 64);
+    s->x = state & s->mask;
 }
 
 /* The first R values from SplitMix64 seeded with `seed`, the lowest bit of
@@ -876,6 +913,23 @@ make_lcg128_raw(PyObject *Py_UNUSED(self), PyObject *args)
     return make_lcg128_from(args, 0);
 }
 
+/* narrow_splitmix(state, bits): B-bit SplitMix from state mod 2^B */
+static PyObject *
+make_narrow_splitmix(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *state_obj;
+    int bits;
+    uint64_t state;
+    if (!PyArg_ParseTuple(args, "Oi", &state_obj, &bits) || get_uint(state_obj, 64, "state", &state) < 0)
+        return NULL;
+    if (bits < 16 || bits > 64)
+        return PyErr_Format(PyExc_ValueError, "bits must be from 16 to 64");
+    GenObject *g = gen_new(narrow_splitmix_fill, 8, "SplitMix on a narrow state");
+    if (g)
+        narrow_splitmix_seed(&g->st.nsm, state, bits);
+    return (PyObject *)g;
+}
+
 static PyObject *
 make_lfib19937(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -1119,6 +1173,7 @@ static PyMethodDef module_methods[] = {
     {"lcg64_prime", make_lcg64_prime, METH_VARARGS, "lcg64_prime(seed): x = 13891176665706064842 x mod 2^64-59 from seed mod m (0 -> 1)."},
     {"lcg128", make_lcg128, METH_VARARGS, "lcg128(seed_lo, seed_hi, top_bits): PCG's 128-bit LCG seeded as pcg_oneseq_128_srandom_r, top 64 or 32 bits."},
     {"lcg128_raw", make_lcg128_raw, METH_VARARGS, "lcg128_raw(state_lo, state_hi, top_bits): PCG's 128-bit LCG from that state, no seeding."},
+    {"narrow_splitmix", make_narrow_splitmix, METH_VARARGS, "narrow_splitmix(state, bits): SplitMix64's algorithm on a state of 16 to 64 bits."},
     {"lfib19937", make_lfib19937, METH_VARARGS, "lfib19937(seed): additive LFib(19937, 9842) mod 2^64 from 19937 SplitMix64(seed) values."},
     {"mt19937", make_mt19937, METH_VARARGS, "mt19937(seed): MT19937 after init_genrand(seed)."},
     {"mt19937_by_array", make_mt19937_by_array, METH_VARARGS, "mt19937_by_array(key): MT19937 after init_by_array(key)."},

@@ -151,7 +151,7 @@ def _builtin() -> dict[str, Backend]:
     for group, names in (("nmap", nmap), ("linux", linux), ("classic", [n for n in COMPILED if n not in nmap + linux])):
         for name in names:
             summary, opener = COMPILED[name]
-            table.append(Backend(name, summary, group, opener, compiled=True, takes_param=name == "arc4-drop"))
+            table.append(Backend(name, summary, group, opener, compiled=True, takes_param=name in ("arc4-drop", "splitmix")))
     table.append(Backend("python-random", "CPython random.Random(seed) (MT19937, init_by_array): 32-bit outputs as 4 LE bytes",
                          "classic", _open_python_random))
     for name, (summary, _spec, _width, _kwargs) in BITGENERATORS.items():

@@ -77,6 +77,25 @@ def _simple(name: str, bits: int, why: str, make: Callable[[int], Any], output: 
     return open_
 
 
+#: splitmix:B without B
+DEFAULT_SPLITMIX_BITS = 48
+
+
+def _narrow_splitmix(seed: int | None, param: str | None) -> Source:
+    bits = DEFAULT_SPLITMIX_BITS
+    if param is not None:
+        try:
+            bits = int(param)
+        except ValueError:
+            raise UsageError(f"splitmix:B needs a whole number of state bits, not {param!r}") from None
+        if not 16 <= bits <= 64:
+            raise UsageError(f"splitmix:B needs 16 <= B <= 64, not {bits}")
+    s = resolve_seed("splitmix", seed, bits, f"the state is {bits} bits")
+    return CompiledSource("splitmix" if param is None else f"splitmix:{bits}", s, _generators.narrow_splitmix(s, bits),
+                          output=f"{bits}-bit outputs, each as 8 little-endian bytes",
+                          seeding="state = seed", params={"bits": bits})
+
+
 def _arc4_drop(seed: int | None, param: str | None) -> Source:
     if param is None:
         drop = DEFAULT_ARC4_DROP
@@ -178,6 +197,10 @@ COMPILED: dict[str, tuple[str, Opener]] = {
         _simple("lfib19937", 64, "SplitMix64 takes a 64-bit seed", _generators.lfib19937,
                 "each output as 8 little-endian bytes",
                 "the 19937 lagged values are SplitMix64(seed)'s first outputs, the lowest bit of the oldest set")),
+    "splitmix": (
+        f"SplitMix64's algorithm on a B-bit state (splitmix:B, 16 <= B <= 64; default B = {DEFAULT_SPLITMIX_BITS}): "
+        "its outputs never repeat within 2^B, the decimated collision test's scale model",
+        _narrow_splitmix),
     "dnet-arc4": (
         "libdnet rand.c's ARC4 variant as nmap used it (rand_set keying twice, no bytes dropped)",
         _simple("dnet-arc4", 2048, "keys are at most 256 bytes", lambda s: _generators.dnet_arc4(key_from_seed(s)),

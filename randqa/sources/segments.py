@@ -19,7 +19,8 @@ How each source is split (:func:`split_method`):
   - randomgen ``ChaCha``: its counter (of 32-bit words) is set to the block
     holding the target, whose leading words are dropped;
   - ``msvc-rand-*``, ``ansi-c-rand``, ``randu``, ``minstd``, ``lcg64-prime``,
-    ``splitmix64`` (state + n * gamma) and ``lcg128-*`` (in Python integers):
+    ``splitmix64`` and ``splitmix:B`` (state + n * gamma) and ``lcg128-*`` (in
+    Python integers):
     the closed-form LCG jump ``x -> A x + C``;
   - ``xorshift32`` and ``lfsr113`` (each of its four components): powers of
     the 32x32 bit matrix of one step;
@@ -240,6 +241,18 @@ def _remake(factory_name: str) -> Callable[[int, int], Any]:
     return remake
 
 
+@lru_cache(maxsize=None)
+def _narrow_splitmix_jumper(bits: int) -> Jumper:
+    gamma = (0x9E3779B97F4A7C15 >> (64 - bits)) | 1  # the counter's step, as _generators.c narrow_splitmix_seed
+
+    def remake(x: int, word_bytes: int) -> Any:
+        from randqa.sources import _generators
+
+        return _generators.narrow_splitmix(x, bits)
+
+    return _compiled_lcg(1, gamma, 1 << bits, "=u8", remake)
+
+
 #: compiled backend name -> jumper
 _COMPILED_JUMPERS: dict[str, Jumper] = {
     "glibc-rand": _compiled_glibc,
@@ -432,6 +445,8 @@ def _jumper(source: Source) -> Jumper | None:
     from randqa.sources.numpy_backends import BitGeneratorSource, PythonRandomSource, looks_like_module_attribute
 
     if isinstance(source, CompiledSource):
+        if "bits" in source.params:  # splitmix:B
+            return _narrow_splitmix_jumper(source.params["bits"])
         return _COMPILED_JUMPERS.get(source.name)
     if isinstance(source, PythonRandomSource):
         return _python_random

@@ -42,7 +42,7 @@ def test_compiled_backends_are_the_c_generators():
     assert set(compiled_backend_names()) == {
         "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "dnet-arc4",
         "arc4", "arc4-drop", "lfsr113", "siprand", "ansi-c-rand", "randu", "minstd", "mt19937", "xorshift32",
-        "java-random", "mmix-lcg", "splitmix64", "lcg64-prime", "lcg128-top64", "lcg128-top32", "lfib19937"}
+        "java-random", "mmix-lcg", "splitmix64", "lcg64-prime", "lcg128-top64", "lcg128-top32", "lfib19937", "splitmix"}
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="needs glibc's own rand()")
@@ -224,6 +224,13 @@ def test_lfib19937_equals_its_recurrence(seed):
 
 def test_splitmix64_reference_is_the_backend():
     assert words("splitmix64", 99, 100, "<u8") == splitmix64_values(99, 100)
+
+
+def test_narrow_splitmix_is_splitmix64_at_64_bits_and_a_permutation_below():
+    assert words("splitmix:64", 99, 100, "<u8") == splitmix64_values(99, 100)
+    values = np.array(words("splitmix:20", 5, 1 << 20, "<u8"))
+    assert values.max() < 1 << 20 and len(np.unique(values)) == 1 << 20  # every 20-bit value once
+    assert open_backend("splitmix", 1).describe()["bits"] == 48
 
 
 def test_truncated_lcg_seeds_outside_64_bits_are_refused():

@@ -39,7 +39,7 @@ M32, M64 = (1 << 32) - 1, (1 << 64) - 1
 JUMPING = [
     "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "ansi-c-rand",
     "randu", "minstd", "mt19937", "xorshift32", "splitmix64", "lfsr113", "python-random", "lcg64-prime",
-    "lcg128-top64", "lcg128-top32",
+    "lcg128-top64", "lcg128-top32", "splitmix",
     "pcg64", "pcg64dxsm", "philox", "mt19937-numpy", "chacha", "aes-ctr", "threefry", "speck128", "pcg32",
     "mwc128x", "squares", "blabla", "xoshiro256", "xoshiro512", "xoroshiro128", "xorshift1024", "mt64",
 ]
