@@ -165,6 +165,61 @@ def mmix_high_bytes(seed: int, nbytes: int) -> bytes:
     return np.array(mmix_lcg_top32(seed, nbytes // 4), dtype="<u4").tobytes()
 
 
+PRIME64_MODULUS = 2**64 - 59
+PRIME64_MULTIPLIER = 13891176665706064842
+
+
+def lcg64_prime(x0: int, count: int) -> list[int]:
+    """x = 13891176665706064842 x mod 2^64 - 59 (L'Ecuyer, Math. Comp. 68
+    (1999), table 4) from x0: each new state."""
+    x, out = x0, []
+    for _ in range(count):
+        x = PRIME64_MULTIPLIER * x % PRIME64_MODULUS
+        out.append(x)
+    return out
+
+
+PCG128_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+PCG128_INCREMENT = 0x5851F42D4C957F2D14057B7EF767814F
+
+
+def pcg128_lcg_states(seed: int, count: int) -> list[int]:
+    """PCG's 128-bit LCG (pcg_variants.h's default multiplier and increment)
+    after pcg_oneseq_128_srandom_r(seed) (state = 0, step, state += seed,
+    step): the next ``count`` states."""
+    def step(x: int) -> int:
+        return (PCG128_MULTIPLIER * x + PCG128_INCREMENT) % 2**128
+
+    x = step((step(0) + seed) % 2**128)
+    out = []
+    for _ in range(count):
+        x = step(x)
+        out.append(x)
+    return out
+
+
+def splitmix64_values(seed: int, count: int) -> list[int]:
+    """Vigna's SplitMix64 from state ``seed``."""
+    out = []
+    for _ in range(count):
+        seed = (seed + 0x9E3779B97F4A7C15) & M64
+        z = seed
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def lagged_fibonacci_19937(seed: int, count: int) -> list[int]:
+    """X_n = X_{n-19937} + X_{n-9842} mod 2^64 from X_0..X_19936 =
+    SplitMix64(seed)'s first outputs with X_0's lowest bit set: X_19937 on."""
+    x = splitmix64_values(seed, 19937)
+    x[0] |= 1
+    for _ in range(count):
+        x.append((x[-19937] + x[-9842]) & M64)
+    return x[19937:]
+
+
 # --------------------------------------------------------------------------
 # glibc rand()
 

@@ -18,8 +18,10 @@ How each source is split (:func:`split_method`):
     ``n // 4`` blocks and drops ``n % 4`` words;
   - randomgen ``ChaCha``: its counter (of 32-bit words) is set to the block
     holding the target, whose leading words are dropped;
-  - ``msvc-rand-*``, ``ansi-c-rand``, ``randu``, ``minstd``, ``splitmix64``
-    (state + n * gamma): the closed-form LCG jump ``x -> A x + C``;
+  - ``msvc-rand-*``, ``ansi-c-rand``, ``randu``, ``minstd``, ``lcg64-prime``,
+    ``splitmix64`` and ``splitmix:B`` (state + n * gamma) and ``lcg128-*`` (in
+    Python integers):
+    the closed-form LCG jump ``x -> A x + C``;
   - ``xorshift32`` and ``lfsr113`` (each of its four components): powers of
     the 32x32 bit matrix of one step;
   - ``mt19937``, ``mt19937-numpy`` and ``python-random`` (all MT19937),
@@ -33,7 +35,7 @@ How each source is split (:func:`split_method`):
   The arithmetic is in ``_jump.c``; tests/sources/test_segments.py checks
   every one against the sequential stream.
 - ``"sequential"``: everything else (stdin, ``--format bits`` text, RC4 and
-  its variants, siprand, sfc64, jsf, hc128, sfmt, lxm, romu, efiix64, tyche, a
+  its variants, siprand, lfib19937, sfc64, jsf, hc128, sfmt, lxm, romu, efiix64, tyche, a
   user's ``module:attr`` without a working ``advance``).  One producer must
   read or generate the stream in order and hand segments out.
 - ``"independent"``: ``urandom``, ``getrandom``, ``openssl``.  No run of
@@ -50,6 +52,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from randqa.sources.base import Source, UnseededSource
+from randqa.sources.compiled import PCG128_INCREMENT, PCG128_MULTIPLIER, PRIME64_MODULUS, PRIME64_MULTIPLIER
 
 SplitMethod = Literal["jump", "pread", "sequential", "independent"]
 
@@ -206,6 +209,28 @@ def _compiled_glibc(source: Any, words: int) -> None:
     _replace_generator(source, _generators.glibc_rand_raw(out.tolist(), mode), out, "=u4")
 
 
+def _compiled_lcg128(source: Any, words: int) -> None:
+    from randqa.sources import _generators
+
+    lo, hi = (int(w) for w in _state_words(source.generator, "=u8", 2)[::-1])  # the struct is hi, lo
+    x = lcg_jump((hi << 64) | lo, PCG128_MULTIPLIER, PCG128_INCREMENT, 1 << 128, words)
+    top_bits = 8 * source.generator.word_bytes
+    expected = np.array([x >> 64, x & ((1 << 64) - 1)], dtype="=u8")
+    _replace_generator(source, _generators.lcg128_raw(x & ((1 << 64) - 1), x >> 64, top_bits), expected, "=u8")
+
+
+def lcg_jump(x: int, a: int, c: int, modulus: int, n: int) -> int:
+    """x after n steps of x -> a x + c (mod ``modulus``), in Python integers
+    (for moduli beyond _jump.lcg's 64 bits): the step map squared per bit of n."""
+    big_a, big_c = 1, 0  # the map of the steps taken so far: x -> A x + C
+    while n:
+        if n & 1:
+            big_a, big_c = big_a * a % modulus, (big_c * a + c) % modulus
+        a, c = a * a % modulus, c * (a + 1) % modulus
+        n >>= 1
+    return (big_a * x + big_c) % modulus
+
+
 def _remake(factory_name: str) -> Callable[[int, int], Any]:
     def remake(x: int, word_bytes: int) -> Any:
         from randqa.sources import _generators
@@ -214,6 +239,18 @@ def _remake(factory_name: str) -> Callable[[int, int], Any]:
         return factory(x, word_bytes) if factory_name in ("msvc_rand", "ansi_c_rand") else factory(x)
 
     return remake
+
+
+@lru_cache(maxsize=None)
+def _narrow_splitmix_jumper(bits: int) -> Jumper:
+    gamma = (0x9E3779B97F4A7C15 >> (64 - bits)) | 1  # the counter's step, as _generators.c narrow_splitmix_seed
+
+    def remake(x: int, word_bytes: int) -> Any:
+        from randqa.sources import _generators
+
+        return _generators.narrow_splitmix(x, bits)
+
+    return _compiled_lcg(1, gamma, 1 << bits, "=u8", remake)
 
 
 #: compiled backend name -> jumper
@@ -227,6 +264,9 @@ _COMPILED_JUMPERS: dict[str, Jumper] = {
     "randu": _compiled_lcg(65539, 0, 1 << 31, "=u4", _remake("randu")),
     "minstd": _compiled_lcg(16807, 0, (1 << 31) - 1, "=u4", _remake("minstd")),
     "splitmix64": _compiled_lcg(1, 0x9E3779B97F4A7C15, 1 << 64, "=u8", _remake("splitmix64")),
+    "lcg64-prime": _compiled_lcg(PRIME64_MULTIPLIER, 0, PRIME64_MODULUS, "=u8", _remake("lcg64_prime")),
+    "lcg128-top64": _compiled_lcg128,
+    "lcg128-top32": _compiled_lcg128,
     "xorshift32": _compiled_xorshift32,
     "lfsr113": _compiled_lfsr113,
     "mt19937": _compiled_mt19937,
@@ -405,6 +445,8 @@ def _jumper(source: Source) -> Jumper | None:
     from randqa.sources.numpy_backends import BitGeneratorSource, PythonRandomSource, looks_like_module_attribute
 
     if isinstance(source, CompiledSource):
+        if "bits" in source.params:  # splitmix:B
+            return _narrow_splitmix_jumper(source.params["bits"])
         return _COMPILED_JUMPERS.get(source.name)
     if isinstance(source, PythonRandomSource):
         return _python_random

@@ -29,7 +29,7 @@ import pytest
 
 from schema_check import assert_valid_document
 
-from randqa.battery.suites import load_suite
+from randqa.battery.suites import load_suite, parse_suite
 from randqa.engine.execute import Progressive, run_stream, segment_size, suite_alignment
 from randqa.engine.parallel import WorkerVersionError, Workers, check_version, version_problems
 from randqa.errors import UsageError
@@ -150,6 +150,31 @@ def test_progressive_stop_inside_a_segment(workers, tmp_path):
         with open_source(str(path)) as source:
             result = run_stream(source, suite, progressive=progressive, spec=spec, segment=768 << 10, workers=workers)
         assert comparable(result) == expected
+
+
+def test_collision_blocks_across_segments_on_workers(workers):
+    """decimated_collisions' values of a block span many segments: each
+    worker keeps its segment's kept values until they are merged in order,
+    here into small blocks (many repeats) and into one spanning every segment."""
+    suite = parse_suite(b"""name = "collisions"
+[[tests]]
+test = "decimated_collisions"
+bits = 24
+values = 8192
+[[tests]]
+test = "decimated_collisions"
+bits = 40
+zero_bits = 2
+values = 4194304
+""", "collisions.toml")
+    size, segment = (24 << 20) + 8 * 123, 4 << 20
+    with open_source("pcg64", seed=SEED) as source:
+        expected = comparable(run_stream(source, suite, limit=size))
+    assert all(test["statistic"] > 0 for test in expected["tests"])
+    with open_source("pcg64", seed=SEED) as source:
+        result = run_stream(source, suite, limit=size, spec="pcg64", segment=segment, workers=workers)
+    assert result.extra["execution"]["segments_on_workers"] == 7
+    assert comparable(result) == expected
 
 
 @pytest.mark.parametrize("name, split, default", [("pcg64", "jump", 1 << 30), ("file", "pread", 1 << 30),
