@@ -9,7 +9,9 @@ map, or many states stepped together), so no Python loop runs per output;
 the endless ``*_blocks`` generators yield blocks of bytes, so a test reads
 only what it needs.
 
-- PCG64: numpy's own.
+- PCG64: numpy's own; pairs of PCG64 (or PCG64DXSM) streams that share
+  their increment and the low bits of their state (numpy's
+  "upgrading-pcg64" note), as a ``--stream-seeds module:attr`` scheme.
 - LCGs: any modulus in Python integers; power-of-two moduli vectorised
   (RANDU, MSVC rand(), MMIX and relatives); MINSTD; java.util.Random (the
   JDK's documentation of Random: setSeed scrambles (seed ^ 0x5DEECE66D)
@@ -48,6 +50,25 @@ def pcg64_bytes(n: int, seed: int) -> bytes:
 def pcg64_array(n: int, seed: int) -> np.ndarray:
     """pcg64_bytes as a uint8 array."""
     return np.frombuffer(pcg64_bytes(n, seed), dtype=np.uint8)
+
+
+def pcg_pair(cls: type, seed: int, shared_low_bits: int) -> list:
+    """Two ``cls`` (numpy PCG64 or PCG64DXSM) streams with one increment whose
+    states are 2^shared_low_bits apart: Class(seed) and a copy of it with
+    2^shared_low_bits added to its 128-bit state.  An LCG step multiplies the
+    difference by the odd multiplier, so the states keep sharing their low
+    ``shared_low_bits`` bits forever."""
+    first, second = cls(seed), cls(seed)
+    state = first.state
+    state["state"] = dict(state["state"], state=(state["state"]["state"] + (1 << shared_low_bits)) % (1 << 128))
+    second.state = state
+    return [first, second]
+
+
+def pcg64_sharing_63_bits(seed: int, k: int) -> list:
+    """``--stream-seeds reference_generators:pcg64_sharing_63_bits``: the pair of pcg_pair(PCG64, seed, 63)."""
+    assert k == 2, "a pair"
+    return pcg_pair(np.random.PCG64, seed, 63)
 
 
 # --------------------------------------------------------------------------
@@ -144,6 +165,61 @@ def mmix_lcg_top32(seed: int, count: int) -> list[int]:
 def mmix_high_bytes(seed: int, nbytes: int) -> bytes:
     """mmix_lcg_top32 as 4 little-endian bytes each."""
     return np.array(mmix_lcg_top32(seed, nbytes // 4), dtype="<u4").tobytes()
+
+
+PRIME64_MODULUS = 2**64 - 59
+PRIME64_MULTIPLIER = 13891176665706064842
+
+
+def lcg64_prime(x0: int, count: int) -> list[int]:
+    """x = 13891176665706064842 x mod 2^64 - 59 (L'Ecuyer, Math. Comp. 68
+    (1999), table 4) from x0: each new state."""
+    x, out = x0, []
+    for _ in range(count):
+        x = PRIME64_MULTIPLIER * x % PRIME64_MODULUS
+        out.append(x)
+    return out
+
+
+PCG128_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+PCG128_INCREMENT = 0x5851F42D4C957F2D14057B7EF767814F
+
+
+def pcg128_lcg_states(seed: int, count: int) -> list[int]:
+    """PCG's 128-bit LCG (pcg_variants.h's default multiplier and increment)
+    after pcg_oneseq_128_srandom_r(seed) (state = 0, step, state += seed,
+    step): the next ``count`` states."""
+    def step(x: int) -> int:
+        return (PCG128_MULTIPLIER * x + PCG128_INCREMENT) % 2**128
+
+    x = step((step(0) + seed) % 2**128)
+    out = []
+    for _ in range(count):
+        x = step(x)
+        out.append(x)
+    return out
+
+
+def splitmix64_values(seed: int, count: int) -> list[int]:
+    """Vigna's SplitMix64 from state ``seed``."""
+    out = []
+    for _ in range(count):
+        seed = (seed + 0x9E3779B97F4A7C15) & M64
+        z = seed
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def lagged_fibonacci_19937(seed: int, count: int) -> list[int]:
+    """X_n = X_{n-19937} + X_{n-9842} mod 2^64 from X_0..X_19936 =
+    SplitMix64(seed)'s first outputs with X_0's lowest bit set: X_19937 on."""
+    x = splitmix64_values(seed, 19937)
+    x[0] |= 1
+    for _ in range(count):
+        x.append((x[-19937] + x[-9842]) & M64)
+    return x[19937:]
 
 
 # --------------------------------------------------------------------------

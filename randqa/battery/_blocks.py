@@ -43,27 +43,29 @@ class WholeBlocks:
 
     def __init__(self, block_bytes: int) -> None:
         self.block_bytes = block_bytes
-        self.pending = b""
+        # grown in place: a block of many chunks (50 MiB of 64-bit points)
+        # is copied once, not once per chunk
+        self.pending = bytearray()
 
     def split(self, chunk: np.ndarray) -> list[np.ndarray]:
         runs = []
         if self.pending:
             need = self.block_bytes - len(self.pending)
-            self.pending += chunk[:need].tobytes()
+            self.pending += memoryview(chunk[:need])
             chunk = chunk[need:]
             if len(self.pending) < self.block_bytes:
                 return runs
             runs.append(np.frombuffer(self.pending, dtype=np.uint8))
-            self.pending = b""
+            self.pending = bytearray()  # the run above keeps the full one
         whole = len(chunk) - len(chunk) % self.block_bytes
         if whole:
             runs.append(chunk[:whole])
-        self.pending = chunk[whole:].tobytes()
+        self.pending = bytearray(chunk[whole:])
         return runs
 
     def take_over(self, other: "WholeBlocks") -> None:
         """After a merge, the right part's unfinished block ends the stream."""
-        self.pending = other.pending
+        self.pending = bytearray(other.pending)
 
 
 class WholeBlockTest(Accumulator):

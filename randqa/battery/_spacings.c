@@ -35,6 +35,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 /* Vector versions of the min/max rounds chosen when the module loads, where
  * the toolchain and C library support ifunc (RANDQA_CLONES in _module.h);
@@ -271,6 +277,281 @@ bucket_offsets(uint32_t *restrict bucket, Py_ssize_t buckets)
 DEFINE_SPACINGS(uint32_t, u32, 32, 0x9E3779B1u)
 DEFINE_SPACINGS(uint64_t, u64, 64, 0x9E3779B97F4A7C15ull)
 
+/* Large blocks of wide points (the full-width test: millions of 64-bit
+ * points, 50 MiB a block).  Radix sorts would make sixteen passes over the
+ * block, each missing the cache; this makes about seven:
+ *
+ * 1. one pass counts the points' top bits, another scatters the points
+ *    into buckets by them (about 2^11 points per bucket);
+ * 2. each bucket, small enough for the cache, is sorted into a small buffer
+ *    by a counting pass on its next bits and insertion sort (points that
+ *    share those bits too are rare), and the spacing after each of its
+ *    points, multiplied by an odd constant so that the top bits of equal
+ *    spacings are equal and those of the others spread, is written where
+ *    the bucket was and its top bits counted;
+ * 3. the spacings are scattered into buckets by those top bits, and each
+ *    bucket is sorted in the cache the same way: equal neighbours are the
+ *    repeats.
+ *
+ * A block whose points or spacings crowd into one bucket (a generator whose
+ * outputs cluster) is counted with radix sorts instead: the cost per block
+ * stays bounded and the count is the same exact number. */
+#define LARGE_BUCKET_BITS 11        /* about 2^11 keys per bucket */
+#define LARGE_BUCKET_CAP (1 << 16)  /* more keys than this in one bucket: radix sorts */
+#define LARGE_SLOT_BITS 14          /* at most 2^14 slots for a bucket's second counting pass */
+#define MAX_SHARED_SLOT 16          /* more keys than this in one slot: radix sort the bucket */
+#define SPACING_MIX 0x9E3779B97F4A7C15ull
+
+/* top bits to bucket n keys of key_bits bits by */
+static int
+large_top_bits(Py_ssize_t n, int key_bits)
+{
+    int bits = floor_log2(n) - LARGE_BUCKET_BITS;
+    bits = bits < 1 ? 1 : bits;
+    return bits > key_bits ? key_bits : bits;
+}
+
+static void
+insertion_sort_u64(uint64_t *s, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 1; i < n; i++) {
+        uint64_t v = s[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && s[j - 1] > v; j--)
+            s[j] = s[j - 1];
+        s[j] = v;
+    }
+}
+
+/* Sorts the k keys of src (clobbered), which differ only in their low
+ * `low_bits` bits, into dst; slot holds 2^LARGE_SLOT_BITS counters. */
+static void
+sort_bucket_u64(uint64_t *src, uint64_t *dst, Py_ssize_t k, int low_bits, uint32_t *slot)
+{
+    int bits = floor_log2(k > 1 ? k : 1) + 1;
+    bits = bits > LARGE_SLOT_BITS ? LARGE_SLOT_BITS : bits;
+    bits = bits > low_bits ? low_bits : bits;
+    int shift = low_bits - bits;
+    uint64_t mask = ((uint64_t)1 << bits) - 1;
+    memset(slot, 0, sizeof(uint32_t) << bits);
+    for (Py_ssize_t i = 0; i < k; i++)
+        slot[(src[i] >> shift) & mask]++;
+    uint32_t most = 0, sum = 0;
+    for (uint64_t v = 0; v <= mask; v++) {
+        uint32_t c = slot[v];
+        most = c > most ? c : most;
+        slot[v] = sum;
+        sum += c;
+    }
+    if (most > MAX_SHARED_SLOT && shift > 0) {
+        uint64_t *sorted = radix_sort_u64(src, dst, k, low_bits);
+        if (sorted != dst)
+            memcpy(dst, sorted, (size_t)k * sizeof *dst);
+        return;
+    }
+    for (Py_ssize_t i = 0; i < k; i++)
+        dst[slot[(src[i] >> shift) & mask]++] = src[i];
+    if (shift > 0)
+        insertion_sort_u64(dst, k);
+}
+
+/* Scattering keys to their buckets' places a line at a time: the keys bound
+ * for one bucket wait in a buffer of one cache line (8 keys) and go out when
+ * they complete an aligned line of the destination (64-byte aligned), with
+ * non-temporal stores where the CPU has them (SSE2), which write the line
+ * without first reading it: almost twice as fast as storing each key. */
+typedef struct {
+    uint64_t (*line)[8]; /* one per bucket */
+    uint8_t *held;       /* keys in each bucket's line */
+} line_buffers;
+
+static inline void
+write_line(uint64_t *dst, const uint64_t *line, unsigned count)
+{
+#if defined(__SSE2__) && defined(__x86_64__)
+    if (count == 8) {
+        for (int j = 0; j < 8; j++)
+            _mm_stream_si64((long long *)dst + j, (long long)line[j]);
+        return;
+    }
+#endif
+    for (unsigned j = 0; j < count; j++)
+        dst[j] = line[j];
+}
+
+/* key to its place in dst: cursor[bucket], which moves on */
+static inline void
+scatter_key(uint64_t *dst, uint32_t *cursor, const line_buffers *lb, size_t bucket, uint64_t key)
+{
+    uint32_t at = cursor[bucket]++;
+    unsigned held = lb->held[bucket];
+    lb->line[bucket][held++] = key;
+    if (((at + 1) & 7) == 0) {
+        write_line(dst + at + 1 - held, lb->line[bucket], held);
+        held = 0;
+    }
+    lb->held[bucket] = (uint8_t)held;
+}
+
+/* the keys still held, after the last scatter_key of `buckets` buckets */
+static void
+scatter_finish(uint64_t *dst, const uint32_t *cursor, const line_buffers *lb, Py_ssize_t buckets)
+{
+    for (Py_ssize_t b = 0; b < buckets; b++) {
+        write_line(dst + cursor[b] - lb->held[b], lb->line[b], lb->held[b]);
+        lb->held[b] = 0;
+    }
+#if defined(__SSE2__) && defined(__x86_64__)
+    _mm_sfence(); /* the non-temporal stores are seen before the keys are read back */
+#endif
+}
+
+/* The repeated spacings of the n points of a block (read_point's layout,
+ * key_bits > 32) by two radix sorts in a and b, n keys each */
+static long
+large_block_repeats_by_sort(const uint8_t *q, Py_ssize_t n, int dims, int word_bytes, int bits_per_word, uint64_t *a,
+                            uint64_t *b)
+{
+    int key_bits = dims * bits_per_word;
+    uint64_t mask = key_bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << key_bits) - 1);
+    for (Py_ssize_t i = 0; i < n; i++)
+        a[i] = read_point(q + i * dims * word_bytes, dims, word_bytes, bits_per_word);
+    uint64_t *s = radix_sort_u64(a, b, n, key_bits), *gaps = s == a ? b : a;
+    for (Py_ssize_t j = 0; j + 1 < n; j++)
+        gaps[j] = s[j + 1] - s[j];
+    gaps[n - 1] = (s[0] - s[n - 1]) & mask;
+    return repeats_by_sort_u64(gaps, s, n, key_bits);
+}
+
+/* The scratch of large_block_repeats */
+typedef struct {
+    uint64_t *a, *b;     /* n keys each */
+    uint64_t *small;     /* LARGE_BUCKET_CAP keys: one bucket, sorted */
+    uint32_t *count;     /* 2^large_top_bits(n, key_bits) bucket counters */
+    uint32_t *count2;    /* 2^large_top_bits(n, 64): the spacings' */
+    uint32_t *slot;      /* 2^LARGE_SLOT_BITS */
+    line_buffers lines;  /* for the larger of the two bucket counts */
+} large_scratch;
+
+/* The repeated spacings of the n points of one large block at q (read_point's layout, key_bits > 32) */
+static long
+large_block_repeats(const uint8_t *q, Py_ssize_t n, int dims, int word_bytes, int bits_per_word, const large_scratch *w)
+{
+    int key_bits = dims * bits_per_word, stride = dims * word_bytes;
+    uint64_t mask = key_bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << key_bits) - 1);
+    uint64_t *a = w->a, *b = w->b;
+    /* 1. the points, into buckets by their top bits */
+    int top = large_top_bits(n, key_bits), shift = key_bits - top;
+    Py_ssize_t buckets = (Py_ssize_t)1 << top;
+    memset(w->count, 0, (size_t)buckets * sizeof *w->count);
+    for (Py_ssize_t i = 0; i < n; i++)
+        w->count[read_point(q + i * stride, dims, word_bytes, bits_per_word) >> shift]++;
+    if (bucket_offsets(w->count, buckets) > LARGE_BUCKET_CAP)
+        return large_block_repeats_by_sort(q, n, dims, word_bytes, bits_per_word, a, b);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t k = read_point(q + i * stride, dims, word_bytes, bits_per_word);
+        scatter_key(a, w->count, &w->lines, k >> shift, k);
+    }
+    scatter_finish(a, w->count, &w->lines, buckets);
+    /* 2. each bucket sorted; the spacing after each point, mixed, where the bucket was */
+    int top2 = large_top_bits(n, 64), shift2 = 64 - top2;
+    Py_ssize_t buckets2 = (Py_ssize_t)1 << top2;
+    memset(w->count2, 0, (size_t)buckets2 * sizeof *w->count2);
+    uint64_t first = 0, last = 0;
+    Py_ssize_t last_at = -1; /* where the spacing after the latest point goes */
+    for (Py_ssize_t bk = 0, start = 0; bk < buckets; start = w->count[bk], bk++) {
+        Py_ssize_t k = (Py_ssize_t)w->count[bk] - start;
+        if (k == 0)
+            continue;
+        uint64_t *s = w->small;
+        sort_bucket_u64(a + start, s, k, shift, w->slot);
+        if (last_at < 0)
+            first = s[0];
+        else {
+            uint64_t h = (s[0] - last) * SPACING_MIX;
+            a[last_at] = h;
+            w->count2[h >> shift2]++;
+        }
+        for (Py_ssize_t j = 0; j + 1 < k; j++) {
+            uint64_t h = (s[j + 1] - s[j]) * SPACING_MIX;
+            a[start + j] = h;
+            w->count2[h >> shift2]++;
+        }
+        last = s[k - 1];
+        last_at = start + k - 1;
+    }
+    uint64_t wrap = ((first - last) & mask) * SPACING_MIX;
+    a[last_at] = wrap;
+    w->count2[wrap >> shift2]++;
+    /* 3. the spacings, into buckets by their top bits: equal ones meet */
+    if (bucket_offsets(w->count2, buckets2) > LARGE_BUCKET_CAP)
+        return repeats_by_sort_u64(a, b, n, 64);
+    for (Py_ssize_t i = 0; i < n; i++)
+        scatter_key(b, w->count2, &w->lines, a[i] >> shift2, a[i]);
+    scatter_finish(b, w->count2, &w->lines, buckets2);
+    long repeats = 0;
+    for (Py_ssize_t bk = 0, start = 0; bk < buckets2; start = w->count2[bk], bk++) {
+        Py_ssize_t k = (Py_ssize_t)w->count2[bk] - start;
+        if (k < 2)
+            continue;
+        sort_bucket_u64(b + start, w->small, k, shift2, w->slot);
+        for (Py_ssize_t j = 1; j < k; j++)
+            repeats += w->small[j] == w->small[j - 1];
+    }
+    return repeats;
+}
+
+/* A buffer of `bytes` for large_scratch, 64-byte aligned; on huge pages
+ * where the system has them: fewer page faults to fill it and fewer TLB
+ * misses to scatter into it */
+static void *
+large_alloc(size_t bytes)
+{
+    size_t align = 64;
+#if defined(MADV_HUGEPAGE)
+    align = (size_t)2 << 20;
+    bytes = (bytes + align - 1) / align * align;
+#endif
+    void *p = NULL;
+    if (posix_memalign(&p, align, bytes) != 0)
+        return NULL;
+#if defined(MADV_HUGEPAGE)
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* counts[blk] for large blocks of wide points (points > MAX_BUCKETED_POINTS,
+ * key_bits > 32), as count_blocks.  Needs no GIL; -1 when out of memory. */
+static int
+count_large_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t stride, Py_ssize_t points, int word_bytes,
+                   int bits_per_word, int dims, int64_t *counts)
+{
+    size_t buckets = (size_t)1 << large_top_bits(points, dims * bits_per_word);
+    size_t buckets2 = (size_t)1 << large_top_bits(points, 64), most = buckets > buckets2 ? buckets : buckets2;
+    size_t keys = ((size_t)points + 7) / 8 * 8; /* so that b starts on a line too */
+    /* a, b, the line buffers (64-byte aligned: mem is), small, the counters */
+    size_t bytes = 2 * keys * 8 + most * 64 + (size_t)LARGE_BUCKET_CAP * 8 + (buckets + buckets2) * 4 +
+                   ((size_t)4 << LARGE_SLOT_BITS) + most;
+    uint8_t *mem = large_alloc(bytes);
+    if (!mem)
+        return -1;
+    large_scratch w;
+    w.a = (uint64_t *)mem;
+    w.b = w.a + keys;
+    w.lines.line = (uint64_t(*)[8])(w.b + keys);
+    w.small = (uint64_t *)(w.lines.line + most);
+    w.count = (uint32_t *)(w.small + LARGE_BUCKET_CAP);
+    w.count2 = w.count + buckets;
+    w.slot = w.count2 + buckets2;
+    w.lines.held = (uint8_t *)(w.slot + ((size_t)1 << LARGE_SLOT_BITS));
+    memset(w.lines.held, 0, most);
+    for (Py_ssize_t blk = 0; blk < nblocks; blk++)
+        counts[blk] = large_block_repeats(p + blk * stride, points, dims, word_bytes, bits_per_word, &w);
+    free(mem);
+    return 0;
+}
+
 static int
 valid_parameters(Py_ssize_t points, int word_bytes, int bits_per_word, int dims)
 {
@@ -290,6 +571,8 @@ count_blocks(const uint8_t *p, Py_ssize_t nblocks, Py_ssize_t stride, Py_ssize_t
              int bits_per_word, int dims, int64_t *counts, int bucketed)
 {
     int key_bits = dims * bits_per_word;
+    if (bucketed && points > MAX_BUCKETED_POINTS && key_bits > 32)
+        return count_large_blocks(p, nblocks, stride, points, word_bytes, bits_per_word, dims, counts);
     size_t key_size = key_bits > 32 ? 8 : 4;
     /* about two points per bucket: half the offsets to sum, a few more odd-even rounds */
     int bucket_bits = floor_log2(points) - 1;

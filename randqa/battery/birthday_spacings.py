@@ -79,6 +79,34 @@ def expected_collisions(points: int, cell_bits: int) -> float:
     return mean_collisions(points, cell_bits) * (1 - points / 2.0 ** (cell_bits + 1))
 
 
+def block_law(points: int, cell_bits: int) -> tuple[float, float]:
+    """(lambda, E[Y]) of a block of ``points`` points in 2**cell_bits cells;
+    ValueError where the Poisson law or the mean is not exact enough."""
+    lam = points**3 / 4 / 2.0**cell_bits
+    if lam > MAX_LAMBDA:
+        raise ValueError(f"lambda = n^3/4k = {lam:g} is over {MAX_LAMBDA:g}: use fewer points or more bits per point")
+    if points > MAX_POINTS_PER_CELL * 2.0**cell_bits:
+        raise ValueError(f"{points} points in 2^{cell_bits} cells is over 2^-14 points per cell, where the expected "
+                         "collision count is no longer exact enough: use more bits per point")
+    return lam, expected_collisions(points, cell_bits)
+
+
+def kernel_scratch_bytes(points: int, cell_bits: int) -> int:
+    """What _spacings.c allocates to count blocks of ``points`` points of
+    ``cell_bits`` bits (count_blocks): four buffers of the points and the
+    bucket and filter tables; for blocks of more than 65,536 wide points
+    (count_large_blocks) two buffers, a cache line per bucket and the
+    counters, in whole 2 MiB pages."""
+    log2 = points.bit_length() - 1
+    if points <= 1 << 16 or cell_bits <= 32:
+        bucket_bits, filter_bits = (min(max(1, log2 - 1), cell_bits), log2 + 3) if points <= 1 << 16 else (1, 1)
+        return 4 * (8 if cell_bits > 32 else 4) * points + (4 << bucket_bits) + (1 << filter_bits) + (1 << 14)
+    buckets, buckets2 = (1 << min(bits, max(1, log2 - 11)) for bits in (cell_bits, 64))
+    most = max(buckets, buckets2)
+    scratch = 16 * -(-points // 8) * 8 + 65 * most + 8 * (1 << 16) + 4 * (buckets + buckets2) + 4 * (1 << 14)
+    return -(-scratch // (2 << 20)) * (2 << 20)
+
+
 class BirthdaySpacings(WholeBlockTest):
     name = "birthday_spacings"
     parameter_ranges: ClassVar[dict[str, Range]] = {
@@ -90,9 +118,9 @@ class BirthdaySpacings(WholeBlockTest):
         points = p["points"]
         block = points * p["dims"] * p["word_bytes"]
         pending_held, pending_working = pending_block_bytes(block, chunk_bytes)
-        # the kernel sorts a block's points (16 bytes each) and returns a
-        # count per block (a Python int in a list)
-        scan = 16 * points + 48 * (chunk_bytes // block + 1)
+        # the kernel's scratch for a block's points, and a count per block
+        bits_per_word = p["bits_per_word"] or 8 * p["word_bytes"]
+        scan = kernel_scratch_bytes(points, p["dims"] * bits_per_word) + 48 * (chunk_bytes // block + 1)
         return MemoryNeed(pending_held + OBJECT_BYTES, pending_working + scan)
 
     def __init__(self, *, points: int = 4096, word_bytes: int = 4, bits_per_word: int | None = None, dims: int = 1,
@@ -115,17 +143,7 @@ class BirthdaySpacings(WholeBlockTest):
         self.bits_per_word = bits_per_word
         self.dims = dims
         self.cell_bits = dims * bits_per_word
-        self.lambda_per_block = points**3 / 4 / 2.0**self.cell_bits
-        if self.lambda_per_block > MAX_LAMBDA:
-            raise ValueError(
-                f"lambda = n^3/4k = {self.lambda_per_block:g} is over {MAX_LAMBDA:g}: use fewer points or more bits per point"
-            )
-        if points > MAX_POINTS_PER_CELL * 2.0**self.cell_bits:
-            raise ValueError(
-                f"{points} points in 2^{self.cell_bits} cells is over 2^-14 points per cell, where the expected "
-                "collision count is no longer exact enough: use more bits per point"
-            )
-        self.mean_per_block = expected_collisions(points, self.cell_bits)
+        self.lambda_per_block, self.mean_per_block = block_law(points, self.cell_bits)
         self.block_bytes = points * dims * word_bytes
         super().__init__(self.block_bytes)
         self.blocks = 0  # blocks tested

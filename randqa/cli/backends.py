@@ -10,6 +10,7 @@ import click
 import numpy as np
 
 from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, silence_stdout, size_option, table_stream
+from randqa.cli.streams import stream_options
 from randqa.errors import OutputClosed, OutputError, UsageError
 from randqa.files import check_output_paths
 from randqa.sizes import format_size
@@ -66,17 +67,29 @@ def _write_all(fd: int, data: memoryview) -> None:
 @click.option("--seed", type=click.IntRange(min=0), help="Seed (default: drawn from the OS and printed on stderr).")
 @click.option("-o", "--output", "output_path", metavar="PATH", help="Write to PATH instead of stdout.")
 @click.option("--quiet", is_flag=True, help="Do not print the backend and seed on stderr.")
-def generate_command(name: str, size: int | None, seed: int | None, output_path: str | None, quiet: bool) -> int:
+@stream_options
+def generate_command(name: str, size: int | None, seed: int | None, output_path: str | None, quiet: bool,
+                     streams: int | None, stream_seeds: str | None, interleave: int | None) -> int:
     """Write backend NAME's raw bytes to stdout, e.g. to feed PractRand, dieharder or ENT.
 
     The backend and the seed used go to stderr as one line, so any run can
-    be repeated with --seed.
+    be repeated with --seed.  With --streams, the interleaved bytes of its
+    streams, as `randqa test NAME --streams` tests them.
     """
+    from randqa.engine.plan import check_stream_options, check_stream_values
+
+    check_stream_values(streams, interleave)
+    check_stream_options(streams, stream_seeds, interleave)
     if output_path is None and sys.stdout.isatty():
         raise UsageError("stdout is a terminal: pipe the bytes into a program or use -o PATH")
     if output_path is None and 1 in CLOSED_STREAMS:
         raise OutputClosed()  # no reader will ever end an endless stream
-    source = open_named_backend(name, seed)
+    if streams is not None:
+        from randqa.sources.multistream import StreamLayout, open_streams
+
+        source = open_streams(name, seed, StreamLayout(streams, stream_seeds or "", interleave))
+    else:
+        source = open_named_backend(name, seed)
     fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666) if output_path else sys.stdout.fileno()
     if not quiet:
         note = "" if source.describe().get("reproducible", True) else " (not reproducible)"

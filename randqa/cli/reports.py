@@ -18,6 +18,7 @@ from randqa.cli.common import (
     size_option,
     write_then_print,
 )
+from randqa.cli.streams import stream_options
 from randqa.cli.workers import checkpoint_lock, closing, parallel_options, workers_for
 from randqa.engine import compare as comparing
 from randqa.engine.plan import plan_compare
@@ -47,6 +48,7 @@ DEFAULT_HTML = "randqa-report.html"
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after the first failure.")
 @click.option("--speed-repeats", type=click.IntRange(min=1), default=comparing.SPEED_REPEATS, show_default=True,
               help="Timed speed runs per generator; the median is reported.")
+@stream_options(several_schemes=True)
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", default=DEFAULT_HTML, show_default=True,
               help="Write a self-contained HTML report to PATH.")
@@ -61,7 +63,8 @@ DEFAULT_HTML = "randqa-report.html"
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
-                    speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
+                    speed_repeats: int, streams: int | None, stream_seeds: tuple[str, ...], interleave: int | None,
+                    json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
                     scheduler: str | None, scheduler_timeout: float, segment: int | None, checkpoint: str | None,
                     checkpoint_every: float, preset: str | None, run_predictors: bool, max_memory: int | None,
                     progress: bool | None, **tls: str | None) -> int:
@@ -88,7 +91,7 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
                            jobs=jobs, predict=run_predictors, max_memory=max_memory, segment=segment,
                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
                            outputs={"--json": json_path, "--html": html_path, "--checkpoint": checkpoint},
-                           inputs=sources)
+                           inputs=sources, streams=streams, stream_seeds=stream_seeds, interleave=interleave)
     return _compare(chosen, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
                     json_path=json_path, html_path=html_path, progress=progress)
 

@@ -50,7 +50,11 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
         check_resume(saved)  # a comparison writes its finished runs when a source fails: not for these
         compared = (saved.context or {}).get("compare")
         sources = compared.get("sources") if isinstance(compared, dict) else [saved.run.source]
-        code = next((s for s in sources or [] if isinstance(s, str) and looks_like_module_attribute(s)), None)
+        options = compared.get("options") if isinstance(compared, dict) else None
+        schemes = (options.get("stream_seeds") if isinstance(options, dict) else
+                   [(saved.run.streams or {}).get("scheme")])  # a scheme may name code too
+        named = [*(sources or []), *(schemes if isinstance(schemes, list) else [])]
+        code = next((s for s in named if isinstance(s, str) and looks_like_module_attribute(s)), None)
         if code is not None:
             raise UsageError(f"checkpoint {path}: its run tests {code}, code randqa would import and run; a "
                              f"checkpoint names no code to run: continue it with the command that names it, "

@@ -63,6 +63,7 @@ from randqa.battery.suites import Suite, suite_from_document
 from randqa.engine.execute import Progress, Saver
 from randqa.errors import InputError, SuiteError, UsageError, one_line
 from randqa.files import write_atomically
+from randqa.interleaving import MAX_STREAMS
 from randqa.results import PVALUE_KINDS, Verdict
 from randqa.sizes import MAX_SIZE, format_size
 
@@ -95,8 +96,7 @@ def suite_to_json(suite: Suite) -> dict[str, Any]:
         "name": suite.name,
         "description": suite.description,
         "thresholds": suite.thresholds.to_json(),
-        "tests": [{"test": t.test, "params": t.params, "sequence_bits": t.sequence_bits,
-                   "fold": list(t.fold) if t.fold else None} for t in suite.tests],
+        "tests": [t.to_json() for t in suite.tests],
         "path": suite.path,
     }
 
@@ -110,8 +110,16 @@ def suite_from_json(data: Any, max_memory: int | None = None) -> Suite:
         _check(isinstance(data["path"], str) and _text_ok(data["path"]), "suite path")
         _check(isinstance(data["description"], str), "suite description")
         _check(isinstance(data["tests"], list) and 0 < len(data["tests"]) <= MAX_MEMBERS, "suite tests")
-        entries = []
+        entries, views = [], None
         for test in data["tests"]:
+            if "streams" in test:  # the entry Suite.with_streams adds, last: rebuilt from the suite's own entries
+                _check(views is None and isinstance(test["streams"], dict), "suite streams")
+                views = test["streams"]
+                _check(isinstance(views.get("count"), int) and 2 <= views["count"] <= MAX_STREAMS
+                       and isinstance(views.get("interleave"), int) and 1 <= views["interleave"] <= MAX_SIZE,
+                       "suite streams")
+                continue
+            _check(views is None, "suite streams")
             _check_keys(test, "suite test", {"test", "params", "sequence_bits", "fold"})
             _check(isinstance(test["params"], dict) and not {"test", "sequence_bits", "fold_word_bits",
                                                              "fold_low_bits"} & set(test["params"]), "test parameters")
@@ -125,6 +133,8 @@ def suite_from_json(data: Any, max_memory: int | None = None) -> Suite:
         suite = suite_from_document({"name": data["name"], "description": data["description"],
                                      "thresholds": data["thresholds"], "tests": entries}, data["path"],
                                     max_memory, what="suite")
+        if views is not None:
+            suite = suite.with_streams(views["count"], views["interleave"])
     except SuiteError as exc:
         raise ValueError(str(exc)) from None
     if suite_to_json(suite) != data:  # what the suite file format cannot say (a float where an int was)
@@ -161,6 +171,8 @@ class RunSpec:
     #: --segment as given (None: the default for the suite)
     segment: int | None = None
     identity: dict[str, Any] | None = None
+    #: --streams: randqa.sources.multistream.StreamLayout as data (the interleave resolved)
+    streams: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -203,7 +215,7 @@ class RunSpec:
     def mismatch(self, other: "RunSpec") -> str | None:
         """What differs between the run a checkpoint holds (self) and the one
         asked for (other), or None.  A seed or segment size not given matches."""
-        for name in ("kind", "source", "fmt", "fold", "limit", "progressive", "seed_sweep"):
+        for name in ("kind", "source", "fmt", "fold", "limit", "progressive", "seed_sweep", "streams"):
             if getattr(self, name) != getattr(other, name):
                 return f"{name} {_show(getattr(self, name))}, not {_show(getattr(other, name))}"
         if self.suite != other.suite:

@@ -36,6 +36,7 @@ from randqa.battery.suites import Suite
 
 if TYPE_CHECKING:  # loaded when a comparison runs, not with every CLI command
     from randqa.engine.checkpoint import RunSpec, Saved
+    from randqa.sources.multistream import StreamLayout
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
 #: nmap-dev PRNG benchmark mail, the Linux kernel pair, and two modern references
@@ -114,6 +115,10 @@ class CompareOptions:
     outputs: dict[str, Any] = field(default_factory=dict)
     #: what `randqa resume` adds to its "resuming from" line
     resume_note: str = ""
+    #: --streams K: every generator's K streams under each of ``stream_seeds`` (the schemes), --interleave
+    streams: int | None = None
+    stream_seeds: list[str] = field(default_factory=list)
+    interleave: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """What a checkpoint records of the options (a resumed comparison goes on with them)."""
@@ -122,7 +127,16 @@ class CompareOptions:
         return {"suite": suite_to_json(self.suite), "size": self.size, "seed": self.seed,
                 "progressive": self.progressive, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes,
                 "keep_going": self.keep_going, "speed_repeats": self.speed_repeats, "segment": self.segment,
-                "predict": self.predict}
+                "predict": self.predict, "streams": self.streams, "stream_seeds": self.stream_seeds,
+                "interleave": self.interleave}
+
+    def layouts(self) -> list[StreamLayout | None]:
+        """What each source is tested as: itself (None), or its streams under each scheme in turn."""
+        from randqa.sources.multistream import StreamLayout
+
+        if self.streams is None:
+            return [None]
+        return [StreamLayout(self.streams, scheme, self.interleave) for scheme in self.stream_seeds]
 
     @classmethod
     def from_json(cls, data: Any, max_memory: int | None = None, **execution: Any) -> "CompareOptions":
@@ -130,10 +144,11 @@ class CompareOptions:
         (the suite within ``max_memory``, default --max-memory's); ValueError otherwise."""
         from randqa.engine.checkpoint import suite_from_json
         from randqa.engine.plan import default_max_memory
+        from randqa.interleaving import MAX_STREAMS
         from randqa.sizes import MAX_SIZE
 
         keys = {"suite", "size", "seed", "progressive", "min_bytes", "max_bytes", "keep_going", "speed_repeats",
-                "segment", "predict"}
+                "segment", "predict", "streams", "stream_seeds", "interleave"}
         if not isinstance(data, dict) or set(data) != keys:
             raise ValueError("not the options randqa records")
 
@@ -144,7 +159,10 @@ class CompareOptions:
         if not (whole("size", 1, MAX_SIZE) and whole("seed", 0, None) and whole("min_bytes", 1, MAX_SIZE, False)
                 and whole("max_bytes", 1, MAX_SIZE) and whole("speed_repeats", 1, 1000, False)
                 and whole("segment", 1, MAX_SIZE) and all(type(data[name]) is bool
-                                                          for name in ("progressive", "keep_going", "predict"))):
+                                                          for name in ("progressive", "keep_going", "predict"))
+                and whole("streams", 2, MAX_STREAMS) and whole("interleave", 1, MAX_SIZE)
+                and isinstance(data["stream_seeds"], list) and len(data["stream_seeds"]) <= MAX_STREAMS
+                and all(isinstance(s, str) and 0 < len(s) <= 256 for s in data["stream_seeds"])):
             raise ValueError("an option out of its range")
         fields = dict(data, suite=suite_from_json(data["suite"], default_max_memory() if max_memory is None
                                                   else max_memory))
@@ -175,11 +193,20 @@ def _open(spec: str, seed: int | None) -> Source:
     return open_source(spec, seed=None if is_data_spec(spec) else seed)
 
 
-def check_sources(specs: list[str], seed: int | None) -> None:
-    """Refuse unknown names, a repeated stdin and unreadable files before any
-    work starts: a source that fails after an hour of others costs that hour."""
+def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout | None] | None = None) -> None:
+    """Refuse unknown names, a repeated stdin, unreadable files and stream
+    schemes a generator cannot do before any work starts: a source that
+    fails after an hour of others costs that hour."""
     if specs.count("-") > 1:
         raise UsageError("stdin ('-') can be compared only once")
+    streamed = [layout for layout in layouts or [] if layout is not None]
+    if streamed:
+        from randqa.sources.multistream import open_streams
+
+        for spec in specs:
+            for layout in streamed:
+                open_streams(spec, seed, layout).close()
+        return
     for spec in specs:
         if spec != "-":
             with _open(spec, seed) as source:
@@ -204,11 +231,19 @@ def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> 
     return as_called_speed(spec, None, repeats, seed)
 
 
-def source_run(spec: str, options: CompareOptions) -> RunSpec:
-    """One source's test, as data: a plain run or a progressive one."""
+def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None = None) -> RunSpec:
+    """One source's test, as data: a plain run or a progressive one, of the
+    source or of its streams under ``layout``."""
     from randqa.engine.checkpoint import RunSpec, suite_to_json
     from randqa.engine.launch import identity_of
 
+    suite, streams = options.suite, None
+    if layout is not None:
+        from randqa.sources.multistream import open_streams
+
+        probe = open_streams(spec, options.seed, layout)  # the interleave resolved
+        with probe:
+            suite, streams = options.suite.with_streams(layout.count, probe.interleave), probe.layout.to_json()
     endless = not is_data_spec(spec)
     limit = options.size
     if limit is None and endless:
@@ -219,29 +254,35 @@ def source_run(spec: str, options: CompareOptions) -> RunSpec:
         last = options.max_bytes or limit or engine.UNTIL_END
         progressive = {"min_bytes": options.min_bytes, "max_bytes": last, "keep_going": options.keep_going}
         limit = None
-    return RunSpec(kind="test", source=spec, suite=suite_to_json(options.suite), seed=options.seed if endless else None,
-                   limit=limit, progressive=progressive, segment=options.segment, identity=identity_of(spec))
+    return RunSpec(kind="test", source=spec, suite=suite_to_json(suite), seed=options.seed if endless else None,
+                   limit=limit, progressive=progressive, segment=options.segment, identity=identity_of(spec),
+                   streams=streams)
 
 
 def run_source_tests(spec: str, options: CompareOptions,
                 progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
                 *, saved: Saved | None = None, context: dict[str, Any] | None = None, command: str | None = None,
-                ) -> RunResult:
+                layout: StreamLayout | None = None) -> RunResult:
     """Test one source with the suite: a plain run, or a progressive one,
     on the comparison's workers when it has them.
 
     ``progress(name, total_bytes)`` returns a context manager that is called
     with byte counts (a ProgressBar); total is None when unknown (a file).
-    ``saved`` is the checkpoint of this source's run to continue.
+    ``saved`` is the checkpoint of this source's run to continue; with
+    ``layout`` the source's streams are tested.
     """
     from randqa.engine.launch import Execution, launch
 
     name = "stdin" if spec == "-" else spec
+    if layout is not None:
+        from randqa.sources.multistream import stream_name
+
+        name = stream_name(spec, layout.count, layout.scheme)
     execution = Execution(workers=options.workers, threads=options.jobs, checkpoint=options.checkpoint,
                           checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
                           context=context, resume_note=options.resume_note)
     bar = (lambda total: progress(name, total)) if progress else None
-    return launch(saved.run if saved is not None else source_run(spec, options), execution, bar, saved=saved,
+    return launch(saved.run if saved is not None else source_run(spec, options, layout), execution, bar, saved=saved,
                   fresh=saved is None)
 
 
@@ -332,7 +373,9 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
     comparison too: the error is appended there and the document holds the
     finished runs.
     """
-    check_sources(specs, options.seed)
+    layouts = options.layouts()
+    check_sources(specs, options.seed, layouts)
+    units = [(spec, layout) for spec in specs for layout in layouts]
     start = time.perf_counter()
     runs: list[dict[str, Any]] = []
     if saved is not None:
@@ -347,19 +390,23 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
                              f"`randqa resume {options.checkpoint}`, or give another --checkpoint path")
         runs = list(previous["runs"])
     interrupted = False
-    for index, spec in enumerate(specs):
+    speeds: dict[str, AsCalledSpeed | None] = {}
+    for index, (spec, layout) in enumerate(units):
         if index < len(runs):
             continue
         context = {"compare": {"sources": specs, "options": options.to_json(), "runs": runs,
                                "environment": environment}}
         try:
             try:
-                speed = measure_speed(spec, options.seed, options.speed_repeats)
+                if spec not in speeds:  # a generator's speed, whatever its streams' seeding
+                    speeds[spec] = measure_speed(spec, options.seed, options.speed_repeats)
+                speed = speeds[spec]
             except KeyboardInterrupt:
                 interrupted = True
                 break
             current = saved if saved is not None and saved.run.source == spec and index == len(runs) else None
-            result = run_source_tests(spec, options, progress, saved=current, context=context, command=command)
+            result = run_source_tests(spec, options, progress, saved=current, context=context, command=command,
+                                      layout=layout)
         except RandqaError as exc:
             if failures is None or not runs:
                 raise
@@ -374,7 +421,7 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
         run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
         if speed is not None and speed.note:
             run["notes"] = [*run.get("notes", []), speed.note]
-        if options.predict and not result.interrupted:
+        if options.predict and not result.interrupted and layout is None:  # the predictors read one stream
             try:
                 found = predictability(spec, run["source"].get("seed"))
             except KeyboardInterrupt:

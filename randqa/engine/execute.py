@@ -194,6 +194,8 @@ class StreamJob(SegmentJob):
     spec: str | None = None
     seed: int | None = None
     fold: tuple[int, int] | None = None
+    #: the interleaved streams of --streams (a StreamLayout's JSON)
+    streams: dict[str, Any] | None = None
 
     def build(self, start: int) -> list[Any]:
         accumulators = self.suite.build()
@@ -209,7 +211,7 @@ class StreamJob(SegmentJob):
         if self.spec is None:
             raise ValueError("a sequential stream's segments come with their data")
         if self.fold is None:
-            return _SourceReader(open_at(self.spec, self.seed, start, length=count))
+            return _SourceReader(open_at(self.spec, self.seed, start, length=count, streams=self.streams))
         from randqa.sources.folded import FoldedSource
 
         word_bits, low_bits = self.fold
@@ -312,8 +314,11 @@ class StreamWorkload(Workload):
         #: bit text: the run's limit in bits, for the final 1-7 bits
         self.limit_bits = limit_bits
         self.chunk_bytes = chunk_bytes
+        from randqa.sources.multistream import MultiStreamSource
+
         self.split = split_method(source) if spec is not None else "sequential"
-        self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold)
+        streams = source.layout.to_json() if isinstance(source, MultiStreamSource) else None
+        self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold, streams)
         self.alignment = suite_alignment(suite, fold)
         self._consumed: int | None = 0  # stream position of ``source``; None when unknown
         self._tail_bits = 0

@@ -68,7 +68,11 @@ def prior_checkpoint(run: RunSpec, execution: Execution) -> Saved | None:
 
 
 def open_run_source(run: RunSpec) -> Source:
-    """The source of a stream run, folded when asked."""
+    """The source of a stream run: folded when asked, or the interleaved streams of --streams."""
+    if run.streams is not None:
+        from randqa.sources.multistream import StreamLayout, open_streams
+
+        return open_streams(run.source, run.seed, StreamLayout.from_json(run.streams))
     source = open_source(run.source, fmt=run.fmt, seed=run.seed)
     return fold_source(source, run.fold[0], run.fold[1]) if run.fold else source
 

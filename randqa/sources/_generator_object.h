@@ -53,6 +53,7 @@ struct GenObject {
     PyObject_HEAD
     fill_words_fn fill_words;
     const char *algorithm;
+    void *owned; /* memory the state points into, freed with the object (NULL: none) */
     unsigned word_bytes;
     uint8_t pending[GENERATOR_MAX_WORD_BYTES];
     unsigned pending_pos, pending_len;
@@ -75,6 +76,7 @@ gen_new(fill_words_fn fill, unsigned word_bytes, const char *algorithm)
     g->fill_words = fill;
     g->word_bytes = word_bytes;
     g->algorithm = algorithm;
+    g->owned = NULL;
     g->pending_pos = g->pending_len = 0;
     g->busy = 0;
     memset(&g->st, 0, sizeof g->st);
@@ -84,6 +86,7 @@ gen_new(fill_words_fn fill, unsigned word_bytes, const char *algorithm)
 static void
 gen_dealloc(GenObject *g)
 {
+    PyMem_Free(g->owned);
     PyObject_Free(g);
 }
 

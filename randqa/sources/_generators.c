@@ -9,7 +9,7 @@
  * Written from the published algorithms (glibc's random_r TYPE_3 as
  * documented, the MSVC/ANSI C LCGs, Park-Miller, Marsaglia, Vigna,
  * Matsumoto-Nishimura, the JDK's java.util.Random, Knuth's MMIX LCG, RC4, libdnet's rand.c keying, Linux lib/random32.c
- * of 5.10), each seeded by the original's own seeding routine.  The
+ * of 5.10, L'Ecuyer's prime-modulus LCG, PCG's 128-bit LCG, Brent's lagged Fibonacci), each seeded by the original's own seeding routine.  The
  * module docstring of randqa/sources/backends.py documents byte order.
  */
 #include "../_module.h"
@@ -33,6 +33,9 @@ typedef struct { uint64_t x; } u64_state;
 typedef struct { uint32_t s1, s2, s3, s4; } taus_state;
 typedef struct { uint64_t v0, v1, v2, v3; } sip_state;
 typedef struct { uint64_t x, a, c, mask; unsigned shift; } lcg64_state; /* x = a*x + c mod mask+1, output x >> shift */
+typedef struct { uint64_t hi, lo; } lcg128_state;                 /* x = hi 2^64 + lo */
+typedef struct { uint64_t *x; unsigned pos; } lfib_state;         /* x: the last LFIB_R outputs (owned), pos: next to output */
+typedef struct { uint64_t x, gamma, mask, m1, m2; unsigned s1, s2, s3; } narrow_splitmix_state; /* B-bit SplitMix */
 
 typedef union {
     glibc_state glibc;
@@ -44,6 +47,9 @@ typedef union {
     taus_state taus;
     sip_state sip;
     lcg64_state lcg64;
+    lcg128_state lcg128;
+    lfib_state lfib;
+    narrow_splitmix_state nsm;
 } generator_state;
 
 #define GENERATOR_TYPE_NAME "randqa.sources._generators.Generator"
@@ -168,17 +174,21 @@ U32_STATE_FILL(randu_fill, randu_step)
 U32_STATE_FILL(minstd_fill, minstd_step)
 U32_STATE_FILL(xorshift32_fill, xorshift32_step)
 
+static inline uint64_t
+splitmix64_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
 static void
 splitmix64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
 {
     uint64_t s = g->st.u64.x;
-    for (size_t k = 0; k < n; k++) {
-        s += 0x9e3779b97f4a7c15ULL;
-        uint64_t z = s;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        store_le64(out + 8 * k, z ^ (z >> 31));
-    }
+    for (size_t k = 0; k < n; k++)
+        store_le64(out + 8 * k, splitmix64_next(&s));
     g->st.u64.x = s;
 }
 
@@ -197,6 +207,192 @@ lcg64_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
         store_le32(out + 4 * k, (uint32_t)(x >> shift));
     }
     g->st.lcg64.x = x;
+}
+
+/* ------------------------------------------------------------------ */
+/* Generators that pass PractRand and BigCrush but fail SmokeRand's
+ * targeted tests (randqa/battery/birthday_spacings.py, gap16.py, ...).  */
+
+/* a * b as the 128-bit value *hi 2^64 + (return value): __int128 where the
+ * compiler has it, 32-bit halves elsewhere (RANDQA_NO_INT128 forces those) */
+static inline uint64_t
+mul_64x64(uint64_t a, uint64_t b, uint64_t *hi)
+{
+#if defined(__SIZEOF_INT128__) && !defined(RANDQA_NO_INT128)
+    unsigned __int128 p = (unsigned __int128)a * b;
+    *hi = (uint64_t)(p >> 64);
+    return (uint64_t)p;
+#else
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    return (mid << 32) | (p00 & 0xFFFFFFFFu);
+#endif
+}
+
+/* Multiplicative LCG modulo the prime m = 2^64 - 59 with L'Ecuyer's
+ * multiplier 13891176665706064842 (P. L'Ecuyer, "Tables of linear
+ * congruential generators of different sizes and good lattice structure",
+ * Math. Comp. 68 (1999) 249-260, table 4).  Outputs each new state, a value
+ * in [1, m - 1], as 8 LE bytes. */
+#define PRIME64_M 18446744073709551557ULL /* 2^64 - 59 */
+#define PRIME64_A 13891176665706064842ULL
+
+static inline uint64_t
+prime64_step(uint64_t x)
+{
+    /* a x = hi 2^64 + lo = 59 hi + lo (mod m), since 2^64 = 59 (mod m) */
+    uint64_t hi, lo = mul_64x64(PRIME64_A, x, &hi);
+    uint64_t thi, tlo = mul_64x64(hi, 59, &thi);
+    uint64_t s = lo + tlo, k = thi + (s < lo); /* a x = k 2^64 + s (mod m), k <= 59 */
+    uint64_t r = s + 59 * k;
+    if (r < s) /* wrapped past 2^64 once more: that 2^64 is 59 */
+        r += 59;
+    return r >= PRIME64_M ? r - PRIME64_M : r;
+}
+
+static void
+prime64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint64_t x = g->st.u64.x;
+    for (size_t k = 0; k < n; k++) {
+        x = prime64_step(x);
+        store_le64(out + 8 * k, x);
+    }
+    g->st.u64.x = x;
+}
+
+/* The LCG mod 2^128 of PCG's 128-bit generators (M. E. O'Neill, pcg_variants.h:
+ * PCG_DEFAULT_MULTIPLIER_128 and PCG_DEFAULT_INCREMENT_128), without PCG's
+ * output permutation: each new state's top 64 or top 32 bits. */
+#define PCG128_MUL_HI 0x2360ED051FC65DA4ULL
+#define PCG128_MUL_LO 0x4385DF649FCCF645ULL
+#define PCG128_INC_HI 0x5851F42D4C957F2DULL
+#define PCG128_INC_LO 0x14057B7EF767814FULL
+
+static inline void
+lcg128_step(lcg128_state *s)
+{
+    uint64_t hi, lo = mul_64x64(PCG128_MUL_LO, s->lo, &hi);
+    hi += PCG128_MUL_HI * s->lo + PCG128_MUL_LO * s->hi; /* the rest of a x mod 2^128 */
+    uint64_t sum = lo + PCG128_INC_LO;
+    s->hi = hi + PCG128_INC_HI + (sum < lo);
+    s->lo = sum;
+}
+
+/* pcg_oneseq_128_srandom_r(rng, initstate): state = 0, step, state += initstate, step */
+static void
+lcg128_seed(lcg128_state *s, uint64_t seed_hi, uint64_t seed_lo)
+{
+    s->hi = s->lo = 0;
+    lcg128_step(s);
+    uint64_t lo = s->lo + seed_lo;
+    s->hi += seed_hi + (lo < seed_lo);
+    s->lo = lo;
+    lcg128_step(s);
+}
+
+static void
+lcg128_top64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    lcg128_state s = g->st.lcg128;
+    for (size_t k = 0; k < n; k++) {
+        lcg128_step(&s);
+        store_le64(out + 8 * k, s.hi);
+    }
+    g->st.lcg128 = s;
+}
+
+static void
+lcg128_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    lcg128_state s = g->st.lcg128;
+    for (size_t k = 0; k < n; k++) {
+        lcg128_step(&s);
+        store_le32(out + 4 * k, (uint32_t)(s.hi >> 32));
+    }
+    g->st.lcg128 = s;
+}
+
+/* Additive lagged Fibonacci LFib(19937, 9842, +) mod 2^64: X_n = X_{n-19937}
+ * + X_{n-9842} (Brent, "Uniform random number generators for supercomputers",
+ * 1992, lists such lags from primitive trinomials; x^19937 + x^9842 + 1 is
+ * primitive).  Outputs whole 64-bit values as 8 LE bytes.  The last R
+ * values are refreshed LFIB_R at a time: the first LFIB_S new ones read old
+ * values only, the rest the new ones just written. */
+#define LFIB_R 19937
+#define LFIB_S 9842
+
+static void
+lfib_refresh(uint64_t *x)
+{
+    for (int i = 0; i < LFIB_S; i++)
+        x[i] += x[i + LFIB_R - LFIB_S];
+    for (int i = LFIB_S; i < LFIB_R; i++)
+        x[i] += x[i - LFIB_S];
+}
+
+static void
+lfib_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint64_t *x = g->st.lfib.x;
+    unsigned pos = g->st.lfib.pos;
+    for (size_t k = 0; k < n; k++) {
+        if (pos == LFIB_R) {
+            lfib_refresh(x);
+            pos = 0;
+        }
+        store_le64(out + 8 * k, x[pos++]);
+    }
+    g->st.lfib.pos = pos;
+}
+
+/* SplitMix64's algorithm on a B-bit state (16 <= B <= 64): the counter
+ * x += gamma and the mix z ^= z >> s1, z *= m1, z ^= z >> s2, z *= m2,
+ * z ^= z >> s3, all modulo 2^B, with SplitMix64's shifts scaled by B/64 and
+ * the low B bits of its gamma and multipliers (odd, so each step is a
+ * bijection).  Its outputs are a permutation of the 2^B counter values:
+ * none repeats within 2^B outputs, which the decimated collision test
+ * detects at about 2^(B/2) outputs (randqa/battery/decimated_collisions.py).
+ * B = 64 is SplitMix64 itself.  Each output as 8 LE bytes. */
+static void
+narrow_splitmix_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    narrow_splitmix_state s = g->st.nsm;
+    for (size_t k = 0; k < n; k++) {
+        s.x = (s.x + s.gamma) & s.mask;
+        uint64_t z = s.x;
+        z = ((z ^ (z >> s.s1)) * s.m1) & s.mask;
+        z = ((z ^ (z >> s.s2)) * s.m2) & s.mask;
+        store_le64(out + 8 * k, z ^ (z >> s.s3));
+    }
+    g->st.nsm.x = s.x;
+}
+
+static void
+narrow_splitmix_seed(narrow_splitmix_state *s, uint64_t state, int bits)
+{
+    s->mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+    s->gamma = (0x9e3779b97f4a7c15ULL >> (64 - bits)) | 1;
+    s->m1 = 0xbf58476d1ce4e5b9ULL & s->mask;
+    s->m2 = 0x94d049bb133111ebULL & s->mask;
+    s->s1 = (unsigned)((30 * bits + 32) / 64);
+    s->s2 = (unsigned)((27 * bits + 32) / 64);
+    s->s3 = (unsigned)((31 * bits + 32) / 64);
+    s->x = state & s->mask;
+}
+
+/* The first R values from SplitMix64 seeded with `seed`, the lowest bit of
+ * the first set (all-even values would keep every output even); none of them
+ * is output. */
+static void
+lfib_seed(lfib_state *s, uint64_t seed)
+{
+    for (int i = 0; i < LFIB_R; i++)
+        s->x[i] = splitmix64_next(&seed);
+    s->x[0] |= 1;
+    s->pos = LFIB_R;
 }
 
 /* ------------------------------------------------------------------ */
@@ -437,6 +633,84 @@ SEEDED_CONSTRUCTOR(java_random, 64, lcg64_top32_fill, 4, "java.util.Random nextI
 /* Knuth's MMIX LCG (TAOCP vol. 2, 3.3.4): state = seed, output the top 32 bits */
 SEEDED_CONSTRUCTOR(mmix_lcg, 64, lcg64_top32_fill, 4, "MMIX LCG top 32 bits",
                    lcg64_top32_seed(g, seed, 6364136223846793005ULL, 1442695040888963407ULL, 64, 0))
+/* x0 = seed mod (2^64 - 59), 0 -> 1 (0 is the multiplicative LCG's fixed point) */
+SEEDED_CONSTRUCTOR(lcg64_prime, 64, prime64_fill, 8, "LCG mod 2^64-59 (L'Ecuyer 13891176665706064842)",
+                   g->st.u64.x = seed % PRIME64_M ? seed % PRIME64_M : 1)
+
+/* PCG's 128-bit LCG outputting the top 64 or 32 bits of each state, from
+ * (lo, hi, top_bits): seeded by pcg_oneseq_128_srandom_r(hi 2^64 + lo), or
+ * with `seeded` 0 started from that state as it is (for jumps) */
+static PyObject *
+make_lcg128_from(PyObject *args, int seeded)
+{
+    PyObject *lo_obj, *hi_obj;
+    int top_bits;
+    uint64_t lo, hi;
+    if (!PyArg_ParseTuple(args, "OOi", &lo_obj, &hi_obj, &top_bits) || get_uint(lo_obj, 64, "low word", &lo) < 0 ||
+        get_uint(hi_obj, 64, "high word", &hi) < 0)
+        return NULL;
+    if (top_bits != 64 && top_bits != 32)
+        return PyErr_Format(PyExc_ValueError, "top_bits must be 64 or 32");
+    GenObject *g = top_bits == 64 ? gen_new(lcg128_top64_fill, 8, "PCG's 128-bit LCG, top 64 bits")
+                                  : gen_new(lcg128_top32_fill, 4, "PCG's 128-bit LCG, top 32 bits");
+    if (g && seeded)
+        lcg128_seed(&g->st.lcg128, hi, lo);
+    else if (g) {
+        g->st.lcg128.hi = hi;
+        g->st.lcg128.lo = lo;
+    }
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_lcg128(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    return make_lcg128_from(args, 1);
+}
+
+static PyObject *
+make_lcg128_raw(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    return make_lcg128_from(args, 0);
+}
+
+/* narrow_splitmix(state, bits): B-bit SplitMix from state mod 2^B */
+static PyObject *
+make_narrow_splitmix(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *state_obj;
+    int bits;
+    uint64_t state;
+    if (!PyArg_ParseTuple(args, "Oi", &state_obj, &bits) || get_uint(state_obj, 64, "state", &state) < 0)
+        return NULL;
+    if (bits < 16 || bits > 64)
+        return PyErr_Format(PyExc_ValueError, "bits must be from 16 to 64");
+    GenObject *g = gen_new(narrow_splitmix_fill, 8, "SplitMix on a narrow state");
+    if (g)
+        narrow_splitmix_seed(&g->st.nsm, state, bits);
+    return (PyObject *)g;
+}
+
+static PyObject *
+make_lfib19937(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *seed_obj;
+    uint64_t seed;
+    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
+        return NULL;
+    uint64_t *x = PyMem_Malloc(LFIB_R * sizeof *x);
+    if (x == NULL)
+        return PyErr_NoMemory();
+    GenObject *g = gen_new(lfib_fill, 8, "additive lagged Fibonacci (19937, 9842) mod 2^64");
+    if (g == NULL) {
+        PyMem_Free(x);
+        return NULL;
+    }
+    g->owned = g->st.lfib.x = x;
+    lfib_seed(&g->st.lfib, seed);
+    return (PyObject *)g;
+}
+
 SEEDED_CONSTRUCTOR(mt19937, 32, mt_fill, 4, "MT19937 init_genrand", mt_init_genrand(&g->st.mt, (uint32_t)seed))
 
 static PyObject *
@@ -657,6 +931,11 @@ static PyMethodDef module_methods[] = {
     {"splitmix64", make_splitmix64, METH_VARARGS, "splitmix64(seed): Vigna's SplitMix64 with state = seed."},
     {"java_random", make_java_random, METH_VARARGS, "java_random(seed): java.util.Random(seed), nextInt() values."},
     {"mmix_lcg", make_mmix_lcg, METH_VARARGS, "mmix_lcg(seed): Knuth's MMIX LCG from state seed, top 32 bits of each state."},
+    {"lcg64_prime", make_lcg64_prime, METH_VARARGS, "lcg64_prime(seed): x = 13891176665706064842 x mod 2^64-59 from seed mod m (0 -> 1)."},
+    {"lcg128", make_lcg128, METH_VARARGS, "lcg128(seed_lo, seed_hi, top_bits): PCG's 128-bit LCG seeded as pcg_oneseq_128_srandom_r, top 64 or 32 bits."},
+    {"lcg128_raw", make_lcg128_raw, METH_VARARGS, "lcg128_raw(state_lo, state_hi, top_bits): PCG's 128-bit LCG from that state, no seeding."},
+    {"narrow_splitmix", make_narrow_splitmix, METH_VARARGS, "narrow_splitmix(state, bits): SplitMix64's algorithm on a state of 16 to 64 bits."},
+    {"lfib19937", make_lfib19937, METH_VARARGS, "lfib19937(seed): additive LFib(19937, 9842) mod 2^64 from 19937 SplitMix64(seed) values."},
     {"mt19937", make_mt19937, METH_VARARGS, "mt19937(seed): MT19937 after init_genrand(seed)."},
     {"mt19937_by_array", make_mt19937_by_array, METH_VARARGS, "mt19937_by_array(key): MT19937 after init_by_array(key)."},
     {"rc4", make_rc4, METH_VARARGS, "rc4(key, drop): RC4 keystream after dropping `drop` bytes."},

@@ -9,7 +9,9 @@ Where they come from:
 - the Linux prandom thread: ``lfsr113``, ``siprand``;
 - classic references: ``randu``, ``minstd``, ``ansi-c-rand``, ``mt19937``,
   ``xorshift32``, ``mmix-lcg``, ``splitmix64``,
-  ``python-random`` and the numpy/randomgen
+  ``python-random``, the generators that pass PractRand but not targeted
+  tests (``lcg64-prime``, ``lcg128-top64``, ``lcg128-top32``,
+  ``lfib19937``) and the numpy/randomgen
   BitGenerators (``pcg64``, ``chacha``, ``aes-ctr``, ...);
 - the generators of the runtimes applications call (group "runtimes"):
   each ``NAME`` is randqa's bit-exact C, each ``NAME-live`` the installed
@@ -28,7 +30,8 @@ original API says otherwise:
   ``minstd``, ``randu``, ``python-random``, ``java-random``, ``mmix-lcg``)
   write each output as 4
   little-endian bytes; ``glibc-rand`` writes its 31-bit ``rand()`` values
-  the same way (bit 31 always 0); ``splitmix64`` writes 8.
+  the same way (bit 31 always 0), and ``lcg128-top32`` its top 32 bits;
+  ``splitmix64``, ``lcg64-prime``, ``lcg128-top64`` and ``lfib19937`` write 8.
 - ``glibc-rand-short``, ``msvc-rand-short`` and ``ansi-c-rand`` write
   ``rand() & 0xffff`` as 2 little-endian bytes per call; the ``-byte``
   variants write ``rand() & 0xff``, one call per byte.  MSVC's and the ANSI
@@ -152,7 +155,7 @@ def _builtin() -> dict[str, Backend]:
     for group, names in (("nmap", nmap), ("linux", linux), ("classic", [n for n in COMPILED if n not in nmap + linux])):
         for name in names:
             summary, opener = COMPILED[name]
-            table.append(Backend(name, summary, group, opener, compiled=True, takes_param=name == "arc4-drop"))
+            table.append(Backend(name, summary, group, opener, compiled=True, takes_param=name in ("arc4-drop", "splitmix")))
     table.append(Backend("python-random", "CPython random.Random(seed) (MT19937, init_by_array): 32-bit outputs as 4 LE bytes",
                          "classic", _open_python_random))
     for name, (summary, _spec, _width, _kwargs) in BITGENERATORS.items():

@@ -77,6 +77,25 @@ def _simple(name: str, bits: int, why: str, make: Callable[[int], Any], output: 
     return open_
 
 
+#: splitmix:B without B
+DEFAULT_SPLITMIX_BITS = 48
+
+
+def _narrow_splitmix(seed: int | None, param: str | None) -> Source:
+    bits = DEFAULT_SPLITMIX_BITS
+    if param is not None:
+        try:
+            bits = int(param)
+        except ValueError:
+            raise UsageError(f"splitmix:B needs a whole number of state bits, not {param!r}") from None
+        if not 16 <= bits <= 64:
+            raise UsageError(f"splitmix:B needs 16 <= B <= 64, not {bits}")
+    s = resolve_seed("splitmix", seed, bits, f"the state is {bits} bits")
+    return CompiledSource("splitmix" if param is None else f"splitmix:{bits}", s, _generators.narrow_splitmix(s, bits),
+                          output=f"{bits}-bit outputs, each as 8 little-endian bytes",
+                          seeding="state = seed", params={"bits": bits})
+
+
 def _arc4_drop(seed: int | None, param: str | None) -> Source:
     if param is None:
         drop = DEFAULT_ARC4_DROP
@@ -95,6 +114,15 @@ def _arc4_drop(seed: int | None, param: str | None) -> Source:
 
 
 LE4 = "each output as 4 little-endian bytes"
+#: L'Ecuyer's prime-modulus LCG (_generators.c prime64_step)
+PRIME64_MODULUS = 2**64 - 59
+PRIME64_MULTIPLIER = 13891176665706064842
+#: PCG's 128-bit LCG (pcg_variants.h PCG_DEFAULT_MULTIPLIER_128, PCG_DEFAULT_INCREMENT_128)
+PCG128_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+PCG128_INCREMENT = 0x5851F42D4C957F2D14057B7EF767814F
+#: PCG's seeding of its 128-bit LCG (pcg_variants.h, pcg_oneseq_128_srandom_r)
+PCG128_SEEDING = ("pcg_oneseq_128_srandom_r(seed): state = 0, one step, state += seed, one step "
+                  "(multiplier 0x2360ED051FC65DA44385DF649FCCF645, increment 0x5851F42D4C957F2D14057B7EF767814F)")
 
 #: name -> (one-line summary, opener); the order is the order of `randqa list`
 COMPILED: dict[str, tuple[str, Opener]] = {
@@ -146,6 +174,29 @@ COMPILED: dict[str, tuple[str, Opener]] = {
         "Vigna's SplitMix64: 64-bit outputs as 8 LE bytes",
         _simple("splitmix64", 64, "the state is 64 bits", _generators.splitmix64,
                 "each output as 8 little-endian bytes", "state = seed")),
+    "lcg64-prime": (
+        "multiplicative LCG mod 2^64-59 (L'Ecuyer's a = 13891176665706064842): full 64-bit outputs as 8 LE bytes",
+        _simple("lcg64-prime", 64, "the state is below 2^64", _generators.lcg64_prime,
+                "each new state, a value in [1, 2^64-60], as 8 little-endian bytes", "x0 = seed mod (2^64-59), 0 -> 1")),
+    "lcg128-top64": (
+        "PCG's 128-bit LCG without its output permutation: the top 64 bits of each state as 8 LE bytes",
+        _simple("lcg128-top64", 128, "pcg_oneseq_128_srandom_r takes a 128-bit initstate",
+                lambda s: _generators.lcg128(s & (2**64 - 1), s >> 64, 64),
+                "bits 127..64 of each new state, as 8 little-endian bytes", PCG128_SEEDING, draw_bits=128)),
+    "lcg128-top32": (
+        "PCG's 128-bit LCG without its output permutation: the top 32 bits of each state as 4 LE bytes",
+        _simple("lcg128-top32", 128, "pcg_oneseq_128_srandom_r takes a 128-bit initstate",
+                lambda s: _generators.lcg128(s & (2**64 - 1), s >> 64, 32),
+                f"bits 127..96 of each new state, {LE4}", PCG128_SEEDING, draw_bits=128)),
+    "lfib19937": (
+        "additive lagged Fibonacci LFib(19937, 9842, +) mod 2^64: 64-bit outputs as 8 LE bytes",
+        _simple("lfib19937", 64, "SplitMix64 takes a 64-bit seed", _generators.lfib19937,
+                "each output as 8 little-endian bytes",
+                "the 19937 lagged values are SplitMix64(seed)'s first outputs, the lowest bit of the oldest set")),
+    "splitmix": (
+        f"SplitMix64's algorithm on a B-bit state (splitmix:B, 16 <= B <= 64; default B = {DEFAULT_SPLITMIX_BITS}): "
+        "its outputs never repeat within 2^B, the decimated collision test's scale model",
+        _narrow_splitmix),
     "dnet-arc4": (
         "libdnet rand.c's ARC4 variant as nmap used it (rand_set keying twice, no bytes dropped)",
         _simple("dnet-arc4", 2048, "keys are at most 256 bytes", lambda s: _generators.dnet_arc4(key_from_seed(s)),

@@ -18,8 +18,10 @@ How each source is split (:func:`split_method`):
     ``n // 4`` blocks and drops ``n % 4`` words;
   - randomgen ``ChaCha``: its counter (of 32-bit words) is set to the block
     holding the target, whose leading words are dropped;
-  - ``msvc-rand-*``, ``ansi-c-rand``, ``randu``, ``minstd``, ``splitmix64``
-    (state + n * gamma): the closed-form LCG jump ``x -> A x + C``;
+  - ``msvc-rand-*``, ``ansi-c-rand``, ``randu``, ``minstd``, ``lcg64-prime``,
+    ``splitmix64`` and ``splitmix:B`` (state + n * gamma) and ``lcg128-*`` (in
+    Python integers):
+    the closed-form LCG jump ``x -> A x + C``;
   - ``xorshift32`` and ``lfsr113`` (each of its four components): powers of
     the 32x32 bit matrix of one step;
   - ``mt19937``, ``mt19937-numpy`` and ``python-random`` (all MT19937),
@@ -33,7 +35,7 @@ How each source is split (:func:`split_method`):
   The arithmetic is in ``_jump.c``; tests/sources/test_segments.py checks
   every one against the sequential stream.
 - ``"sequential"``: everything else (stdin, ``--format bits`` text, RC4 and
-  its variants, siprand, sfc64, jsf, hc128, sfmt, lxm, romu, efiix64, tyche, a
+  its variants, siprand, lfib19937, sfc64, jsf, hc128, sfmt, lxm, romu, efiix64, tyche, a
   user's ``module:attr`` without a working ``advance``).  One producer must
   read or generate the stream in order and hand segments out.
 - ``"independent"``: ``urandom``, ``getrandom``, ``openssl``.  No run of
@@ -50,6 +52,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from randqa.sources.base import Source, UnseededSource
+from randqa.sources.compiled import PCG128_INCREMENT, PCG128_MULTIPLIER, PRIME64_MODULUS, PRIME64_MULTIPLIER
 
 SplitMethod = Literal["jump", "pread", "sequential", "independent"]
 
@@ -206,6 +209,28 @@ def _compiled_glibc(source: Any, words: int) -> None:
     _replace_generator(source, _generators.glibc_rand_raw(out.tolist(), mode), out, "=u4")
 
 
+def _compiled_lcg128(source: Any, words: int) -> None:
+    from randqa.sources import _generators
+
+    lo, hi = (int(w) for w in _state_words(source.generator, "=u8", 2)[::-1])  # the struct is hi, lo
+    x = lcg_jump((hi << 64) | lo, PCG128_MULTIPLIER, PCG128_INCREMENT, 1 << 128, words)
+    top_bits = 8 * source.generator.word_bytes
+    expected = np.array([x >> 64, x & ((1 << 64) - 1)], dtype="=u8")
+    _replace_generator(source, _generators.lcg128_raw(x & ((1 << 64) - 1), x >> 64, top_bits), expected, "=u8")
+
+
+def lcg_jump(x: int, a: int, c: int, modulus: int, n: int) -> int:
+    """x after n steps of x -> a x + c (mod ``modulus``), in Python integers
+    (for moduli beyond _jump.lcg's 64 bits): the step map squared per bit of n."""
+    big_a, big_c = 1, 0  # the map of the steps taken so far: x -> A x + C
+    while n:
+        if n & 1:
+            big_a, big_c = big_a * a % modulus, (big_c * a + c) % modulus
+        a, c = a * a % modulus, c * (a + 1) % modulus
+        n >>= 1
+    return (big_a * x + big_c) % modulus
+
+
 def _remake(factory_name: str) -> Callable[[int, int], Any]:
     def remake(x: int, word_bytes: int) -> Any:
         from randqa.sources import _generators
@@ -214,6 +239,18 @@ def _remake(factory_name: str) -> Callable[[int, int], Any]:
         return factory(x, word_bytes) if factory_name in ("msvc_rand", "ansi_c_rand") else factory(x)
 
     return remake
+
+
+@lru_cache(maxsize=None)
+def _narrow_splitmix_jumper(bits: int) -> Jumper:
+    gamma = (0x9E3779B97F4A7C15 >> (64 - bits)) | 1  # the counter's step, as _generators.c narrow_splitmix_seed
+
+    def remake(x: int, word_bytes: int) -> Any:
+        from randqa.sources import _generators
+
+        return _generators.narrow_splitmix(x, bits)
+
+    return _compiled_lcg(1, gamma, 1 << bits, "=u8", remake)
 
 
 #: compiled backend name -> jumper
@@ -227,6 +264,9 @@ _COMPILED_JUMPERS: dict[str, Jumper] = {
     "randu": _compiled_lcg(65539, 0, 1 << 31, "=u4", _remake("randu")),
     "minstd": _compiled_lcg(16807, 0, (1 << 31) - 1, "=u4", _remake("minstd")),
     "splitmix64": _compiled_lcg(1, 0x9E3779B97F4A7C15, 1 << 64, "=u8", _remake("splitmix64")),
+    "lcg64-prime": _compiled_lcg(PRIME64_MULTIPLIER, 0, PRIME64_MODULUS, "=u8", _remake("lcg64_prime")),
+    "lcg128-top64": _compiled_lcg128,
+    "lcg128-top32": _compiled_lcg128,
     "xorshift32": _compiled_xorshift32,
     "lfsr113": _compiled_lfsr113,
     "mt19937": _compiled_mt19937,
@@ -405,6 +445,8 @@ def _jumper(source: Source) -> Jumper | None:
     from randqa.sources.numpy_backends import BitGeneratorSource, PythonRandomSource, looks_like_module_attribute
 
     if isinstance(source, CompiledSource):
+        if "bits" in source.params:  # splitmix:B
+            return _narrow_splitmix_jumper(source.params["bits"])
         return _COMPILED_JUMPERS.get(source.name)
     if isinstance(source, PythonRandomSource):
         return _python_random
@@ -426,8 +468,13 @@ def split_method(source: Source) -> SplitMethod:
     from randqa.sources.folded import FoldedSource
     from randqa.sources.streams import ByteStream
 
+    from randqa.sources.multistream import MultiStreamSource
+
     if isinstance(source, FoldedSource):
         return split_method(source.inner)
+    if isinstance(source, MultiStreamSource):
+        # a segment needs every stream at its place
+        return "jump" if all(split_method(m) == "jump" for m in source.members) else "sequential"
     if isinstance(source, UnseededSource):
         return "independent"
     if isinstance(source, ByteStream):
@@ -438,6 +485,11 @@ def split_method(source: Source) -> SplitMethod:
     if source.endless and _jumper(source) is not None:
         return "jump"
     return "sequential"
+
+
+def can_jump(source: Source) -> bool:
+    """Whether randqa can move generator ``source`` ahead in O(log N) (advance_words)."""
+    return _jumper(source) is not None
 
 
 def advance_words(source: Source, words: int) -> None:
@@ -461,19 +513,27 @@ def word_bytes(source: Source) -> int:
 
 
 def open_at(spec: str, seed: int | None, offset: int, *, fmt: str = "bytes",
-            length: int | None = None) -> Source:
+            length: int | None = None, streams: dict[str, Any] | None = None) -> Source:
     """A fresh source reading the stream of ``spec`` (with ``seed``, the seed
     the one-process run recorded) from byte ``offset`` on.
 
     A file is read with pread (at most ``length`` bytes when given); a
     generator that can jump is placed there; an independent source (urandom,
     ...) is simply opened afresh, since no run of it can be repeated.  A
-    sequential source raises :class:`NotSplittable`.
+    sequential source raises :class:`NotSplittable`.  With ``streams`` (a
+    StreamLayout's JSON, the interleave resolved) it is the interleaved
+    stream of that many streams of ``spec``, each jumped to its place.
     """
     from randqa.sources import is_data_spec, open_source
 
     if offset < 0:
         raise ValueError("offset must be >= 0")
+    if streams is not None:
+        from randqa.sources.multistream import StreamLayout, open_streams
+
+        if seed is None:
+            raise ValueError("open_at needs the seed the run recorded: without one each worker would draw its own")
+        return open_streams(spec, seed, StreamLayout.from_json(streams), offset)
     if is_data_spec(spec):
         if fmt != "bytes" or spec == "-":
             raise NotSplittable(f"{'stdin' if spec == '-' else spec}: can only be read in order")

@@ -94,6 +94,7 @@ def test_merge_equals_one_pass(name):
     cls, data, whole = one_pass(name)
     left, right = cls(), cls()
     split = (len(data) // 3) // left.alignment * left.alignment
+    right.begin_at(split)  # placed where it starts, as a run's segments are
     feed_in_pieces(left, data[:split], [split // 2 + 1])
     feed_in_pieces(right, data[split:], [11])
     left.merge(right)

@@ -80,11 +80,26 @@ def test_bit_complexity_with_too_little_data_is_insufficient() -> None:
 
 @pytest.mark.parametrize(
     "params",
-    [dict(word_bits=12), dict(bits=[32]), dict(bits=[]), dict(bits=[1, 1]), dict(length=100), dict(length=0), dict(every=0)],
+    [dict(word_bits=12), dict(bits=[32]), dict(bits=[]), dict(bits=[1, 1]), dict(length=100), dict(length=0), dict(every=0),
+     dict(length=(1 << 18) + 64)],
 )
 def test_bit_complexity_refuses_bad_parameters(params) -> None:
     with pytest.raises(ValueError):
         BitLinearComplexity(**params)
+
+
+def test_sequences_of_160000_bits_see_four_interleaved_mt19937_streams() -> None:
+    # bit 0 of four MT19937 streams' outputs taken in turn has complexity up
+    # to 4 x 19937 = 79748: beyond any sequence of 131,072 bits or fewer
+    # (a random one's is about n/2), within one of 160,000 (a random sequence
+    # is that low with probability 2^-504)
+    outputs = np.stack([np.random.MT19937(seed).random_raw(40_000) for seed in (1, 2, 3, 4)], axis=1)
+    data = outputs.astype("<u4").view(np.uint8).ravel()
+    results = {r.name: r for r in results_of(BitLinearComplexity(bits=[0], length=160_000), data)}
+    lowest = results["bit_linear_complexity[bit=0/32,lowest]"]
+    assert lowest.statistic <= 4 * 19937 and lowest.pvalue < 1e-150
+    longest_before = results_of(BitLinearComplexity(bits=[0], length=131_072), data[: 131_072 * 4])
+    assert longest_before[1].pvalue > 1e-3
 
 
 def test_a_part_placed_with_begin_at_may_start_at_any_sequence():

@@ -82,6 +82,40 @@ def test_many_random_blocks_match_the_radix_sorts():
     assert abs(np.mean(fast) - 3.9946) < 0.15  # mu for 4096 32-bit points
 
 
+LARGE = 100_000  # points per block over 65,536: wide points take the spread-sort path
+
+
+def u64(values: np.ndarray) -> bytes:
+    return values.astype("<u8").tobytes()
+
+
+LARGE_SAMPLES = {
+    "random": rng.bytes(LARGE * 8 * 2),
+    # every point in one first-level bucket (more than it may hold): radix sorts
+    "one bucket": u64(rng.integers(0, 1 << 52, size=LARGE * 2, dtype=np.uint64)),
+    # spread over the first-level buckets (top 5 bits here) but two values in
+    # the next 12: a bucket's slots overfull, so each bucket is radix-sorted
+    "crowded slots": u64(rng.integers(0, 32, size=LARGE * 2, dtype=np.uint64) << np.uint64(59)
+                         | rng.integers(0, 2, size=LARGE * 2, dtype=np.uint64) << np.uint64(50)
+                         | rng.integers(0, 1 << 47, size=LARGE * 2, dtype=np.uint64)),
+    # every spacing equal: they all land in one spacing bucket
+    "lattice": u64(np.arange(LARGE * 2, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15 >> 20)),
+    # a lattice with random points: spacings of a few values, repeated many times
+    "lattice plus noise": u64(np.where(rng.random(LARGE * 2) < 0.3, rng.integers(0, 2**63, size=LARGE * 2),
+                                       np.arange(LARGE * 2) * (1 << 40))),
+    "few values": u64(rng.integers(0, 5, size=LARGE * 2, dtype=np.uint64) << np.uint64(61)),
+}
+
+
+@pytest.mark.parametrize("sample", LARGE_SAMPLES)
+@pytest.mark.parametrize("word_bytes, bits, dims, points", [
+    (8, 64, 1, LARGE), (8, 48, 1, LARGE), (8, 64, 1, LARGE - 3), (4, 24, 2, LARGE // 2), (8, 36, 1, 70_001)])
+def test_large_blocks_of_wide_points_match_numpy(sample, word_bytes, bits, dims, points):
+    data = LARGE_SAMPLES[sample]
+    expected = repeated_spacings_reference(data, points, word_bytes, bits, dims)
+    assert kernel(data, points, word_bytes, bits, dims) == expected
+
+
 def test_unaligned_and_shifted_words():
     data = rng.bytes(N * 4 * 3 + 1)
     shifted = data[1:]  # a bytes object starting one byte later: words read unaligned

@@ -105,18 +105,23 @@ def test_size_limit_is_respected_with_suffixes(cli):
     assert result.json()["input_ended_early"] is False
 
 
-def test_ctrl_c_prints_what_was_tested():
-    # an endless slow pipe: randqa must stop on SIGINT and report the bytes it saw
+def test_ctrl_c_prints_what_was_tested(tmp_path):
+    # an endless slow pipe: randqa must stop on SIGINT and report the bytes it saw;
+    # the signal comes once randqa has read 16 MiB, however loaded the machine is
+    written = tmp_path / "blocks"
     writer = subprocess.Popen(
-        [sys.executable, "-c", "import os,sys,time\nwhile True:\n    sys.stdout.buffer.write(os.urandom(1<<16)); sys.stdout.flush(); time.sleep(0.01)"],
+        [sys.executable, "-c", "import os,sys,time\nn = 0\nwhile True:\n    sys.stdout.buffer.write(os.urandom(1<<16)); "
+         f"sys.stdout.flush(); n += 1; open({str(written)!r}, 'w').write(str(n)); time.sleep(0.01)"],
         stdout=subprocess.PIPE,
     )
     proc = subprocess.Popen([sys.executable, "-m", "randqa", "test", "-"], stdin=writer.stdout,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     writer.stdout.close()
-    time.sleep(3)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and int(written.read_text() or 0 if written.exists() else 0) < 256:
+        time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=60)
     writer.kill()
     writer.wait()
     assert proc.returncode == 130

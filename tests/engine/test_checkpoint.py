@@ -295,3 +295,26 @@ def test_a_lock_keeps_a_second_run_off_the_checkpoint(tmp_path, capsys):
     assert not path.exists() and not (tmp_path / "c.ckpt.lock").exists()
     assert run_main("test", "pcg64", "-n", "64K", "--suite", "quick", "--jobs", "1", "--checkpoint", str(path)) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.ckpt"]  # the lock file goes with the run
+def test_interleaved_streams_stopped_and_resumed(tmp_path):
+    """A run of --streams saves the run's streams (scheme, interleave) and every
+    stream's and pair's state; resumed, it gives the uninterrupted results."""
+    from randqa.engine.launch import open_run_source
+    from randqa.engine.plan import TestOptions, plan_test
+
+    plan = plan_test(TestOptions(size=(3 << 20) + 5, seed=SEED, suite="quick", streams=3, stream_seeds="spawn"))
+    spec = plan.run_spec("pcg64", segment=10 * 3 * 32768)
+    assert spec.streams == {"count": 3, "scheme": "spawn", "interleave": 8}
+    suite = suite_from_json(spec.suite)
+
+    def run(saver=None):
+        with open_run_source(spec) as source:
+            return run_stream(source, suite, limit=spec.limit, spec="pcg64", segment=spec.segment, saver=saver)
+
+    expected = run()
+    path = str(tmp_path / "streams.ckpt")
+    assert run(StopAfter(path, 0.0, spec, saves=2)).interrupted
+    resumed = launch(spec, Execution(checkpoint=path, notice=lambda line: None))
+    assert comparable(resumed) == comparable(expected) and resumed.extra["execution"]["sessions"] == 2
+    other = RunSpec(**dict(spec.to_json(), streams=dict(spec.streams, scheme="jump")))
+    with pytest.raises(UsageError, match="streams"):
+        launch(other, Execution(checkpoint=path, notice=lambda line: None))

@@ -38,7 +38,7 @@ import pytest
 
 from schema_check import assert_valid_document
 
-from randqa.battery.suites import load_suite
+from randqa.battery.suites import load_suite, parse_suite
 from randqa.engine.execute import Progressive, run_stream, segment_size, suite_alignment
 from randqa.engine.parallel import WorkerVersionError, Workers, check_version, version_problems
 from randqa.errors import UsageError
@@ -184,6 +184,31 @@ def test_retests_on_workers_read_the_block_one_process_reads(workers, tmp_path):
             result = run_stream(source, suite, progressive=progressive, spec=spec, segment=1 << 20, workers=workers)
         assert result.extra["execution"]["segments_on_workers"] == 3
         assert comparable(result) == expected
+
+
+def test_collision_blocks_across_segments_on_workers(workers):
+    """decimated_collisions' values of a block span many segments: each
+    worker keeps its segment's kept values until they are merged in order,
+    here into small blocks (many repeats) and into one spanning every segment."""
+    suite = parse_suite(b"""name = "collisions"
+[[tests]]
+test = "decimated_collisions"
+bits = 24
+values = 8192
+[[tests]]
+test = "decimated_collisions"
+bits = 40
+zero_bits = 2
+values = 4194304
+""", "collisions.toml")
+    size, segment = (24 << 20) + 8 * 123, 4 << 20
+    with open_source("pcg64", seed=SEED) as source:
+        expected = comparable(run_stream(source, suite, limit=size))
+    assert all(test["statistic"] > 0 for test in expected["tests"])
+    with open_source("pcg64", seed=SEED) as source:
+        result = run_stream(source, suite, limit=size, spec="pcg64", segment=segment, workers=workers)
+    assert result.extra["execution"]["segments_on_workers"] == 7
+    assert comparable(result) == expected
 
 
 @pytest.mark.parametrize("name, split, default", [("pcg64", "jump", 1 << 30), ("file", "pread", 1 << 30),
@@ -703,3 +728,23 @@ def test_a_tls_scheduler(tmp_path, capsys):
             assert err.count("\n") == 1 and says in err, err
     assert run_main(*QUICK_ON_WORKERS, "--scheduler", "tcp://127.0.0.1:8786", "--tls-cert", cert) == 2
     assert "are for a tls:// --scheduler" in capsys.readouterr().err
+@pytest.mark.parametrize("spec, split", [("mt19937", "jump"), ("java-random", "sequential")])
+def test_interleaved_streams_on_workers(workers, spec, split):
+    """--streams: a worker jumps every stream to its segment's place, or this
+    process hands out the interleaved stream of streams that cannot jump;
+    each stream alone and each pair's XOR merge as in one process."""
+    from randqa.sources.multistream import StreamLayout, open_streams
+
+    layout = StreamLayout(3, "consecutive")
+    suite = load_suite("quick").with_streams(3, 4)
+    segment = segment_size(suite_alignment(suite), None, default=1 << 20)
+    size = 3 * segment + 1000
+
+    def run(**kwargs):
+        with open_streams(spec, SEED, layout) as source:
+            return run_stream(source, suite, limit=size, **kwargs)
+
+    on_workers = run(spec=spec, segment=segment, workers=workers)
+    assert on_workers.extra["execution"]["split"] == split
+    assert on_workers.extra["execution"]["segments_on_workers"] == 4
+    assert comparable(on_workers) == comparable(run())

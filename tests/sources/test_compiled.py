@@ -4,7 +4,9 @@ RFC 6229, libdnet's RC4 keying, LFSR113 against Linux's self-test vectors
 and prandom seeding, MT19937 against mt19937ar.c and CPython's random, the
 small classics (RANDU, MINSTD, xorshift32, SplitMix64), the truncated
 power-of-two LCGs java.util.Random (the JDK's first outputs) and MMIX,
-SipHash-2-4 and Linux's siprand.  No seed, zero or degenerate, locks a
+SipHash-2-4 and Linux's siprand, L'Ecuyer's prime-modulus LCG (SmokeRand's
+self-test value), PCG's 128-bit LCG (numpy's PCG64 steps the same state)
+and the lagged Fibonacci (19937, 9842).  No seed, zero or degenerate, locks a
 generator.
 """
 
@@ -20,8 +22,9 @@ import pytest
 
 from randqa.sources import _generators
 from randqa.sources.backends import compiled_backend_names, open_backend
-from reference_generators import (K0, M64, backend_stream, dnet_reference, java_random_next_ints, lfsr113_reference,
-                                  mmix_lcg_top32, siphash24, siprand_reference)
+from reference_generators import (K0, M64, PCG128_INCREMENT, backend_stream, dnet_reference, java_random_next_ints,
+                                  lagged_fibonacci_19937, lcg64_prime, lfsr113_reference, mmix_lcg_top32, pcg128_lcg_states,
+                                  siphash24, siprand_reference, splitmix64_values)
 
 
 def words(name: str, seed: int | None, count: int, dtype: str) -> list[int]:
@@ -39,7 +42,7 @@ def test_compiled_backends_are_the_c_generators():
     assert set(compiled_backend_names()) == {
         "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "dnet-arc4",
         "arc4", "arc4-drop", "lfsr113", "siprand", "ansi-c-rand", "randu", "minstd", "mt19937", "xorshift32",
-        "mmix-lcg", "splitmix64"}
+        "mmix-lcg", "splitmix64", "lcg64-prime", "lcg128-top64", "lcg128-top32", "lfib19937", "splitmix"}
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="needs glibc's own rand()")
@@ -187,6 +190,49 @@ def test_mmix_lcg_equals_its_definition(seed):
         assert expected[0] == 1442695040888963407 >> 32 == 335903614
 
 
+def test_lcg64_prime_known_answer_and_definition():
+    # SmokeRand's lcg64prime self-test: from x = 1, the 100,000th output
+    assert words("lcg64-prime", 1, 100_000, "<u8")[-1] == 3072923337735042611
+    for seed in (0, 2, 2**64 - 59, 2**64 - 60, 2**64 - 1):  # 0 and m are the fixed point 0: they start at 1
+        x0 = seed % (2**64 - 59) or 1
+        assert words("lcg64-prime", seed, 500, "<u8") == lcg64_prime(x0, 500)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**64 + 5, 2**128 - 1])
+def test_lcg128_is_pcgs_lcg_and_seeding(seed):
+    states = pcg128_lcg_states(seed, 2000)
+    assert words("lcg128-top64", seed, 2000, "<u8") == [x >> 64 for x in states]
+    assert words("lcg128-top32", seed, 2000, "<u4") == [x >> 96 for x in states]
+
+
+def test_lcg128_steps_as_numpys_pcg64_state():
+    # numpy's PCG64 advances the same 128-bit LCG (PCG's default multiplier)
+    # under its output permutation: given our state and the default
+    # increment, its state after 1000 outputs is our 1000th
+    states = pcg128_lcg_states(7, 1001)
+    bitgen = np.random.PCG64(0)
+    bitgen.state = {"bit_generator": "PCG64", "state": {"state": states[0], "inc": PCG128_INCREMENT},
+                    "has_uint32": 0, "uinteger": 0}
+    bitgen.random_raw(1000)
+    assert bitgen.state["state"]["state"] == states[1000]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**64 - 1])
+def test_lfib19937_equals_its_recurrence(seed):
+    assert words("lfib19937", seed, 45_000, "<u8") == lagged_fibonacci_19937(seed, 45_000)
+
+
+def test_splitmix64_reference_is_the_backend():
+    assert words("splitmix64", 99, 100, "<u8") == splitmix64_values(99, 100)
+
+
+def test_narrow_splitmix_is_splitmix64_at_64_bits_and_a_permutation_below():
+    assert words("splitmix:64", 99, 100, "<u8") == splitmix64_values(99, 100)
+    values = np.array(words("splitmix:20", 5, 1 << 20, "<u8"))
+    assert values.max() < 1 << 20 and len(np.unique(values)) == 1 << 20  # every 20-bit value once
+    assert open_backend("splitmix", 1).describe()["bits"] == 48
+
+
 def test_truncated_lcg_seeds_outside_64_bits_are_refused():
     from randqa.errors import UsageError
 
@@ -219,7 +265,7 @@ def assert_not_stuck(data: bytes, word: str = "<u4") -> None:
 @pytest.mark.parametrize("name, seed", [
     ("lfsr113", 0), ("lfsr113", (1025 << 32) | 1), ("siprand", 0), ("siprand", K0), ("minstd", 0),
     ("minstd", 2**31 - 1), ("randu", 0), ("xorshift32", 0), ("glibc-rand", 0), ("mt19937", 0), ("splitmix64", 0),
-    ("arc4", 0), ("dnet-arc4", 0),
+    ("arc4", 0), ("dnet-arc4", 0), ("lcg64-prime", 0), ("lcg128-top64", 0), ("lfib19937", 0),
 ])
 def test_zero_and_degenerate_seeds_do_not_lock(name, seed):
     assert_not_stuck(backend_stream(name, seed, 1 << 14))

@@ -32,17 +32,19 @@ from randqa.sources.segments import (
     split_method,
     word_bytes,
 )
+from reference_generators import PCG128_INCREMENT, PCG128_MULTIPLIER, PRIME64_MODULUS, PRIME64_MULTIPLIER, pcg128_lcg_states
 
 SEED = 20240611
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
 
 JUMPING = [
     "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "ansi-c-rand",
-    "randu", "minstd", "mt19937", "xorshift32", "splitmix64", "lfsr113", "python-random",
+    "randu", "minstd", "mt19937", "xorshift32", "splitmix64", "lfsr113", "python-random", "lcg64-prime",
+    "lcg128-top64", "lcg128-top32", "splitmix",
     "pcg64", "pcg64dxsm", "philox", "mt19937-numpy", "chacha", "aes-ctr", "threefry", "speck128", "pcg32",
     "mwc128x", "squares", "blabla", "xoshiro256", "xoshiro512", "xoroshiro128", "xorshift1024", "mt64",
 ]
-SEQUENTIAL = ["dnet-arc4", "arc4", "arc4-drop", "siprand", "sfc64", "jsf", "hc128", "sfmt", "lxm"]
+SEQUENTIAL = ["dnet-arc4", "arc4", "arc4-drop", "siprand", "lfib19937", "sfc64", "jsf", "hc128", "sfmt", "lxm"]
 INDEPENDENT = ["urandom", "getrandom"]
 
 
@@ -182,6 +184,11 @@ def test_lcg_backends_at_large_offsets_match_the_closed_form(offset):
     assert read(open_at("randu", 1234, 4 * words), 4) == x.to_bytes(4, "little")
     x = lcg_closed_form(1234, 16807, 0, (1 << 31) - 1, words + 1)
     assert read(open_at("minstd", 1234, 4 * words), 4) == x.to_bytes(4, "little")
+    x = lcg_closed_form(1234, PRIME64_MULTIPLIER, 0, PRIME64_MODULUS, offset // 8 + 1)
+    assert read(open_at("lcg64-prime", 1234, offset // 8 * 8), 8) == x.to_bytes(8, "little")
+    seeded = pcg128_lcg_states(1234, 1)[0]  # the first output's state
+    x = lcg_closed_form(seeded, PCG128_MULTIPLIER, PCG128_INCREMENT, 1 << 128, offset // 4)
+    assert read(open_at("lcg128-top32", 1234, offset // 4 * 4), 4) == (x >> 96).to_bytes(4, "little")
 
 
 def splitmix64_output(state: int) -> int:

@@ -1,0 +1,36 @@
+"""The frontier suite (suites/frontier.toml) catches what PractRand 0.94
+misses: the multiplicative LCG modulo the prime 2^64 - 59 by its full-width
+birthday spacings (too few repeats: within 4 GiB, here at 512 MiB, where
+PCG64 passes), the additive lagged Fibonacci (19937, 9842) mod 2^64 by the
+linear complexity of its lowest bit within 1 MiB.  (The decimated spacings
+entries are the standard suite's and tests/suites/test_standard.py runs
+them.)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from randqa.battery.suites import load_suite
+from randqa.engine import run, run_progressive
+from randqa.sources import open_backend
+
+
+@pytest.mark.slow
+def test_full_width_birthday_spacings_fail_the_prime_modulus_lcg_within_4_gib():
+    suite = load_suite("frontier", tests="birthday_spacings")
+    with open_backend("lcg64-prime", 1) as source:
+        result = run_progressive(source, suite, 256 << 20, 4 << 30)
+    assert result.extra["first_failure_bytes"] == 512 << 20
+    (spacings,) = result.results
+    assert spacings.statistic < spacings.details["expected"] / 2 and spacings.pvalue_low < 1e-6
+    with open_backend("pcg64", 1) as source:
+        assert run(source, suite, limit=256 << 20).verdict == "pass"
+
+
+def test_lagged_fibonacci_fails_the_frontier_suite_within_1_mib():
+    suite = load_suite("frontier", tests="bit_linear_complexity")
+    with open_backend("lfib19937", 1) as source:
+        result = run_progressive(source, suite, 1 << 10, 1 << 20)
+    assert result.extra["first_failure_bytes"] == 512 << 10
+
