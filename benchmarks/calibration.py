@@ -34,9 +34,10 @@ Each result is then judged by how its p-value is computed:
   interpolation; for the overlapping statistics an estimate;
 - normal (serial_correlation): Edgeworth's correction with the exact
   kurtosis of the lag-1 sum of independent bytes, (k^2 + 6k - 9)/n;
-- Poisson (birthday_spacings): the attained Poisson level, times the
-  effect of the per-block count's dispersion Var/E, measured on blocks of
-  PCG64 (printed with its standard error).
+- Poisson (birthday_spacings, decimated_spacings: both 4096 points of 32
+  bits a block): the attained Poisson level, times the effect of the
+  per-block count's dispersion Var/E, measured on blocks of PCG64 (printed
+  with its standard error).
 
 Continuous results must sit within 1.1 times nominal, discrete ones at or
 below it; the table flags rows that do not.  At fail_at_once (1e-20) no
@@ -389,8 +390,9 @@ class Calibrator:
         elif name.startswith("serial_correlation"):
             row.method = f"normal + Edgeworth with the exact kurtosis, n = {d['bytes']}"
             each(lambda tail, t: serial_correlation_ratio(d["bytes"], t) if t >= 1e-10 else None)
-        elif name == "birthday_spacings":
-            disp, se = self.dispersion
+        elif name == "birthday_spacings" or (name.startswith("decimated_spacings[") and d["cell_bits"] == 32
+                                             and d["lambda_per_block"] == 4.0):
+            disp, se = self.dispersion  # both count blocks of 4096 points of 32 bits
             row.method, row.kind = f"Poisson, mean {d['expected']:.4g}; dispersion {disp:.4f} +- {se:.4f}", "exact"
             each(lambda tail, t: poisson_ratio(d["expected"], t, disp, tail == "upper"))
         else:
