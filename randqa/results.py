@@ -80,11 +80,20 @@ class Thresholds:
     def to_json(self) -> dict[str, float]:
         return {"suspicious": self.suspicious, "fail": self.fail, "fail_at_once": self.fail_at_once}
 
+    @property
+    def retests(self) -> bool:
+        """Whether results below ``suspicious`` are run again on fresh data.
+        A suite whose runs are too long to read twice sets fail_at_once =
+        fail: a tail below fail then fails at once, and nothing is retested."""
+        return self.fail_at_once < self.fail
+
     def per_check(self) -> float:
         """A good generator's chance to fail one tail check, at most: below
         fail_at_once, or below fail and then below suspicious on other bytes,
         each probability within CALIBRATION times its threshold."""
         c = CALIBRATION
+        if not self.retests:
+            return c * self.fail_at_once
         return c * self.fail_at_once + (c * self.fail) * (c * self.suspicious)
 
 
@@ -368,9 +377,12 @@ def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any]
     tail checks; FAIL: p < 1e-06 repeated on fresh data, or p < 1e-20)"."""
     if not rate or not thresholds or "fail_at_once" not in thresholds:
         return ""
+    if thresholds["fail_at_once"] < thresholds["fail"]:
+        rule = f"p < {thresholds['fail']:g} repeated on fresh data, or p < {thresholds['fail_at_once']:g}"
+    else:
+        rule = f"p < {thresholds['fail_at_once']:g}, no retests"
     return (f"a good generator FAILs this run with probability at most {rate['at_most']:.2g} "
-            f"({rate['tail_checks']:,} tail checks; FAIL: p < {thresholds['fail']:g} repeated on fresh data, "
-            f"or p < {thresholds['fail_at_once']:g})")
+            f"({rate['tail_checks']:,} tail checks; FAIL: {rule})")
 
 
 def worst_verdict(verdicts: list[str]) -> Verdict:

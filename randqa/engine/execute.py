@@ -633,6 +633,8 @@ class RunLoop:
     def _schedule_retests(self, position: int, entries: list[list[TestResult]], record: dict[str, Any] | None) -> None:
         """For each entry with results to retest (unconfirmed, suspicious), a
         fresh accumulator for the block ``[position, 2 position)``."""
+        if not self.workload.thresholds.retests:
+            return
         index = 0
         for entry, results in enumerate(entries):
             wanted = [(record, index + k, r) for k, r in enumerate(results) if r.needs_retest()]

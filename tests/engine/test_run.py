@@ -214,3 +214,16 @@ def test_a_file_that_ends_leaves_the_failure_unconfirmed(cli, tmp_path):
     assert doc["tests"][0]["retest"] == {"from_bytes": 8192, "bytes": 8192, "p_value": None, "repeated": None,
                                          "reason": "the data ended"}
     assert doc["false_fail_rate"]["tail_checks"] == 1
+
+
+def test_a_suite_with_fail_at_once_at_fail_fails_at_once_and_retests_nothing(cli, tmp_path):
+    """For runs too long to read twice: fail_at_once = fail."""
+    path = tmp_path / "biased.bin"
+    path.write_bytes(biased_bits(1, seed=1))  # 3.0e-9 on the first 8 KiB, fair after
+    suite = tmp_path / "once.toml"
+    suite.write_text('name = "once"\n[thresholds]\nfail_at_once = 1e-6\n[[tests]]\ntest = "frequency"\n')
+    run = cli("test", str(path), "-n", "8K", "--suite", str(suite), "--json", "-")
+    assert run.returncode == 1, run.stderr
+    doc = run.json()
+    assert doc["tests"][0]["verdict"] == "fail" and "retest" not in doc["tests"][0]
+    assert doc["false_fail_rate"]["at_most"] == pytest.approx(1.1e-6)
