@@ -31,9 +31,9 @@ classes first.  After each class the state is (count left, statistic so
 far rounded down to a lattice of step delta); the two largest classes are
 summed exactly at the end.  Rounding down K - 2 times puts the true value
 within (K - 2) delta above the lattice's, so the kernel returns a lower and
-an upper bound of the tail; the lattice is refined until they agree to 1%
-(25% above p = 0.01, where no verdict is near) or the work would exceed
-``WORK_BUDGET`` (about 0.3 s).  The p-value given is
+an upper bound of the tail; the lattice is refined until they agree to 5%
+(``BRACKET_RTOL``; 25% above p = 0.01, where no verdict is near) or the
+work would exceed ``WORK_BUDGET`` (about 0.3 s).  The p-value given is
 the upper bound: never below the exact tail, so a p-value below a threshold
 is one the exact law puts there at most as often as the threshold says.
 The statistic's values are atoms: a tail includes the observed value
