@@ -870,6 +870,104 @@ hamming_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("(KL)", (unsigned long long)idx, (long long)hv);
 }
 
+/* ------------------------------------------------------------------------
+ * zero_gap_scan(data, state, last_seen, head, total, inside): the stream as
+ * 16-bit little-endian words (data holds whole words).  For each non-zero
+ * word at index n after a zero word, D = n minus the index of the latest
+ * zero (1, 2, ...); while D < bins (the length of total and inside),
+ * total[D] += 1 and inside[D] += 1 when the word's value occurred since that
+ * zero.  state (int64[3]) carries the index of the next word, the latest
+ * zero's (-1: none yet) and how many words wait in head; last_seen
+ * (int64[65536]) the index of each value's latest occurrence (-1: none).
+ * Before a part's first zero its words wait in head (up to bins of them):
+ * the part ahead of it has the zero they are counted from. */
+static PyObject *
+zero_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, st, seen, hd, tot, ins;
+    PyObject *st_obj, *seen_obj, *hd_obj, *tot_obj, *ins_obj;
+    if (!PyArg_ParseTuple(args, "y*OOOOO", &in, &st_obj, &seen_obj, &hd_obj, &tot_obj, &ins_obj))
+        return NULL;
+    if (in.len % 2)
+        return reject_parameters(&in, "data must hold whole 16-bit words");
+    if (get_int64_out_or_release(st_obj, &st, 3, "state", &in) < 0)
+        return NULL;
+    if (get_int64_out_or_release(seen_obj, &seen, 65536, "last_seen", &in) < 0) {
+        PyBuffer_Release(&st);
+        return NULL;
+    }
+    if (get_int64_out_or_release(tot_obj, &tot, -1, "total", &in) < 0) {
+        PyBuffer_Release(&st);
+        PyBuffer_Release(&seen);
+        return NULL;
+    }
+    Py_ssize_t bins = tot.len / 8;
+    if (get_int64_out_or_release(ins_obj, &ins, bins, "inside (as long as total)", &in) < 0) {
+        PyBuffer_Release(&st);
+        PyBuffer_Release(&seen);
+        PyBuffer_Release(&tot);
+        return NULL;
+    }
+    if (get_int64_out_or_release(hd_obj, &hd, bins, "head (as long as total)", &in) < 0) {
+        PyBuffer_Release(&st);
+        PyBuffer_Release(&seen);
+        PyBuffer_Release(&tot);
+        PyBuffer_Release(&ins);
+        return NULL;
+    }
+    int64_t *state = (int64_t *)st.buf, *last_seen = (int64_t *)seen.buf, *head = (int64_t *)hd.buf;
+    int64_t *total = (int64_t *)tot.buf, *inside = (int64_t *)ins.buf;
+    if (state[0] < 0 || state[1] < -1 || state[1] >= state[0] || state[2] < 0 || state[2] > bins) {
+        PyBuffer_Release(&in);
+        PyBuffer_Release(&st);
+        PyBuffer_Release(&seen);
+        PyBuffer_Release(&hd);
+        PyBuffer_Release(&tot);
+        PyBuffer_Release(&ins);
+        PyErr_SetString(PyExc_ValueError, "invalid zero gap state");
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    Py_ssize_t words = in.len / 2;
+    Py_BEGIN_ALLOW_THREADS
+    int64_t n = state[0], zero = state[1], held = state[2];
+    Py_ssize_t k = 0;
+    for (; k < words && zero < 0; k++, n++) { /* before the first zero */
+        unsigned x = (unsigned)p[2 * k] | ((unsigned)p[2 * k + 1] << 8);
+        if (x == 0) {
+            zero = n;
+            continue;
+        }
+        if (held < bins)
+            head[held++] = x;
+        last_seen[x] = n;
+    }
+    for (; k < words; k++, n++) {
+        unsigned x = (unsigned)p[2 * k] | ((unsigned)p[2 * k + 1] << 8);
+        if (x == 0) {
+            zero = n;
+            continue;
+        }
+        int64_t d = n - zero;
+        if (d < bins) {
+            total[d]++;
+            inside[d] += last_seen[x] > zero;
+        }
+        last_seen[x] = n;
+    }
+    state[0] = n;
+    state[1] = zero;
+    state[2] = held;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&seen);
+    PyBuffer_Release(&hd);
+    PyBuffer_Release(&tot);
+    PyBuffer_Release(&ins);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"byte_histogram", byte_histogram, METH_VARARGS, "Add byte-value counts of data into an int64[256] array."},
     {"word16_histogram", word16_histogram, METH_VARARGS, "Add little-endian 16-bit word counts into an int64[65536] array."},
@@ -882,6 +980,7 @@ static PyMethodDef methods[] = {
     {"digraph_scan", digraph_scan, METH_VARARGS, "Counts of overlapping byte pairs, optionally by position class."},
     {"bit_pattern_scan", bit_pattern_scan, METH_VARARGS, "Counts of overlapping m-bit patterns."},
     {"hamming_tuple_scan", hamming_tuple_scan, METH_VARARGS, "Counts of overlapping tuples of Hamming-weight letters."},
+    {"zero_gap_scan", zero_gap_scan, METH_VARARGS, "Distances of 16-bit words to the latest zero word, and whether their value occurred since."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -379,6 +379,23 @@ lfib_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
     g->st.lfib.pos = pos;
 }
 
+/* the same, outputting each value's top 32 bits as 4 LE bytes (SmokeRand's
+ * lfib_par): its lowest output bit is bit 32, which carries make non-linear */
+static void
+lfib_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
+{
+    uint64_t *x = g->st.lfib.x;
+    unsigned pos = g->st.lfib.pos;
+    for (size_t k = 0; k < n; k++) {
+        if (pos == LFIB_R) {
+            lfib_refresh(x);
+            pos = 0;
+        }
+        store_le32(out + 4 * k, (uint32_t)(x[pos++] >> 32));
+    }
+    g->st.lfib.pos = pos;
+}
+
 /* SplitMix64's algorithm on a B-bit state (16 <= B <= 64): the counter
  * x += gamma and the mix z ^= z >> s1, z *= m1, z ^= z >> s2, z *= m2,
  * z ^= z >> s3, all modulo 2^B, with SplitMix64's shifts scaled by B/64 and
@@ -930,17 +947,22 @@ make_narrow_splitmix(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
+/* lfib19937(seed, top_bits): 64 (whole values) or 32 (their top 32 bits) */
 static PyObject *
 make_lfib19937(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *seed_obj;
     uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
+    int top_bits = 64;
+    if (!PyArg_ParseTuple(args, "O|i", &seed_obj, &top_bits) || get_uint(seed_obj, 64, "seed", &seed) < 0)
         return NULL;
+    if (top_bits != 64 && top_bits != 32)
+        return PyErr_Format(PyExc_ValueError, "top_bits must be 64 or 32");
     uint64_t *x = PyMem_Malloc(LFIB_R * sizeof *x);
     if (x == NULL)
         return PyErr_NoMemory();
-    GenObject *g = gen_new(lfib_fill, 8, "additive lagged Fibonacci (19937, 9842) mod 2^64");
+    GenObject *g = top_bits == 64 ? gen_new(lfib_fill, 8, "additive lagged Fibonacci (19937, 9842) mod 2^64")
+                                  : gen_new(lfib_top32_fill, 4, "additive lagged Fibonacci (19937, 9842) mod 2^64, top 32 bits");
     if (g == NULL) {
         PyMem_Free(x);
         return NULL;
@@ -1174,7 +1196,7 @@ static PyMethodDef module_methods[] = {
     {"lcg128", make_lcg128, METH_VARARGS, "lcg128(seed_lo, seed_hi, top_bits): PCG's 128-bit LCG seeded as pcg_oneseq_128_srandom_r, top 64 or 32 bits."},
     {"lcg128_raw", make_lcg128_raw, METH_VARARGS, "lcg128_raw(state_lo, state_hi, top_bits): PCG's 128-bit LCG from that state, no seeding."},
     {"narrow_splitmix", make_narrow_splitmix, METH_VARARGS, "narrow_splitmix(state, bits): SplitMix64's algorithm on a state of 16 to 64 bits."},
-    {"lfib19937", make_lfib19937, METH_VARARGS, "lfib19937(seed): additive LFib(19937, 9842) mod 2^64 from 19937 SplitMix64(seed) values."},
+    {"lfib19937", make_lfib19937, METH_VARARGS, "lfib19937(seed[, top_bits]): additive LFib(19937, 9842) mod 2^64 from 19937 SplitMix64(seed) values; 64 bits or the top 32."},
     {"mt19937", make_mt19937, METH_VARARGS, "mt19937(seed): MT19937 after init_genrand(seed)."},
     {"mt19937_by_array", make_mt19937_by_array, METH_VARARGS, "mt19937_by_array(key): MT19937 after init_by_array(key)."},
     {"rc4", make_rc4, METH_VARARGS, "rc4(key, drop): RC4 keystream after dropping `drop` bytes."},

@@ -4,7 +4,8 @@ birthday spacings (too few repeats: within 4 GiB, here at 512 MiB, where
 PCG64 passes), the additive lagged Fibonacci (19937, 9842) mod 2^64 by the
 linear complexity of its lowest bit within 1 MiB.  (The decimated spacings
 entries are the standard suite's and tests/suites/test_standard.py runs
-them.)
+them; tests/battery/test_gap16.py runs gap16 on the same generator's top
+32 bits.)
 """
 
 from __future__ import annotations
