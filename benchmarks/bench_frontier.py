@@ -102,13 +102,13 @@ def main() -> None:
         sys.exit("--max must be a power of two of at least 1K (PractRand's lengths double)")
     families = [f.strip() for f in args.families.split(",") if f.strip()]
     print(f"{cpu_model()}, {os.cpu_count()} CPUs; seed {args.seed}; lengths double from 1 KiB to {format_size(limit)}")
-    print(f"{'family':<14} {'PractRand 0.94':>18} {'randqa standard':>18} {'randqa frontier':>18}  "
+    print(f"{'family':<16} {'PractRand 0.94':>18} {'randqa standard':>18} {'randqa frontier':>18}  "
           f"{'failed (frontier)':<34} seconds (PR / std / frontier)")
     for name in families:
         pr, pr_s = practrand_first_failure(practrand, name, args.seed, limit)
         std, _, std_s = randqa_first_failure(name, args.seed, limit, "standard")
         front, failed, front_s = randqa_first_failure(name, args.seed, limit, "frontier")
-        print(f"{name:<14} {shown(pr, limit):>18} {shown(std, limit):>18} {shown(front, limit):>18}  {failed:<34} "
+        print(f"{name:<16} {shown(pr, limit):>18} {shown(std, limit):>18} {shown(front, limit):>18}  {failed:<34} "
               f"{pr_s:.0f} / {std_s:.0f} / {front_s:.0f}", flush=True)
     print("; ".join(f"{n}: {FAMILIES[n][0]}" for n in families if n in FAMILIES))
 

@@ -917,18 +917,9 @@ zero_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     }
     int64_t *state = (int64_t *)st.buf, *last_seen = (int64_t *)seen.buf, *head = (int64_t *)hd.buf;
     int64_t *total = (int64_t *)tot.buf, *inside = (int64_t *)ins.buf;
-    if (state[0] < 0 || state[1] < -1 || state[1] >= state[0] || state[2] < 0 || state[2] > bins) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&st);
-        PyBuffer_Release(&seen);
-        PyBuffer_Release(&hd);
-        PyBuffer_Release(&tot);
-        PyBuffer_Release(&ins);
-        PyErr_SetString(PyExc_ValueError, "invalid zero gap state");
-        return NULL;
-    }
+    int valid = state[0] >= 0 && state[1] >= -1 && state[1] < state[0] && state[2] >= 0 && state[2] <= bins;
     const uint8_t *p = (const uint8_t *)in.buf;
-    Py_ssize_t words = in.len / 2;
+    Py_ssize_t words = valid ? in.len / 2 : 0;
     Py_BEGIN_ALLOW_THREADS
     int64_t n = state[0], zero = state[1], held = state[2];
     Py_ssize_t k = 0;
@@ -965,6 +956,8 @@ zero_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     PyBuffer_Release(&hd);
     PyBuffer_Release(&tot);
     PyBuffer_Release(&ins);
+    if (!valid)
+        return PyErr_Format(PyExc_ValueError, "invalid zero gap state");
     Py_RETURN_NONE;
 }
 

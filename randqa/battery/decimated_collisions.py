@@ -152,7 +152,6 @@ class Head:
         self.kept += len(kept)
 
 
-
 class DecimatedCollisions(WholeBlockTest):
     name = "decimated_collisions"
     parameter_ranges: ClassVar[dict[str, Range]] = {

@@ -324,27 +324,21 @@ lcg128_seed(lcg128_state *s, uint64_t seed_hi, uint64_t seed_lo)
     lcg128_step(s);
 }
 
-static void
-lcg128_top64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    lcg128_state s = g->st.lcg128;
-    for (size_t k = 0; k < n; k++) {
-        lcg128_step(&s);
-        store_le64(out + 8 * k, s.hi);
+/* NAME: the top WORD bytes of each new state, STORE(out, state) */
+#define LCG128_FILL(NAME, WORD, STORE)                                  \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)    \
+    {                                                                   \
+        lcg128_state s = g->st.lcg128;                                  \
+        for (size_t k = 0; k < n; k++) {                                \
+            lcg128_step(&s);                                            \
+            STORE(out + (WORD) * k, s.hi);                              \
+        }                                                               \
+        g->st.lcg128 = s;                                               \
     }
-    g->st.lcg128 = s;
-}
 
-static void
-lcg128_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    lcg128_state s = g->st.lcg128;
-    for (size_t k = 0; k < n; k++) {
-        lcg128_step(&s);
-        store_le32(out + 4 * k, (uint32_t)(s.hi >> 32));
-    }
-    g->st.lcg128 = s;
-}
+static inline void store_top32(uint8_t *p, uint64_t v) { store_le32(p, (uint32_t)(v >> 32)); }
+LCG128_FILL(lcg128_top64_fill, 8, store_le64)
+LCG128_FILL(lcg128_top32_fill, 4, store_top32)
 
 /* Additive lagged Fibonacci LFib(19937, 9842, +) mod 2^64: X_n = X_{n-19937}
  * + X_{n-9842} (Brent, "Uniform random number generators for supercomputers",
@@ -364,37 +358,25 @@ lfib_refresh(uint64_t *x)
         x[i] += x[i - LFIB_S];
 }
 
-static void
-lfib_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint64_t *x = g->st.lfib.x;
-    unsigned pos = g->st.lfib.pos;
-    for (size_t k = 0; k < n; k++) {
-        if (pos == LFIB_R) {
-            lfib_refresh(x);
-            pos = 0;
-        }
-        store_le64(out + 8 * k, x[pos++]);
+/* NAME: each value (WORD = 8) or its top 32 bits (WORD = 4, SmokeRand's
+ * lfib_par: the lowest bit output is bit 32, which carries make non-linear) */
+#define LFIB_FILL(NAME, WORD, STORE)                                    \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)    \
+    {                                                                   \
+        uint64_t *x = g->st.lfib.x;                                     \
+        unsigned pos = g->st.lfib.pos;                                  \
+        for (size_t k = 0; k < n; k++) {                                \
+            if (pos == LFIB_R) {                                        \
+                lfib_refresh(x);                                        \
+                pos = 0;                                                \
+            }                                                           \
+            STORE(out + (WORD) * k, x[pos++]);                          \
+        }                                                               \
+        g->st.lfib.pos = pos;                                           \
     }
-    g->st.lfib.pos = pos;
-}
 
-/* the same, outputting each value's top 32 bits as 4 LE bytes (SmokeRand's
- * lfib_par): its lowest output bit is bit 32, which carries make non-linear */
-static void
-lfib_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint64_t *x = g->st.lfib.x;
-    unsigned pos = g->st.lfib.pos;
-    for (size_t k = 0; k < n; k++) {
-        if (pos == LFIB_R) {
-            lfib_refresh(x);
-            pos = 0;
-        }
-        store_le32(out + 4 * k, (uint32_t)(x[pos++] >> 32));
-    }
-    g->st.lfib.pos = pos;
-}
+LFIB_FILL(lfib_fill, 8, store_le64)
+LFIB_FILL(lfib_top32_fill, 4, store_top32)
 
 /* SplitMix64's algorithm on a B-bit state (16 <= B <= 64): the counter
  * x += gamma and the mix z ^= z >> s1, z *= m1, z ^= z >> s2, z *= m2,
