@@ -24,8 +24,8 @@ to 16 TiB (it fails at 14.9 TiB).  Measured here:
   work on its segments), against ``randqa generate splitmix64`` to
   /dev/null (the generator alone) in the same run;
 - c, what merging one 1 GiB segment's state costs the process that
-  merges, with 2^26 values already in its set (2^28 at the end of the
-  real run: two more levels of runs to search);
+  merges, with 2^28 values already in its set, as at the end of the real
+  run (the set takes 2.7 GiB here);
 - r, what a segment costs a 2-worker run besides its test, every process
   together: the CPU time of SIZE cut into 1 GiB and into 64 MiB segments,
   over the difference in their number of segments (as bench_scaling.py).
@@ -161,10 +161,10 @@ def main() -> None:
         segments[segment] = (size // parse_size(segment), cpu)
     (n_long, cpu_long), (n_short, cpu_short) = segments["1G"], segments["64M"]
     r = max(0.0, (cpu_short - cpu_long) / (n_short - n_long))
-    c = merge_cost(1 << 26)
+    c = merge_cost(1 << 28)
     t = (1 << 30) / rate
     print(f"  per 1 GiB segment: T = {t:.2f} s of test, r = {1000 * r:.1f} ms besides it (2 workers, "
-          f"{n_short} against {n_long} segments), c = {1000 * c:.1f} ms to merge it (2^26 values held)")
+          f"{n_short} against {n_long} segments), c = {1000 * c:.1f} ms to merge it (2^28 values held)")
 
     total = 16 << 40
     one_core = total / rate

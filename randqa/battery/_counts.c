@@ -961,6 +961,68 @@ zero_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------
+ * set_insert(table, fill, values) -> repeats: a set of 64-bit values in an
+ * open-addressing table (uint64, any length of at least 8; 0 marks an empty
+ * slot) with linear probing from (v * a) scaled to the table's length.
+ * fill (int64[2]) carries the values stored and whether 0 is in the set
+ * (kept outside the table).  Each of values (uint64) is inserted; the
+ * return value counts those already present.  The table is never filled
+ * past three quarters: ValueError before the values that would, with
+ * nothing inserted. */
+static PyObject *
+set_insert(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer tb, fl, in;
+    PyObject *tb_obj, *fl_obj;
+    if (!PyArg_ParseTuple(args, "OOy*", &tb_obj, &fl_obj, &in))
+        return NULL;
+    if (in.len % 8)
+        return reject_parameters(&in, "values must be 64-bit words");
+    if (get_int64_out_or_release(tb_obj, &tb, -1, "table", &in) < 0)
+        return NULL;
+    if (get_int64_out_or_release(fl_obj, &fl, 2, "fill", &in) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    uint64_t *table = (uint64_t *)tb.buf;
+    int64_t *fill = (int64_t *)fl.buf;
+    uint64_t slots = (uint64_t)(tb.len / 8);
+    Py_ssize_t n = in.len / 8;
+    int fits = slots >= 8 && fill[0] >= 0 && (uint64_t)fill[0] + (uint64_t)n <= slots / 4 * 3;
+    int64_t repeats = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const uint8_t *p = (const uint8_t *)in.buf;
+    for (Py_ssize_t i = 0; fits && i < n; i++) {
+        uint64_t v;
+        memcpy(&v, p + 8 * i, 8);
+        if (v == 0) {
+            repeats += fill[1];
+            fill[0] += !fill[1];
+            fill[1] = 1;
+            continue;
+        }
+        /* (v * a) mod 2^64 scaled to [0, slots): the high word of its product with slots */
+        uint64_t at;
+        mul_64x64(v * 0x9E3779B97F4A7C15ull, slots, &at);
+        while (table[at] != 0 && table[at] != v)
+            at = at + 1 == slots ? 0 : at + 1;
+        if (table[at] == v)
+            repeats++;
+        else {
+            table[at] = v;
+            fill[0]++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&fl);
+    PyBuffer_Release(&in);
+    if (!fits)
+        return PyErr_Format(PyExc_ValueError, "the set would be more than three quarters full");
+    return PyLong_FromLongLong(repeats);
+}
+
 static PyMethodDef methods[] = {
     {"byte_histogram", byte_histogram, METH_VARARGS, "Add byte-value counts of data into an int64[256] array."},
     {"word16_histogram", word16_histogram, METH_VARARGS, "Add little-endian 16-bit word counts into an int64[65536] array."},
@@ -973,6 +1035,7 @@ static PyMethodDef methods[] = {
     {"digraph_scan", digraph_scan, METH_VARARGS, "Counts of overlapping byte pairs, optionally by position class."},
     {"bit_pattern_scan", bit_pattern_scan, METH_VARARGS, "Counts of overlapping m-bit patterns."},
     {"hamming_tuple_scan", hamming_tuple_scan, METH_VARARGS, "Counts of overlapping tuples of Hamming-weight letters."},
+    {"set_insert", set_insert, METH_VARARGS, "Insert 64-bit values into an open-addressing set; return how many were there."},
     {"zero_gap_scan", zero_gap_scan, METH_VARARGS, "Distances of 16-bit words to the latest zero word, and whether their value occurred since."},
     {NULL, NULL, 0, NULL},
 };
