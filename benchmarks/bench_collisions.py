@@ -27,8 +27,9 @@ to 16 TiB (it fails at 14.9 TiB).  Measured here:
   merges, with 2^28 values already in its set, as at the end of the real
   run (the set takes 2.7 GiB here);
 - r, what a segment costs a 2-worker run besides its test, every process
-  together: the CPU time of SIZE cut into 1 GiB and into 64 MiB segments,
-  over the difference in their number of segments (as bench_scaling.py).
+  together: the CPU time of SIZE cut into 1 GiB and into 16 MiB segments
+  (the less of two runs each), over the difference in their number of
+  segments (as bench_scaling.py).
 
 With T = 1 GiB / R, P workers take 16 TiB / (P R) / E(P), where
 E(P) = T / (T + r) min(1, (T + r) / (P c)) (README, "Scaling").
@@ -155,11 +156,11 @@ def main() -> None:
     print(f"  randqa test --suite collisions64: {rate / 1e6:6.0f} MB per CPU second "
           f"({gen_cpu / test_cpu:.2f}x the generator alone)")
     segments = {}
-    for segment in ("1G", "64M"):
-        _, wall, cpu = randqa("test", "splitmix64", "--seed", "1", "-n", str(size), "--suite", "collisions64",
-                              "--jobs", "2", "--segment", segment, "--json", "-", "--no-progress")
+    for segment in ("1G", "16M"):
+        cpu = min(randqa("test", "splitmix64", "--seed", "1", "-n", str(size), "--suite", "collisions64", "--jobs", "2",
+                         "--segment", segment, "--json", "-", "--no-progress")[2] for _ in range(2))
         segments[segment] = (size // parse_size(segment), cpu)
-    (n_long, cpu_long), (n_short, cpu_short) = segments["1G"], segments["64M"]
+    (n_long, cpu_long), (n_short, cpu_short) = segments["1G"], segments["16M"]
     r = max(0.0, (cpu_short - cpu_long) / (n_short - n_long))
     c = merge_cost(1 << 28)
     t = (1 << 30) / rate
