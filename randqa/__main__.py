@@ -1,3 +1,3 @@
-from randqa.cli import main
+from randqa._entry import main
 
 main()

@@ -451,6 +451,7 @@ _TEST_DEFAULTS: dict[str, Any] = {
     "n": None, "seed": None, "suite": "standard", "tests": None, "format": "bytes", "word_bits": None,
     "low_bits": None, "sequences": None, "progressive": False, "min": None, "max": None, "keep_going": False,
     "seed_sweep": None, "positions": 256, "json": None, "html": None, "jobs": 1, "progress": False, "name": None,
+    "streams": None, "stream_seeds": None, "interleave": None,
 }
 
 
@@ -459,7 +460,8 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
          low_bits: int | None = None, sequences: int | None = None, progressive: bool = False,
          min: Size | None = None, max: Size | None = None, keep_going: bool = False,
          seed_sweep: int | None = None, positions: int = 256, json: PathLike | None = None,
-         html: PathLike | None = None, jobs: int = 1, progress: bool = False, name: str | None = None) -> Result:
+         html: PathLike | None = None, jobs: int = 1, progress: bool = False, name: str | None = None,
+         streams: int | None = None, stream_seeds: str | None = None, interleave: Size | None = None) -> Result:
     """Test a source of random bytes with a suite, as ``randqa test`` does.
 
     Parameters
@@ -477,7 +479,10 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
         - a binary file object (read to its end, not closed);
         - an iterable of byte chunks (bytes-like or uint8 arrays);
         - a callable ``f(k)`` returning up to ``k`` bytes (``os.urandom``),
-          which is read like a generator.
+          which is read like a generator;
+        - a list of two or more BitGenerator instances: streams, tested
+          interleaved every ``interleave`` bytes (default: their word size),
+          each alone and each pair's XOR, as ``streams`` does.
     n : int or str, optional
         How much to test (``-n``): a whole number or a string with a binary
         suffix (``"64K"``, ``"16M"``, ``"2G"``); bits with ``format="bits"``.
@@ -519,6 +524,15 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     name : str, optional
         The source's name in reports (default: the generator's name, the
         path, or the Python type).
+    streams : int, optional
+        Test this many streams of a generator name (``--streams``): their
+        interleaved stream, each stream alone and each pair's XOR.
+    stream_seeds : str, optional
+        How the streams are seeded (``--stream-seeds``): ``"consecutive"``,
+        ``"spaced:D"``, ``"bitflip"``, ``"jump"``, ``"spawn"`` or
+        ``"module:attr"`` naming ``f(seed, k)`` that returns the K BitGenerators.
+    interleave : int or str, optional
+        Bytes of one stream before the next's (default: the generator's word size).
 
     Returns
     -------
@@ -548,6 +562,9 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     <Verdict.FAIL: 'fail'>
     >>> randqa.test("lfsr113", seed=1, progressive=True, max="64K").first_failure_bytes
     1024
+    >>> r = randqa.test([np.random.PCG64(1), np.random.PCG64(1)], "256K", suite="quick")
+    >>> r.name, r["frequency[streams 0 xor 1]"].verdict
+    ('pcg64[2 streams, given]', <Verdict.FAIL: 'fail'>)
     >>> randqa.test("pcg64", "1Q")
     Traceback (most recent call last):
     ...
@@ -558,14 +575,20 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "format": format, "word_bits": word_bits,
             "low_bits": low_bits, "sequences": sequences, "progressive": progressive, "min": min, "max": max,
             "keep_going": keep_going, "seed_sweep": seed_sweep, "positions": positions, "json": json,
-            "html": html, "jobs": jobs, "progress": progress, "name": name}
+            "html": html, "jobs": jobs, "progress": progress, "name": name, "streams": streams,
+            "stream_seeds": stream_seeds, "interleave": interleave}
+    given = _bitgenerator_list(source)
+    if given and (streams is not None or stream_seeds is not None):
+        raise ValueError("a list of BitGenerators is its own streams: give no streams or stream_seeds")
     options = TestOptions(
         size=_size(n, "n"), seed=_whole(seed, "seed"), suite=_text(suite, "suite"), tests=_test_names(tests),
         fmt=_text(format, "format"), word_bits=_whole(word_bits, "word_bits"), low_bits=_whole(low_bits, "low_bits"),
         sequences=_whole(sequences, "sequences"), progressive=_flag(progressive, "progressive"),
         min_size=_size(min, "min") or DEFAULT_PROGRESSIVE_MIN, max_size=_size(max, "max"), keep_going=_flag(keep_going, "keep_going"),
         seed_sweep=_whole(seed_sweep, "seed_sweep"), positions=_whole(positions, "positions") or 0,
-        jobs=_whole(jobs, "jobs") or 0)
+        jobs=_whole(jobs, "jobs") or 0, streams=_whole(streams, "streams"),
+        stream_seeds=None if stream_seeds is None else _text(stream_seeds, "stream_seeds"),
+        interleave=None if given else _size(interleave, "interleave"))
     json_path, html_path = _path(json, "json"), _path(html, "html")
     show = _flag(progress, "progress")
     label = None if name is None else _text(name, "name")
@@ -575,7 +598,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
         if options.seed_sweep is not None:
             result = _sweep(plan, source, show)
         else:
-            with _open_source(plan, source, label) as opened:
+            with _open_source(plan, source, label, _size(interleave, "interleave") if given else None) as opened:
                 with _progress_bar(show, plan.progress_total(opened)) as bar:
                     result = plan.run(opened, bar)
     if label is not None and options.seed_sweep is not None:
@@ -590,13 +613,30 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
 test.__test__ = False  # type: ignore[attr-defined]  # `from randqa import test` in a test module is no test
 
 
-def _open_source(plan: TestPlan, source: object, name: str | None) -> Source:
-    """A Source for what ``randqa.test`` was given, folded as the plan says."""
+def _bitgenerator_list(source: object) -> bool:
+    """Whether ``source`` is a list of BitGenerators (streams); TypeError for a list that mixes them with chunks."""
+    from randqa.sources.python_objects import is_bitgenerator
+
+    if not isinstance(source, (list, tuple)) or not any(is_bitgenerator(item) for item in source):
+        return False
+    if not all(is_bitgenerator(item) for item in source):
+        raise TypeError("a list of streams must hold BitGenerator instances only")
+    if len(source) < 2:
+        raise ValueError("streams: a list of BitGenerators needs at least two")
+    return True
+
+
+def _open_source(plan: TestPlan, source: object, name: str | None, interleave: int | None = None) -> Source:
+    """A Source for what ``randqa.test`` was given, folded as the plan says;
+    a list of BitGenerators interleaved every ``interleave`` bytes."""
     from randqa.sources.python_objects import python_object_source
     from randqa.sources.streams import BitTextStream
 
     options = plan.options
-    if isinstance(source, (str, os.PathLike)):
+    if _bitgenerator_list(source):
+        assert isinstance(source, (list, tuple))
+        opened = _given_streams(plan, source, interleave)
+    elif isinstance(source, (str, os.PathLike)):
         spec = _path(source, "source")
         assert spec is not None
         opened = plan.open(spec)
@@ -618,6 +658,21 @@ def _open_source(plan: TestPlan, source: object, name: str | None) -> Source:
     if name is not None:
         opened.name = name if not options.word_bits else f"{name}[low{options.low_bits}/{options.word_bits}]"
     return opened
+
+
+def _given_streams(plan: TestPlan, bitgens: Sequence[Any], interleave: int | None) -> Source:
+    """BitGenerator instances as streams, from their current states."""
+    from randqa.engine.plan import check_stream_values
+    from randqa.sources.multistream import given_streams
+    from randqa.sources.python_objects import bitgenerator_instance_source, is_bitgenerator
+
+    o = plan.options
+    if o.seed is not None or o.word_bits or o.fmt != "bytes" or o.sequences:
+        raise UsageError("streams of BitGenerator instances take no seed, word_bits, format or sequences")
+    check_stream_values(len(bitgens), interleave)
+    members = [bitgenerator_instance_source(b.bit_generator if isinstance(b, np.random.Generator) else b)
+               for b in bitgens if is_bitgenerator(b)]
+    return given_streams(members, interleave)
 
 
 def _sweep(plan: TestPlan, source: object, show: bool) -> RunResult:
@@ -644,7 +699,8 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
             suite: str = "standard", tests: str | Sequence[str] | None = None, progressive: bool = True,
             min: Size | None = None, max: Size | None = None, keep_going: bool = False, speed_repeats: int = 5,
             json: PathLike | None = None, html: PathLike | None = None, jobs: int | None = None,
-            progress: bool = False, predict: bool = True) -> Comparison:
+            progress: bool = False, predict: bool = True, preset: str | None = None, streams: int | None = None,
+            stream_seeds: str | Sequence[str] | None = None, interleave: Size | None = None) -> Comparison:
     """Compare generators: speed as applications call them next to test quality,
     as ``randqa compare`` does.
 
@@ -652,8 +708,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     ----------
     sources : list of str or os.PathLike, optional
         Generator names (``randqa list``), ``module:attr`` specs, paths or
-        ``"-"`` (stdin, once).  Default: nmap's contenders, the Linux pair,
-        pcg64 and chacha.
+        ``"-"`` (stdin, once).  Default: the ``preset``'s.
     n : int or str, optional
         Bytes tested per source (``"64M"``); default 2 GiB of a generator, all of a file.
     seed : int, optional
@@ -680,6 +735,18 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     predict : bool, default True
         Also run randqa's predictors on each source: the bytes from which
         its continuation was predicted exactly (``predictable_from_bytes``).
+    preset : {"nmap", "runtimes"}, optional
+        Without sources: "nmap" (the default) compares nmap's contenders, the
+        Linux pair, pcg64 and chacha; "runtimes" each language runtime's
+        default generator and urandom, to 256 MiB unless ``n`` or ``max``
+        says otherwise.
+    streams : int, optional
+        Compare each generator's ``streams`` streams instead, once per
+        scheme of ``stream_seeds`` (see :func:`test`).
+    stream_seeds : str or list of str, optional
+        The seeding schemes to compare side by side.
+    interleave : int or str, optional
+        Bytes of one stream before the next's (default: the generator's word size).
 
     Returns
     -------
@@ -718,11 +785,16 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         specs.append(spec)
     call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "progressive": progressive, "min": min,
             "max": max, "keep_going": keep_going, "speed_repeats": speed_repeats, "json": json, "html": html,
-            "jobs": jobs, "progress": progress, "predict": predict}
+            "jobs": jobs, "progress": progress, "predict": predict, "preset": preset, "streams": streams,
+            "stream_seeds": stream_seeds, "interleave": interleave}
     defaults = {"n": None, "seed": None, "suite": "standard", "tests": None, "progressive": True, "min": None,
                 "max": None, "keep_going": False, "speed_repeats": 5, "json": None, "html": None, "jobs": None,
-                "progress": False, "predict": True}
+                "progress": False, "predict": True, "preset": None, "streams": None, "stream_seeds": None,
+                "interleave": None}
+    schemes = () if stream_seeds is None else (_text(stream_seeds, "stream_seeds"),) if isinstance(
+        stream_seeds, str) else tuple(_text(s, "stream_seeds") for s in stream_seeds)
     size, min_size, max_size = _size(n, "n"), _size(min, "min"), _size(max, "max")
+    preset_name = None if preset is None else _text(preset, "preset")
     flags = (_flag(progressive, "progressive"), _flag(keep_going, "keep_going"), _flag(progress, "progress"),
              _flag(predict, "predict"))
     threads = _whole(jobs, "jobs")
@@ -730,15 +802,18 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     seed_value, repeats = _whole(seed, "seed"), _whole(speed_repeats, "speed_repeats")
     json_path, html_path = _path(json, "json"), _path(html, "html")
     with _python_errors():
+        chosen, size = comparing.preset_plan(specs, preset_name, size, max_size)
         options = plan_compare(suite=_text(suite, "suite"), tests=_test_names(tests), size=size, seed=seed_value,
                                progressive=flags[0], min_size=min_size, max_size=max_size, keep_going=flags[1],
                                speed_repeats=repeats, jobs=threads, predict=flags[3],
-                               outputs={"--json": json_path, "--html": html_path}, inputs=tuple(specs))
+                               outputs={"--json": json_path, "--html": html_path}, inputs=tuple(specs),
+                               streams=_whole(streams, "streams"), stream_seeds=schemes,
+                               interleave=_size(interleave, "interleave"))
 
         def bar(label: str, total: int | None) -> Any:
             return _progress_bar(flags[2], total, desc=label)
 
-        document = comparing.run_comparison(specs or list(comparing.DEFAULT_SOURCES), options,
+        document = comparing.run_comparison(chosen, options,
                                             _call_text("compare", specs, call, defaults), _environment(),
                                             progress=bar)
     if not document["runs"]:

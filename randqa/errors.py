@@ -8,6 +8,13 @@ after the partial results were written, 141 stdout closed.
 """
 
 
+def one_line(value: object, limit: int = 200) -> str:
+    """``str(value)`` on one line, shortened to ``limit`` characters (an
+    exception's message inside randqa's own one-line errors)."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 class RandqaError(Exception):
     """A problem with what the user asked for or gave us (exit code 2)."""
 

@@ -12,11 +12,16 @@ rename acts on the directory entry.  A target that exists and is not a
 regular file (/dev/null, /dev/stdout, a pipe such as bash's ``>(jq .)``) is
 written in place: renaming over it would replace the device or the pipe
 itself (as root, /dev/null would become a file).
+
+The file gets the permissions the user's umask gives a new file (0666 &
+~umask), or keeps those of the regular file it replaces: a private
+stream's results stay as private as the user made them.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 import tempfile
 
@@ -47,7 +52,7 @@ def write_atomically(path: str, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(temporary, 0o644)
+        os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         try:
@@ -56,6 +61,33 @@ def write_atomically(path: str, data: bytes) -> None:
             pass
         raise
     _sync_folder(folder)
+
+
+def _mode_for(path: str) -> int:
+    """The permissions of the regular file at ``path`` (not through a
+    symlink, which is replaced), else what the umask gives a new file."""
+    try:
+        status = os.lstat(path)
+    except OSError:
+        status = None
+    if status is not None and stat.S_ISREG(status.st_mode):
+        return stat.S_IMODE(status.st_mode)
+    return 0o666 & ~current_umask()
+
+
+def current_umask() -> int:
+    """This process's umask, read without changing it (Linux's
+    /proc/self/status; elsewhere set and restored at once)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _sync_folder(folder: str) -> None:
@@ -108,6 +140,12 @@ def check_output_paths(outputs: dict[str, str | None], inputs: tuple[str, ...] =
         for name in inputs:
             if name != "-" and os.path.exists(name) and os.path.realpath(name) == key:
                 raise UsageError(f"{option} {path}: is also an input; write the output elsewhere")
+
+
+def shown_path(path: str) -> str:
+    """A path as a shell would take it back, on one line: a name from a file
+    (a checkpoint) may hold control characters, shown escaped, never sent."""
+    return shlex.quote(path) if path.isprintable() else repr(path)
 
 
 def _probe_folder(option: str, path: str, folder: str) -> None:

@@ -197,6 +197,19 @@ def _poisson_tail(k: int, mean: float, *, upper: bool) -> float:
     return min(max(float((special.pdtrc if upper else special.pdtr)(float(k), mean)), 0.0), 1.0)
 
 
+def binomial_tails(counts: Any, trials: Any, p: float) -> tuple[Any, Any]:
+    """(P(X >= count), P(X <= count)) for X binomial with ``trials`` and
+    success probability ``p``, elementwise over arrays of counts <= trials."""
+    import numpy as np
+    from scipy import special
+
+    # the regularized incomplete beta function, as scipy.stats.binom computes the tails
+    counts, trials = np.asarray(counts), np.asarray(trials)
+    upper = np.where(counts > 0, special.betainc(np.maximum(counts, 1), trials - counts + 1, p), 1.0)
+    lower = np.where(counts < trials, special.betainc(np.maximum(trials - counts, 1), counts + 1, 1.0 - p), 1.0)
+    return upper, lower
+
+
 def smallest_of(p_min: float, looks: int) -> float:
     """P(the smallest of ``looks`` independent p-values is <= p_min):
     1 - (1 - p_min)^looks (Sidak), computed stably when p_min is tiny."""

@@ -59,6 +59,26 @@ def assert_report_refuses(tmp_path, capsys, content: bytes, problem: str):
     return path
 
 
+def rewrite_checkpoint(path: str, change, digest: bool = True) -> None:
+    """Apply ``change(meta, arrays)`` to the checkpoint at ``path``; with
+    ``digest``, as a forger would, make its digest again, so that only the
+    reader's other checks stand in the way."""
+    import io
+
+    from randqa.engine.checkpoint import state_digest
+
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    meta = json.loads(arrays.pop("meta").tobytes())
+    change(meta, arrays)
+    if digest:
+        meta["digest"] = state_digest(meta, arrays)
+    buffer = io.BytesIO()
+    np.savez(buffer, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
+    with open(path, "wb") as f:
+        f.write(buffer.getvalue())
+
+
 def run_cli_inprocess(capsys, *args: str) -> tuple[int, str, str]:
     """run_main, with what it printed: (exit code, stdout, stderr)."""
     code = run_main(*args)

@@ -9,13 +9,17 @@ map, or many states stepped together), so no Python loop runs per output;
 the endless ``*_blocks`` generators yield blocks of bytes, so a test reads
 only what it needs.
 
-- PCG64: numpy's own.
+- PCG64: numpy's own; pairs of PCG64 (or PCG64DXSM) streams that share
+  their increment and the low bits of their state (numpy's
+  "upgrading-pcg64" note), as a ``--stream-seeds module:attr`` scheme.
 - LCGs: any modulus in Python integers; power-of-two moduli vectorised
   (RANDU, MSVC rand(), MMIX and relatives); MINSTD; java.util.Random (the
   JDK's documentation of Random: setSeed scrambles (seed ^ 0x5DEECE66D)
   mod 2^48, next(32) steps x = 0x5DEECE66D x + 0xB mod 2^48 and returns
   (int)(x >>> 16); nextBytes writes each nextInt() least significant byte
   first); Knuth's MMIX (TAOCP vol. 2, 3rd ed., 3.3.4), its high 32 bits.
+- V8's Math.random() (xorshift128 behind a 64-double cache), and the
+  runtimes' packing of b-bit values.
 - glibc rand() (TYPE_3 additive feedback) after srand().
 - GF(2)-linear: xorshift32 and xorshift128 (Marsaglia 2003), L'Ecuyer's
   LFSR113 (four Tausworthe components, as Linux's prandom), bit-serial
@@ -46,6 +50,25 @@ def pcg64_bytes(n: int, seed: int) -> bytes:
 def pcg64_array(n: int, seed: int) -> np.ndarray:
     """pcg64_bytes as a uint8 array."""
     return np.frombuffer(pcg64_bytes(n, seed), dtype=np.uint8)
+
+
+def pcg_pair(cls: type, seed: int, shared_low_bits: int) -> list:
+    """Two ``cls`` (numpy PCG64 or PCG64DXSM) streams with one increment whose
+    states are 2^shared_low_bits apart: Class(seed) and a copy of it with
+    2^shared_low_bits added to its 128-bit state.  An LCG step multiplies the
+    difference by the odd multiplier, so the states keep sharing their low
+    ``shared_low_bits`` bits forever."""
+    first, second = cls(seed), cls(seed)
+    state = first.state
+    state["state"] = dict(state["state"], state=(state["state"]["state"] + (1 << shared_low_bits)) % (1 << 128))
+    second.state = state
+    return [first, second]
+
+
+def pcg64_sharing_63_bits(seed: int, k: int) -> list:
+    """``--stream-seeds reference_generators:pcg64_sharing_63_bits``: the pair of pcg_pair(PCG64, seed, 63)."""
+    assert k == 2, "a pair"
+    return pcg_pair(np.random.PCG64, seed, 63)
 
 
 # --------------------------------------------------------------------------
@@ -197,6 +220,48 @@ def lagged_fibonacci_19937(seed: int, count: int) -> list[int]:
     for _ in range(count):
         x.append((x[-19937] + x[-9842]) & M64)
     return x[19937:]
+
+
+# --------------------------------------------------------------------------
+# V8's Math.random()
+
+
+def _fmix64(h: int) -> int:
+    h ^= h >> 33
+    h = (h * 0xFF51AFD7ED558CCD) & M64
+    h ^= h >> 33
+    h = (h * 0xC4CEB9FE1A85EC53) & M64
+    return h ^ (h >> 33)
+
+
+def v8_math_random_values(seed: int, count: int) -> list[int]:
+    """``count`` Math.random() * 2^52 of ``node --random-seed=seed`` (V8 11.3:
+    state0 = MurmurHash3's fmix64(seed), state1 = fmix64(~seed); each refill
+    runs 64 xorshift128 steps into a cache read from its end; a double is
+    state0 >> 12 over 2^52)."""
+    s0, s1 = _fmix64(seed & M64), _fmix64(~seed & M64)
+    out: list[int] = []
+    while len(out) < count:
+        cache = []
+        for _ in range(64):
+            x, y = s0, s1
+            s0 = y
+            x ^= (x << 23) & M64
+            x ^= x >> 17
+            x ^= y
+            x ^= y >> 26
+            s1 = x
+            cache.append(s0 >> 12)
+        out.extend(reversed(cache))
+    return out[:count]
+
+
+def packed_values(values: list[int], bits: int) -> bytes:
+    """Values of ``bits`` bits packed least significant bit first, as the
+    runtime backends write them (a last partial byte padded with zeros)."""
+    words = np.array(values, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    stream = np.unpackbits(words, axis=1, bitorder="little")[:, :bits].ravel()
+    return np.packbits(stream, bitorder="little").tobytes()
 
 
 # --------------------------------------------------------------------------

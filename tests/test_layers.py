@@ -2,7 +2,7 @@
 
 The layers, lowest first (README, "Layout"):
 
-- basics: results, errors, sizes, folding, files, the version;
+- basics: results, errors, sizes, folding, interleaving, files, the version;
 - sources: where bytes come from;
 - battery: the tests and the suite loader, which never see a source;
 - engine: streams sources through the battery (also speed and predict);
@@ -30,6 +30,7 @@ LAYER_OF = {
     "randqa.errors": "basics",
     "randqa.sizes": "basics",
     "randqa.folding": "basics",
+    "randqa.interleaving": "basics",
     "randqa.files": "basics",
     "randqa.results": "basics",
     "randqa.sources": "sources",

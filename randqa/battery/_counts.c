@@ -4,7 +4,8 @@
  * overlapping_serial, fluhrer_mcgrew), bit counts (frequency, runs), lag
  * products (serial_correlation), the byte statistics that frequency, runs,
  * chi_square and serial_correlation share, gaps (gap), overlapping bit
- * patterns (overlapping_serial) and Hamming-weight tuples (bcfn).
+ * patterns (overlapping_serial), Hamming-weight tuples (bcfn) and the
+ * repeats of the low 16 bits of words at each lag (lagged_repeats).
  *
  * Every function reads a contiguous bytes-like object through the buffer
  * protocol and either returns Python ints or adds into caller-owned int64
@@ -1023,6 +1024,100 @@ set_insert(PyObject *Py_UNUSED(self), PyObject *args)
     return PyLong_FromLongLong(repeats);
 }
 
+/* ------------------------------------------------------------------------
+ * lagged_repeat_scan(history, words, word_bytes, max_lag, cross_only, counts)
+ *
+ * Both buffers hold little-endian words of word_bytes (2, 4 or 8) bytes,
+ * `words` continuing `history` (the stream's last words before it, at most
+ * max_lag of them); x_i is the low 16 bits of word i.  For every pair
+ * i < j, j in `words`, with x_i == x_j and d = j - i <= max_lag,
+ * counts[d] += 1; with cross_only, only the pairs whose i lies in
+ * `history` (the pairs a merge joins).  The earlier words equal to x_j are
+ * reached through a chain: last[v] is the latest position of v, prev[] (a
+ * ring of the last 2^k >= max_lag + 1 positions) the one before each.  A
+ * walk stops after MAX_REPEATS_WALKED: a word that equals that many of its
+ * max_lag predecessors adds 1 to counts[0] instead (for random words that
+ * is impossible in practice: Poisson(max_lag / 65536 <= 1) >= 64 has
+ * probability below 1e-88), so a constant stream cannot cost max_lag steps
+ * per word; with cross_only, only where the stop falls in `history`, the
+ * walks having reached it through the same words of `words` as the part's
+ * own scan did.
+ * ---------------------------------------------------------------------- */
+#define MAX_REPEATS_WALKED 64
+#define MAX_REPEAT_LAG 65536
+
+static PyObject *
+lagged_repeat_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer hist, in, out;
+    PyObject *out_obj;
+    int word_bytes, cross_only;
+    long long max_lag;
+    if (!PyArg_ParseTuple(args, "y*y*iLpO", &hist, &in, &word_bytes, &max_lag, &cross_only, &out_obj))
+        return NULL;
+    if ((word_bytes != 2 && word_bytes != 4 && word_bytes != 8) || max_lag < 1 || max_lag > MAX_REPEAT_LAG ||
+        hist.len % word_bytes || in.len % word_bytes || hist.len / word_bytes > max_lag ||
+        in.len / word_bytes > INT32_MAX - MAX_REPEAT_LAG) {
+        PyBuffer_Release(&hist);
+        return reject_parameters(&in, "invalid lagged repeat scan parameters");
+    }
+    if (get_int64_out(out_obj, &out, max_lag + 1, "counts") < 0) {
+        PyBuffer_Release(&hist);
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    int32_t h = (int32_t)(hist.len / word_bytes), n = (int32_t)(in.len / word_bytes);
+    uint32_t ring = 1;
+    while (ring < (uint32_t)max_lag + 1)
+        ring <<= 1;
+    int32_t *last = malloc(65536 * sizeof(int32_t));
+    int32_t *prev = malloc(ring * sizeof(int32_t));
+    if (!last || !prev) {
+        free(last);
+        free(prev);
+        PyBuffer_Release(&hist);
+        PyBuffer_Release(&in);
+        PyBuffer_Release(&out);
+        return PyErr_NoMemory();
+    }
+    const uint8_t *hp = (const uint8_t *)hist.buf, *p = (const uint8_t *)in.buf;
+    int64_t *counts = (int64_t *)out.buf;
+    int32_t lag = (int32_t)max_lag;
+    Py_BEGIN_ALLOW_THREADS
+    for (int v = 0; v < 65536; v++)
+        last[v] = -1;
+    for (int32_t k = 0; k < h; k++) { /* the history only places its words */
+        unsigned v = (unsigned)hp[(size_t)k * word_bytes] | (unsigned)hp[(size_t)k * word_bytes + 1] << 8;
+        prev[(uint32_t)k & (ring - 1)] = last[v];
+        last[v] = k;
+    }
+    for (int32_t k = h; k < h + n; k++) {
+        const uint8_t *w = p + (size_t)(k - h) * word_bytes;
+        unsigned v = (unsigned)w[0] | (unsigned)w[1] << 8;
+        int32_t q = last[v];
+        prev[(uint32_t)k & (ring - 1)] = q;
+        last[v] = k;
+        int walked = 0;
+        while (q >= 0 && k - q <= lag) {
+            if (++walked > MAX_REPEATS_WALKED) {
+                if (!cross_only || q < h)
+                    counts[0]++;
+                break;
+            }
+            if (!cross_only || q < h)
+                counts[k - q]++;
+            q = prev[(uint32_t)q & (ring - 1)];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(last);
+    free(prev);
+    PyBuffer_Release(&hist);
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"byte_histogram", byte_histogram, METH_VARARGS, "Add byte-value counts of data into an int64[256] array."},
     {"word16_histogram", word16_histogram, METH_VARARGS, "Add little-endian 16-bit word counts into an int64[65536] array."},
@@ -1037,6 +1132,7 @@ static PyMethodDef methods[] = {
     {"hamming_tuple_scan", hamming_tuple_scan, METH_VARARGS, "Counts of overlapping tuples of Hamming-weight letters."},
     {"set_insert", set_insert, METH_VARARGS, "Insert 64-bit values into an open-addressing set; return how many were there."},
     {"zero_gap_scan", zero_gap_scan, METH_VARARGS, "Distances of 16-bit words to the latest zero word, and whether their value occurred since."},
+    {"lagged_repeat_scan", lagged_repeat_scan, METH_VARARGS, "Counts of words whose low 16 bits are equal, at each lag up to max_lag."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -21,10 +21,13 @@ per-sequence factory), locks, modules.  ``import_state`` loads a tree into a
 freshly built accumulator: attributes are set in place, nested objects of
 the same class are loaded into the ones already there (so their locks and
 factories stay), and objects the fresh one lacks are made with
-``cls.__new__`` without running their ``__init__``.  Only classes of
-randqa's own modules are ever made, so loading a tree runs no code it
-names; a tree that does not fit the accumulator (other attributes, an
-array of another dtype, a foreign class) raises ``StateError``.
+``cls.__new__`` without running their ``__init__``.  A class is looked up
+by name in a closed table (``state_classes``: the classes of the battery's
+own modules, of ``randqa.folding`` and ``randqa.results``), never imported
+by a name the tree gives, so loading a tree runs no code it names; a tree
+that does not fit the accumulator (other attributes, an array of another
+dtype or shape, a class outside the table, nesting deeper than
+``MAX_DEPTH``) raises ``StateError``.
 
 ``to_document``/``from_document`` turn a tree into a JSON-ready document
 plus a dict of named arrays (what a checkpoint writes to an ``.npz``).
@@ -34,16 +37,19 @@ from __future__ import annotations
 
 import enum
 import importlib
-import sys
+import pkgutil
 import threading
 import types
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 _LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
-#: modules whose classes a state may name
-_OWN_PACKAGE = "randqa"
+#: the modules besides the battery's whose classes a state may name
+_STATE_MODULES = ("randqa.folding", "randqa.results")
+#: the deepest nesting a state (or its document) may have; real ones have about 10 levels
+MAX_DEPTH = 64
 
 
 class StateError(ValueError):
@@ -103,7 +109,7 @@ def _export(value: Any, where: str) -> Any:
         if all(type(k) is str and not k.startswith("$") for k in value):
             return {k: _export(v, f"{where}.{k}") for k, v in value.items()}
         return {"$dict": [[_export(k, where), _export(v, f"{where}[{k!r}]")] for k, v in value.items()]}
-    if type(value).__module__.split(".")[0] == _OWN_PACKAGE and not isinstance(value, type):
+    if _class_name(type(value)) in state_classes() and not isinstance(value, (type, enum.Enum, BaseException)):
         return {"$object": _class_name(type(value)), "attrs": {
             name: _export(v, f"{where}.{name}") for name, v in _saved_attributes(value).items()}}
     raise TypeError(f"{where}: a {type(value).__name__} cannot be saved as plain data")
@@ -113,35 +119,45 @@ def import_state(obj: Any, state: dict[str, Any]) -> None:
     """Load a tree made by :func:`export_state` into ``obj`` (a fresh object of the same kind)."""
     if not isinstance(state, dict):
         raise StateError(f"{type(obj).__name__}: state is not a mapping")
-    _load_attributes(obj, state, type(obj).__name__, strict=True)
+    _load_attributes(obj, state, type(obj).__name__, strict=True, depth=0)
 
 
-def _load_attributes(obj: Any, state: dict[str, Any], where: str, strict: bool) -> None:
+def _load_attributes(obj: Any, state: dict[str, Any], where: str, strict: bool, depth: int) -> None:
     current = _saved_attributes(obj)
     if strict and set(current) != set(state):
         missing = sorted(set(current) - set(state)) or sorted(set(state) - set(current))
         raise StateError(f"{where}: the saved state does not fit (attribute {missing[0]!r})")
     for name, encoded in state.items():
-        value = _import(encoded, current.get(name), f"{where}.{name}")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise StateError(f"{where}: {name!r} is not an attribute name")
+        value = _import(encoded, current.get(name), f"{where}.{name}", depth + 1)
         object.__setattr__(obj, name, value)  # object's: frozen dataclasses too
 
 
-def _import(encoded: Any, template: Any, where: str) -> Any:
+def _import(encoded: Any, template: Any, where: str, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise StateError(f"{where}: nested deeper than {MAX_DEPTH} levels")
     if encoded is None or type(encoded) in (bool, int, float, str):
+        if not _same_kind(encoded, template):
+            raise StateError(f"{where}: saved as {type(encoded).__name__}, expected {type(template).__name__}")
         return encoded
     if isinstance(encoded, np.ndarray):
-        if isinstance(template, np.ndarray) and template.dtype != encoded.dtype:
-            raise StateError(f"{where}: saved as {encoded.dtype}, expected {template.dtype}")
+        if isinstance(template, np.ndarray):
+            if template.dtype != encoded.dtype:
+                raise StateError(f"{where}: saved as {encoded.dtype}, expected {template.dtype}")
+            # an array built with its final shape keeps it (tables of counts); empty ones grow (pending bytes)
+            if template.ndim != encoded.ndim or (template.size and template.shape != encoded.shape):
+                raise StateError(f"{where}: saved with shape {encoded.shape}, expected {template.shape}")
         return encoded.copy() if not encoded.flags.writeable else encoded
     if isinstance(encoded, list):
         templates = template if isinstance(template, list) and len(template) == len(encoded) else [None] * len(encoded)
-        return [_import(v, t, f"{where}[{i}]") for i, (v, t) in enumerate(zip(encoded, templates))]
+        return [_import(v, t, f"{where}[{i}]", depth + 1) for i, (v, t) in enumerate(zip(encoded, templates))]
     if not isinstance(encoded, dict):
         raise StateError(f"{where}: a {type(encoded).__name__} is not state")
     tags = [k for k in encoded if k.startswith("$")]
     if not tags:
         templates = template if isinstance(template, dict) else {}
-        return {k: _import(v, templates.get(k), f"{where}.{k}") for k, v in encoded.items()}
+        return {k: _import(v, templates.get(k), f"{where}.{k}", depth + 1) for k, v in encoded.items()}
     tag = tags[0]
     body = encoded[tag]
     if tag in ("$bytes", "$bytearray"):
@@ -154,17 +170,17 @@ def _import(encoded: Any, template: Any, where: str) -> Any:
     if tag == "$tuple":
         items = _list(body, where)
         templates = template if isinstance(template, tuple) and len(template) == len(items) else (None,) * len(items)
-        return tuple(_import(v, t, f"{where}[{i}]") for i, (v, t) in enumerate(zip(items, templates)))
+        return tuple(_import(v, t, f"{where}[{i}]", depth + 1) for i, (v, t) in enumerate(zip(items, templates)))
     if tag == "$dict":
         templates = template if isinstance(template, dict) else {}
         result = {}
         for pair in _list(body, where):
             if not isinstance(pair, list) or len(pair) != 2:
                 raise StateError(f"{where}: a $dict holds [key, value] pairs")
-            key = _import(pair[0], None, where)
-            if isinstance(key, (list, dict, np.ndarray)):
+            key = _import(pair[0], None, where, depth + 1)
+            if isinstance(key, (list, dict, np.ndarray, set, bytearray)):
                 raise StateError(f"{where}: unhashable key")
-            result[key] = _import(pair[1], templates.get(key), f"{where}[{key!r}]")
+            result[key] = _import(pair[1], templates.get(key), f"{where}[{key!r}]", depth + 1)
         return result
     if tag == "$enum":
         cls = own_class(body, where)
@@ -172,22 +188,35 @@ def _import(encoded: Any, template: Any, where: str) -> Any:
             raise StateError(f"{where}: {body} is not an enumeration")
         try:
             return cls(encoded.get("value"))
-        except ValueError:
+        except (ValueError, TypeError):
             raise StateError(f"{where}: {encoded.get('value')!r} is not a {cls.__name__}") from None
     if tag == "$object":
         cls = own_class(body, where)
+        if issubclass(cls, (enum.Enum, BaseException)):
+            raise StateError(f"{where}: {body} is not a kind of object a state holds")
         attrs = encoded.get("attrs")
         if not isinstance(attrs, dict):
             raise StateError(f"{where}: an object's attrs must be a mapping")
         if type(template) is cls:
-            _load_attributes(template, attrs, where, strict=True)
+            _load_attributes(template, attrs, where, strict=True, depth=depth)
             return template
         if template is not None and not isinstance(template, (int, float, str)):
             raise StateError(f"{where}: saved a {cls.__name__}, expected a {type(template).__name__}")
         made = cls.__new__(cls)
-        _load_attributes(made, attrs, where, strict=False)
+        _load_attributes(made, attrs, where, strict=False, depth=depth)
         return made
     raise StateError(f"{where}: unknown tag {tag!r}")
+
+
+def _same_kind(value: Any, template: Any) -> bool:
+    """Whether a plain value may replace ``template``: a flag a flag, text
+    text, a number a number (a count may have become a float sum); an
+    attribute that is None in a fresh object may hold anything."""
+    if template is None or type(template) not in (bool, int, float, str):
+        return True
+    if type(template) in (int, float):
+        return type(value) in (int, float)
+    return type(value) is type(template)
 
 
 def _uint8(body: Any, where: str) -> np.ndarray:
@@ -203,25 +232,32 @@ def _list(body: Any, where: str) -> list:
 
 
 def own_class(name: Any, where: str = "state") -> type:
-    """The class ``module:Qualname`` of one of randqa's own modules; anything
-    else is refused, so a saved state cannot name code to run."""
-    if not isinstance(name, str) or ":" not in name:
+    """The class ``module:Qualname`` of the closed table ``state_classes()``;
+    any other name is refused, so a saved state cannot name code to run."""
+    if not isinstance(name, str):
         raise StateError(f"{where}: bad class name {name!r}")
-    module_name, _, qualname = name.partition(":")
-    if module_name.split(".")[0] != _OWN_PACKAGE:
-        raise StateError(f"{where}: {name} is not one of randqa's classes")
-    module = sys.modules.get(module_name)
-    if module is None:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            raise StateError(f"{where}: no module {module_name}") from None
-    target: Any = module
-    for part in qualname.split("."):
-        target = getattr(target, part, None)
-    if not isinstance(target, type) or target.__module__ != module_name:
-        raise StateError(f"{where}: {name} is not a class")
-    return target
+    cls = state_classes().get(name)
+    if cls is None:
+        raise StateError(f"{where}: {name[:100]!r} is not one of the classes a randqa state holds")
+    return cls
+
+
+@lru_cache(maxsize=1)
+def state_classes() -> dict[str, type]:
+    """Every class a state may name, by ``module:Qualname``: those defined in
+    the battery's modules (its tests and their shared machinery) and in
+    ``_STATE_MODULES``.  The modules come from randqa's own list, imported
+    here by randqa, never from a name found in a saved state."""
+    import randqa.battery as battery
+
+    names = [f"{battery.__name__}.{m.name}" for m in pkgutil.iter_modules(battery.__path__)] + list(_STATE_MODULES)
+    table: dict[str, type] = {}
+    for module_name in names:
+        module = importlib.import_module(module_name)
+        for value in vars(module).values():
+            if isinstance(value, type) and value.__module__ == module_name:
+                table[_class_name(value)] = value
+    return table
 
 
 # --------------------------------------------------------------------------
@@ -242,17 +278,32 @@ def to_document(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
     return tree
 
 
-def from_document(doc: Any, arrays: Any) -> Any:
+def from_document(doc: Any, arrays: Any, depth: int = 0) -> Any:
     """The inverse of :func:`to_document`; ``arrays`` maps names to arrays (an npz)."""
+    if depth > MAX_DEPTH:
+        raise StateError(f"nested deeper than {MAX_DEPTH} levels")
     if isinstance(doc, list):
-        return [from_document(v, arrays) for v in doc]
+        return [from_document(v, arrays, depth + 1) for v in doc]
     if isinstance(doc, dict):
         if set(doc) == {"$array"}:
             name = doc["$array"]
             if not isinstance(name, str) or name not in arrays:
-                raise StateError(f"array {name!r} is missing")
+                raise StateError(f"array {str(name)[:40]!r} is missing")
             return arrays[name]
-        return {k: from_document(v, arrays) for k, v in doc.items()}
+        return {k: from_document(v, arrays, depth + 1) for k, v in doc.items()}
     if doc is None or type(doc) in (bool, int, float, str):
         return doc
     raise StateError(f"a {type(doc).__name__} is not state")
+
+
+def array_names(doc: Any, depth: int = 0) -> list[str]:
+    """The names of the arrays a document refers to (``{"$array": name}``), in order."""
+    if depth > MAX_DEPTH:
+        raise StateError(f"nested deeper than {MAX_DEPTH} levels")
+    if isinstance(doc, list):
+        return [name for v in doc for name in array_names(v, depth + 1)]
+    if isinstance(doc, dict):
+        if set(doc) == {"$array"}:
+            return [doc["$array"]] if isinstance(doc["$array"], str) else []
+        return [name for v in doc.values() for name in array_names(v, depth + 1)]
+    return []

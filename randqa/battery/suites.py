@@ -39,6 +39,7 @@ from typing import Any
 from randqa.battery import Accumulator, accumulator_class, available_tests, parameter_defaults
 from randqa.battery._folding import FoldedTest
 from randqa.battery._sequences import PerSequence
+from randqa.battery._streams import PAIR_SUITE, StreamViews, stream_pairs
 from randqa.battery._shared import share_statistics
 from randqa.battery.base import OBJECT_BYTES, RESULT_BYTES, MemoryNeed, Range
 from randqa.errors import SuiteError, UsageError
@@ -103,6 +104,65 @@ class TestSpec:
         return need
 
 
+    def to_json(self) -> dict[str, Any]:
+        """The entry as data (checkpoints, workers): enough to build it again (:func:`spec_from_json`)."""
+        return {"test": self.test, "params": self.params, "sequence_bits": self.sequence_bits,
+                "fold": list(self.fold) if self.fold else None}
+
+
+@dataclass
+class StreamViewsSpec(TestSpec):
+    """The entry that runs ``members`` on each of ``streams`` streams
+    interleaved every ``interleave`` bytes, and ``pair_members`` on the XOR
+    of each pair of ``pairs`` (randqa/battery/_streams.py)."""
+
+    streams: int = 2
+    interleave: int = 1
+    members: list[TestSpec] = field(default_factory=list)
+    pairs: list[tuple[int, int]] = field(default_factory=list)
+    pair_members: list[TestSpec] = field(default_factory=list)
+
+    def build(self) -> Accumulator:
+        def tests(specs: list[TestSpec]) -> list[Accumulator]:
+            built = [spec.build() for spec in specs]
+            share_statistics(built)
+            return built
+
+        return StreamViews([tests(self.members) for _ in range(self.streams)],
+                           [tests(self.pair_members) for _ in self.pairs],
+                           streams=self.streams, interleave=self.interleave, pairs=self.pairs)
+
+    def memory_need(self, chunk_bytes: int) -> MemoryNeed:
+        # every stream's bytes of a chunk, those beyond the last stream's
+        # joined to them, and each pair's XOR while its tests read it
+        view = chunk_bytes // self.streams + self.interleave
+        alone = [spec.memory_need(view) for spec in self.members]
+        paired = [spec.memory_need(view) for spec in self.pair_members] if self.pairs else []
+        held = (self.streams * sum(n.held for n in alone) + len(self.pairs) * sum(n.held for n in paired)
+                + OBJECT_BYTES + self.streams * self.interleave)
+        copies = (2 * self.streams + len(self.pairs) if self.pairs else self.streams) * view
+        return MemoryNeed(held, max(n.working for n in alone + paired) + copies,
+                          self.streams * sum(n.results for n in alone) + len(self.pairs) * sum(n.results for n in paired))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"test": self.test, "streams": {"count": self.streams, "interleave": self.interleave,
+                                               "pairs": [list(p) for p in self.pairs]},
+                "members": [spec.to_json() for spec in self.members],
+                "pair_members": [spec.to_json() for spec in self.pair_members]}
+
+
+def spec_from_json(data: dict[str, Any]) -> TestSpec:
+    """The entry of :meth:`TestSpec.to_json`; KeyError or TypeError when ``data`` is not one."""
+    if "streams" in data:
+        streams = data["streams"]
+        return StreamViewsSpec(data["test"], streams=streams["count"], interleave=streams["interleave"],
+                               members=[spec_from_json(m) for m in data["members"]],
+                               pairs=[(i, j) for i, j in streams["pairs"]],
+                               pair_members=[spec_from_json(m) for m in data["pair_members"]])
+    return TestSpec(data["test"], dict(data["params"]), data["sequence_bits"],
+                    tuple(data["fold"]) if data["fold"] else None)
+
+
 @dataclass
 class Suite:
     name: str
@@ -127,6 +187,15 @@ class Suite:
             raise UsageError(f"suite {self.name!r} has no test {unknown[0]!r}; it has: {', '.join(sorted(known))}")
         kept = [spec for spec in self.tests if spec.test in names]
         return Suite(self.name, self.description, self.thresholds, kept, self.path)
+
+    def with_streams(self, streams: int, interleave: int) -> "Suite":
+        """The suite for ``streams`` streams interleaved every ``interleave``
+        bytes: its entries on the interleaved stream, all of them again on
+        each stream alone, and the ``quick`` suite's on each pair's XOR
+        (randqa/battery/_streams.py)."""
+        views = StreamViewsSpec("streams alone and paired", streams=streams, interleave=interleave, members=self.tests,
+                                pairs=stream_pairs(streams), pair_members=load_suite(PAIR_SUITE).tests)
+        return Suite(self.name, self.description, self.thresholds, self.tests + [views], self.path)
 
     @property
     def sequence_bytes(self) -> int | None:
@@ -230,13 +299,24 @@ def parse_suite(data: bytes, origin: str, max_memory: int | None = None) -> Suit
     check, after its values are in range and, with ``max_memory``, after
     what it holds is known to fit."""
 
-    def fail(problem: str) -> SuiteError:
-        return SuiteError(f"suite file {origin}: {problem}")
-
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise fail(f"not valid TOML: {exc}") from None
+        raise SuiteError(f"suite file {origin}: not valid TOML: {exc}") from None
+    return suite_from_document(doc, origin, max_memory)
+
+
+def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None = None,
+                        what: str = "suite file") -> Suite:
+    """The suite of a parsed suite file (or the same data from elsewhere: a
+    checkpoint), checked as :func:`parse_suite` checks a file; every problem
+    is a SuiteError naming ``what`` and ``origin``."""
+
+    def fail(problem: str) -> SuiteError:
+        return SuiteError(f"{what} {origin}: {problem}")
+
+    if not isinstance(doc, dict):
+        raise fail("not a table of keys and values")
     unknown_keys = set(doc) - {"name", "description", "thresholds", "tests"}
     if unknown_keys:
         raise fail(f"unknown top-level key {sorted(unknown_keys)[0]!r}")

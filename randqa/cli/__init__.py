@@ -29,21 +29,28 @@ from randqa._version import __version__
 from randqa.cli import backends, predict, reports, resume, test
 from randqa.cli.common import EXIT_INTERNAL, EXIT_USAGE, interrupted_exit_code, reserve_standard_streams, silence_stdout
 from randqa.engine.run import InterruptGuard, clear_stop_signal, last_stop_signal
-from randqa.errors import OutputClosed, OutputError, RandqaError
+from randqa.errors import OutputClosed, OutputError, RandqaError, one_line
 
 #: set to 1 in the environment: tracebacks of internal errors, as --debug
 DEBUG_VARIABLE = "RANDQA_DEBUG"
 
 
+class _Stopped(Exception):
+    """A stop signal during a command (click would print an empty line for a KeyboardInterrupt)."""
+
+
 class _Group(click.Group):
     """click turns a broken stdout pipe into a silent exit 1; randqa says so
-    and exits 141 instead (a verdict nobody received is not a success)."""
+    and exits 141 instead (a verdict nobody received is not a success).  A
+    stop signal leaves as _Stopped, so that stderr gets one line."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
             raise OutputClosed() from None
+        except KeyboardInterrupt:
+            raise _Stopped() from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -115,13 +122,15 @@ def main(argv: list[str] | None = None) -> None:
         code = _fail(exc.format_message().replace("\n", " "), exc.exit_code or EXIT_USAGE)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt, _Stopped):
         code = _fail("interrupted", interrupted_exit_code())
-    except MemoryError:
+    except MemoryError as exc:
         if debug:
             traceback.print_exc()
-        code = _fail("out of memory: test less at once (a smaller --max-memory refuses such suites before the run)",
-                     EXIT_USAGE)
+        # numpy's message names the allocation that failed: the real cause, when it is one
+        detail = one_line(exc)
+        code = _fail(f"out of memory{f' ({detail})' if detail else ''}: test less at once (a smaller --max-memory "
+                     "refuses such suites before the run)", EXIT_USAGE)
     except OSError as exc:
         # the system refused something (a full disk, a vanished device): not a bug
         if debug:
@@ -131,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # noqa: BLE001 - anything unforeseen is one line and exit 3
         if debug:
             traceback.print_exc()
-        summary = " ".join(str(exc).split())[:200]
+        summary = one_line(exc)
         hint = "the traceback is above" if debug else "rerun with --debug for the traceback"
         code = _fail(f"internal error ({type(exc).__name__}{': ' + summary if summary else ''}); {hint}", EXIT_INTERNAL)
     sys.exit(_settle_stdout(code or 0))

@@ -10,6 +10,7 @@ import click
 import numpy as np
 
 from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, silence_stdout, size_option, table_stream
+from randqa.cli.streams import stream_options
 from randqa.errors import OutputClosed, OutputError, UsageError
 from randqa.files import check_output_paths
 from randqa.sizes import format_size
@@ -22,6 +23,7 @@ _GROUP_TITLES = {
     "nmap": "from nmap's PRNG benchmark",
     "linux": "from the Linux prandom_u32 thread",
     "classic": "classic references",
+    "runtimes": "the runtimes' own generators (NAME: randqa's bit-exact C; NAME-live: the installed runtime itself)",
     "numpy": "numpy / randomgen bit generators",
     "plugin": "plugins (entry-point group randqa.backends)",
 }
@@ -65,18 +67,30 @@ def _write_all(fd: int, data: memoryview) -> None:
 @click.option("--seed", type=click.IntRange(min=0), help="Seed (default: drawn from the OS and printed on stderr).")
 @click.option("-o", "--output", "output_path", metavar="PATH", help="Write to PATH instead of stdout.")
 @click.option("--quiet", is_flag=True, help="Do not print the backend and seed on stderr.")
-def generate_command(name: str, size: int | None, seed: int | None, output_path: str | None, quiet: bool) -> int:
+@stream_options
+def generate_command(name: str, size: int | None, seed: int | None, output_path: str | None, quiet: bool,
+                     streams: int | None, stream_seeds: str | None, interleave: int | None) -> int:
     """Write backend NAME's raw bytes to stdout, e.g. to feed PractRand, dieharder or ENT.
 
     The backend and the seed used go to stderr as one line, so any run can
-    be repeated with --seed.
+    be repeated with --seed.  With --streams, the interleaved bytes of its
+    streams, as `randqa test NAME --streams` tests them.
     """
+    from randqa.engine.plan import check_stream_options, check_stream_values
+
+    check_stream_values(streams, interleave)
+    check_stream_options(streams, stream_seeds, interleave)
     if output_path is None and sys.stdout.isatty():
         raise UsageError("stdout is a terminal: pipe the bytes into a program or use -o PATH")
     if output_path is None and 1 in CLOSED_STREAMS:
         raise OutputClosed()  # no reader will ever end an endless stream
-    source = open_named_backend(name, seed)
-    fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) if output_path else sys.stdout.fileno()
+    if streams is not None:
+        from randqa.sources.multistream import StreamLayout, open_streams
+
+        source = open_streams(name, seed, StreamLayout(streams, stream_seeds or "", interleave))
+    else:
+        source = open_named_backend(name, seed)
+    fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666) if output_path else sys.stdout.fileno()
     if not quiet:
         note = "" if source.describe().get("reproducible", True) else " (not reproducible)"
         amount = "endless" if size is None else format_size(size)
@@ -108,9 +122,12 @@ def _speed_row(name: str, nbytes: int, repeats: int, seed: int | None) -> dict[s
 
     timed = as_called_speed(name, nbytes, repeats, seed)
     speed = timed.speed
-    return {"backend": name, "mb_per_s": round(speed.median, 1), "min_mb_per_s": round(min(speed.rates), 1),
-            "max_mb_per_s": round(max(speed.rates), 1), "speed_method": timed.method,
-            "generation_mb_per_s": round(timed.generation.median, 1), "runs": repeats, "bytes_per_run": nbytes}
+    note = {} if timed.note is None else {"note": timed.note}
+    return {"backend": name, "mb_per_s": None if speed is None else round(speed.median, 1),
+            "min_mb_per_s": None if speed is None else round(min(speed.rates), 1),
+            "max_mb_per_s": None if speed is None else round(max(speed.rates), 1), "speed_method": timed.method,
+            "generation_mb_per_s": round(timed.generation.median, 1), "runs": repeats,
+            "bytes_per_run": nbytes if speed is None else speed.nbytes, **note}
 
 
 def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | None) -> list[dict[str, Any]]:
@@ -126,8 +143,10 @@ def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | Non
     for name in names:
         row = _speed_row(name, nbytes, repeats, seed)
         rows.append(row)
-        print(f"{name:<{width}}  {row['mb_per_s']:>9.1f}  {row['min_mb_per_s']:>9.1f}  {row['max_mb_per_s']:>9.1f}  "
-              f"{row['generation_mb_per_s']:>9.1f}  {speed_method(name)}", flush=True)
+        cells = [f"{row[key]:>9.1f}" if row[key] is not None else f"{'-':>9}"
+                 for key in ("mb_per_s", "min_mb_per_s", "max_mb_per_s")]
+        print(f"{name:<{width}}  {'  '.join(cells)}  {row['generation_mb_per_s']:>9.1f}  "
+              f"{row.get('note') or speed_method(name)}", flush=True)
     print(f"feed MB/s: {FEED_NOTE}")
     return rows
 

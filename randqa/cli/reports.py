@@ -18,10 +18,11 @@ from randqa.cli.common import (
     size_option,
     write_then_print,
 )
-from randqa.cli.workers import closing, parallel_options, workers_for
+from randqa.cli.streams import stream_options
+from randqa.cli.workers import checkpoint_lock, closing, parallel_options, workers_for
 from randqa.engine import compare as comparing
 from randqa.engine.plan import plan_compare
-from randqa.errors import RandqaError
+from randqa.errors import InputError, RandqaError
 from randqa.files import check_output_paths
 from randqa.report.environment import environment
 from randqa.report.terminal import render_compare
@@ -47,73 +48,107 @@ DEFAULT_HTML = "randqa-report.html"
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after the first failure.")
 @click.option("--speed-repeats", type=click.IntRange(min=1), default=comparing.SPEED_REPEATS, show_default=True,
               help="Timed speed runs per generator; the median is reported.")
+@stream_options(several_schemes=True)
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", default=DEFAULT_HTML, show_default=True,
               help="Write a self-contained HTML report to PATH.")
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
 @parallel_options
+@click.option("--preset", type=click.Choice(list(comparing.PRESETS)), metavar="NAME",
+              help="Compare a named set instead of SOURCES: " + "; ".join(
+                  f"{name}: {p.about}, to {p.default_bytes >> 20} MiB" for name, p in comparing.PRESETS.items()) + ".")
 @click.option("--predict/--no-predict", "run_predictors", default=True, show_default=True,
               help="Run randqa predict's predictors on each source: the table's 'predictable from' column.")
 @click.option("--max-memory", callback=size_option, metavar="SIZE", help=MAX_MEMORY_HELP)
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
                     progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
-                    speed_repeats: int, json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
-                    scheduler: str | None, segment: int | None, checkpoint: str | None, checkpoint_every: float,
-                    run_predictors: bool, max_memory: int | None, progress: bool | None) -> int:
+                    speed_repeats: int, streams: int | None, stream_seeds: tuple[str, ...], interleave: int | None,
+                    json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
+                    scheduler: str | None, scheduler_timeout: float, segment: int | None, checkpoint: str | None,
+                    checkpoint_every: float, preset: str | None, run_predictors: bool, max_memory: int | None,
+                    progress: bool | None, **tls: str | None) -> int:
     """Compare generators: speed as applications call them next to test quality.
 
     Each SOURCE is a generator name (`randqa list`), a file, or '-' for
     stdin.  With none, compares the default set: urandom, openssl,
     glibc-rand-byte, glibc-rand-short, dnet-arc4, lfsr113, siprand, pcg64,
-    chacha, and states nmap's answer.  Speed (MB/s) is the median of several
+    chacha, and states nmap's answer; with `--preset runtimes`, each language
+    runtime's default generator and urandom, with a sentence per runtime.
+    Speed (MB/s) is the median of several
     timed runs, apart from testing, calling each generator as applications
-    do: the real libc rand(), OpenSSL, the kernel; randqa's compiled loop for
+    do: the real libc rand(), OpenSSL, the kernel, each runtime calling its
+    own generator in its own loop; randqa's compiled loop for
     the rest (a footnote per row says which).  Files and stdin have none.  Exits 0 when the
     comparison completed, whatever the verdicts (the table says which
     sources failed), 2 on a usage or input error, 130 when interrupted.
     """
     if no_html:
         html_path = None
+    chosen, size = comparing.preset_plan(list(sources), preset, size, max_bytes)
     options = plan_compare(suite=suite, tests=test_names, size=size, seed=seed, progressive=progressive,
                            min_size=min_bytes, max_size=max_bytes, keep_going=keep_going, speed_repeats=speed_repeats,
                            jobs=jobs, predict=run_predictors, max_memory=max_memory, segment=segment,
                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
                            outputs={"--json": json_path, "--html": html_path, "--checkpoint": checkpoint},
-                           inputs=sources)
-    return _compare(list(sources) or list(comparing.DEFAULT_SOURCES), options, scheduler=scheduler,
+                           inputs=sources, streams=streams, stream_seeds=stream_seeds, interleave=interleave)
+    return _compare(chosen, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
                     json_path=json_path, html_path=html_path, progress=progress)
 
 
-def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, checkpoint_every: float,
-                      json_path: str | None, html_path: str | None, progress: bool | None) -> int:
-    """`randqa resume` of a comparison's checkpoint: the sources not finished yet."""
+def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler_timeout: float,
+                      tls: dict[str, str | None], checkpoint_every: float, json_path: str | None,
+                      html_path: str | None, progress: bool | None, max_memory: int | None = None,
+                      resume_note: str = "") -> int:
+    """`randqa resume` of a comparison's checkpoint: the sources not finished yet
+    (what the checkpoint says of them checked first, as a compare document)."""
+    from randqa.report.schema import DocumentError, validate
+
+    def damaged(problem: str) -> InputError:
+        return InputError(f"checkpoint {saved.path}: damaged (its comparison: {problem})")
+
     state = saved.context["compare"]
-    options = comparing.CompareOptions.from_json(state["options"], jobs=jobs, checkpoint=saved.path,
-                                                 checkpoint_every_s=checkpoint_every)
-    return _compare(state["sources"], options, scheduler=scheduler, json_path=json_path, html_path=html_path,
-                    progress=progress, saved=saved, command=saved.command)
+    if not isinstance(state, dict) or set(state) != {"sources", "options", "runs", "environment"}:
+        raise damaged("not the fields randqa writes")
+    sources, runs = state["sources"], state["runs"]
+    if not (isinstance(sources, list) and all(isinstance(s, str) for s in sources) and isinstance(runs, list)
+            and len(runs) < len(sources) and saved.run.source == sources[len(runs)]):
+        raise damaged("its sources and finished runs do not match")
+    try:
+        options = comparing.CompareOptions.from_json(state["options"], max_memory, jobs=jobs, checkpoint=saved.path,
+                                                     checkpoint_every_s=checkpoint_every)
+    except (TypeError, ValueError) as exc:
+        raise damaged(f"its options: {exc}") from None
+    try:
+        validate(comparing.compare_document(saved.command or "", state["environment"], options, runs, 0.0))
+    except (DocumentError, TypeError, AttributeError) as exc:
+        raise damaged(str(exc)) from None
+    options.resume_note = resume_note
+    return _compare(sources, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
+                    json_path=json_path, html_path=html_path, progress=progress, saved=saved, command=saved.command)
 
 
-def _compare(sources: list[str], options: Any, *, scheduler: str | None, json_path: str | None,
-             html_path: str | None, progress: bool | None, saved: Any = None, command: str | None = None) -> int:
-    """Run a comparison (on Dask workers when asked), write its files, then print its table."""
+def _compare(sources: list[str], options: Any, *, scheduler: str | None, scheduler_timeout: float,
+             tls: dict[str, str | None], json_path: str | None, html_path: str | None, progress: bool | None,
+             saved: Any = None, command: str | None = None) -> int:
+    """Run a comparison (on Dask workers when asked), write its files, then
+    print its table; the workers are shut down after that."""
 
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
     options.outputs = {"json": json_path, "html": html_path}
-    options.workers = workers_for(options.jobs, scheduler)
+    options.workers = workers_for(options.jobs, scheduler, scheduler_timeout, tls)
     failures: list[RandqaError] = []  # a source that failed after others finished: theirs are kept
-    with closing(options.workers):
+    with checkpoint_lock(None if saved is not None else options.checkpoint), closing(options.workers):
         doc = comparing.run_comparison(sources, options, command or command_line(), environment(), progress=bar,
                                        saved=saved, failures=failures)
-    if not doc["runs"]:
-        emit("randqa: interrupted before any source was tested", sys.stderr)
-        return interrupted_exit_code()
-    stopped = write_then_print(doc, lambda: render_compare(doc), json_path, html_path)
-    if html_path:
-        emit(f"report: {html_path}", sys.stderr)
+        if not doc["runs"]:
+            emit("randqa: interrupted before any source was tested", sys.stderr)
+            return interrupted_exit_code()
+        stopped = write_then_print(doc, lambda: render_compare(doc), json_path, html_path)
+        if html_path:
+            emit(f"report: {html_path}", sys.stderr)
     if failures:
         raise failures[0]
     return interrupted_exit_code() if doc["interrupted"] or stopped else EXIT_OK

@@ -1,11 +1,25 @@
-"""``randqa resume PATH``: continue a run from its checkpoint."""
+"""``randqa resume PATH``: continue a run from its checkpoint.
+
+The checkpoint is data (randqa/engine/checkpoint.py): what it says is
+checked, and what it could only choose for the user is not taken from it
+unseen.  Its folder must be writable (the checkpoint is saved again there)
+before anything runs; the run's JSON and HTML go where ``--json`` and
+``--html`` say, or where the checkpoint's run wrote them, and those paths
+are then shown and checked before the run like any output path; a run of
+``module:attr`` code is continued only by a command that names the code
+itself (``randqa test module:attr ... --checkpoint PATH``).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from randqa.cli.workers import launch_run, parallel_options
-from randqa.files import check_output_paths
+from randqa.cli.common import size_option
+from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
+from randqa.errors import UsageError
+from randqa.files import check_output_paths, shown_path
 
 
 @click.command("resume")
@@ -13,27 +27,72 @@ from randqa.files import check_output_paths
 @parallel_options(resume=True)
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON here (default: where the run wrote them).")
 @click.option("--html", "html_path", metavar="PATH", help="Write the HTML report here (default: where the run wrote it).")
+@click.option("--max-memory", callback=size_option, metavar="SIZE",
+              help="Refuse a checkpoint whose suite would take more memory than this (default: half of physical "
+                   "memory), before anything of it is loaded.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
-def resume_command(path: str, jobs: int, scheduler: str | None, checkpoint_every: float, json_path: str | None,
-                   html_path: str | None, progress: bool | None) -> int:
+def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeout: float, checkpoint_every: float,
+                   json_path: str | None, html_path: str | None, max_memory: int | None, progress: bool | None,
+                   **tls: Any) -> int:
     """Continue the run saved in CHECKPOINT (by `randqa test ... --checkpoint CHECKPOINT`),
     on this machine's cores or a cluster (--scheduler), and report it as the
     run itself would have.  A finished run's checkpoint reports its results again."""
     from randqa.cli.reports import resume_comparison
     from randqa.cli.test import _report_run
     from randqa.engine.checkpoint import read_checkpoint
+    from randqa.engine.launch import check_resume
+    from randqa.sources.numpy_backends import looks_like_module_attribute
 
-    saved = read_checkpoint(path)
-    json_path = json_path or saved.outputs.get("json")
-    html_path = html_path or saved.outputs.get("html")
-    check_output_paths({"--json": json_path, "--html": html_path}, (path,))
-    if saved.context and "compare" in saved.context:
-        return resume_comparison(saved, jobs=jobs, scheduler=scheduler, checkpoint_every=checkpoint_every,
-                                 json_path=json_path, html_path=html_path, progress=progress)
-    result = launch_run(saved.run, jobs=jobs, scheduler=scheduler, checkpoint=path, checkpoint_every=checkpoint_every,
-                        outputs={"json": json_path, "html": html_path}, progress=progress, saved=saved,
-                        command=saved.command)
-    return _report_run(result, json_path, html_path)
+    check_output_paths({"checkpoint": path})  # saved again at every checkpoint: its folder must take it
+    with checkpoint_lock(path):
+        saved = read_checkpoint(path, max_memory)
+        _check_memory(saved, jobs, max_memory)
+        check_resume(saved)  # a comparison writes its finished runs when a source fails: not for these
+        compared = (saved.context or {}).get("compare")
+        sources = compared.get("sources") if isinstance(compared, dict) else [saved.run.source]
+        options = compared.get("options") if isinstance(compared, dict) else None
+        schemes = (options.get("stream_seeds") if isinstance(options, dict) else
+                   [(saved.run.streams or {}).get("scheme")])  # a scheme may name code too
+        named = [*(sources or []), *(schemes if isinstance(schemes, list) else [])]
+        code = next((s for s in named if isinstance(s, str) and looks_like_module_attribute(s)), None)
+        if code is not None:
+            raise UsageError(f"checkpoint {path}: its run tests {code}, code randqa would import and run; a "
+                             f"checkpoint names no code to run: continue it with the command that names it, "
+                             f"`randqa {'compare' if compared else 'test'} {code} ... --checkpoint {path}`")
+        chosen = {"json": json_path, "html": html_path}
+        json_path = json_path or saved.outputs.get("json")
+        html_path = html_path or saved.outputs.get("html")
+        inputs = (path, saved.run.source)
+        check_output_paths({"--json": json_path, "--html": html_path}, inputs)
+        taken = [f"{kind.upper()} to {'stdout' if where == '-' else shown_path(where)}"
+                 for kind, where in (("json", json_path), ("html", html_path)) if where and not chosen[kind]]
+        # shown on the "resuming from" line, once nothing else can refuse the run
+        note = (f"; writing its {' and its '.join(taken)}, where the run wrote {'them' if len(taken) > 1 else 'it'} "
+                "(--json and --html choose others)") if taken else ""
+        if compared:
+            return resume_comparison(saved, jobs=jobs, scheduler=scheduler, scheduler_timeout=scheduler_timeout,
+                                     tls=tls, checkpoint_every=checkpoint_every, json_path=json_path,
+                                     html_path=html_path, progress=progress, max_memory=max_memory, resume_note=note)
+        return launch_run(saved.run, jobs=jobs, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
+                          checkpoint=path, checkpoint_every=checkpoint_every,
+                          outputs={"json": json_path, "html": html_path}, progress=progress,
+                          report=lambda result: _report_run(result, json_path, html_path), saved=saved,
+                          command=saved.command, resume_note=note)
+
+
+def _check_memory(saved: Any, jobs: int, max_memory: int | None) -> None:
+    """Refuse, before the run, a run whose suite would take more than
+    --max-memory, as `randqa test` does (a comparison: its options' suite)."""
+    from randqa.engine.checkpoint import suite_from_json
+    from randqa.engine.plan import check_run_memory, default_max_memory, progressive_lengths
+
+    run = saved.run
+    if run.seed_sweep is not None:
+        return
+    progressive = run.progressive
+    lengths = progressive_lengths(progressive["min_bytes"], progressive["max_bytes"]) if progressive else 1
+    check_run_memory(suite_from_json(run.suite), default_max_memory() if max_memory is None else max_memory,
+                     jobs=jobs, fmt=run.fmt, lengths=lengths)
 
 
 COMMANDS: list[click.Command] = [resume_command]

@@ -19,7 +19,8 @@ from randqa.cli.common import (
     size_option,
     write_then_print,
 )
-from randqa.cli.workers import launch_run, parallel_options
+from randqa.cli.streams import stream_options
+from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
 from randqa.engine.plan import TestOptions, plan_test
 from randqa.report.terminal import render_run
 from randqa.results import RunResult, Verdict
@@ -52,6 +53,7 @@ from randqa.sources import FORMATS
               help="Test the starts of K streams seeded --seed, --seed+1, ... (generators only; see randqa/engine/seed_sweep.py).")
 @click.option("--positions", type=click.IntRange(min=1, max=4096), default=256, show_default=True,
               help="Bytes read from the start of each stream by --seed-sweep.")
+@stream_options
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
 @click.option("--html", "html_path", metavar="PATH", help="Write a self-contained HTML report to PATH.")
 @parallel_options
@@ -59,19 +61,24 @@ from randqa.sources import FORMATS
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
 def test_command(source: str, size: int | None, seed: int | None, suite: str, test_names: str | None, fmt: str,
                  word_bits: str | None, low_bits: int | None, sequences: int | None, progressive: bool, min_size: int,
-                 max_size: int | None, keep_going: bool, seed_sweep: int | None, positions: int, json_path: str | None,
-                 html_path: str | None, jobs: int, scheduler: str | None, segment: int | None, checkpoint: str | None,
-                 checkpoint_every: float, max_memory: int | None, progress: bool | None) -> int:
+                 max_size: int | None, keep_going: bool, seed_sweep: int | None, positions: int, streams: int | None,
+                 stream_seeds: str | None, interleave: int | None, json_path: str | None, html_path: str | None,
+                 jobs: int, scheduler: str | None, scheduler_timeout: float, segment: int | None,
+                 checkpoint: str | None, checkpoint_every: float, max_memory: int | None, progress: bool | None,
+                 **tls: str | None) -> int:
     """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
     plan = plan_test(TestOptions(
         size=size, seed=seed, suite=suite, tests=test_names, fmt=fmt, word_bits=int(word_bits) if word_bits else None,
         low_bits=low_bits, sequences=sequences, progressive=progressive, min_size=min_size, max_size=max_size,
-        keep_going=keep_going, seed_sweep=seed_sweep, positions=positions, jobs=jobs, max_memory=max_memory),
+        keep_going=keep_going, seed_sweep=seed_sweep, positions=positions, jobs=jobs, max_memory=max_memory,
+        streams=streams, stream_seeds=stream_seeds, interleave=interleave),
         {"--json": json_path, "--html": html_path, "--checkpoint": checkpoint}, (source,))
-    result = launch_run(plan.run_spec(source, segment), jobs=jobs, scheduler=scheduler, checkpoint=checkpoint,
-                        checkpoint_every=checkpoint_every, outputs={"json": json_path, "html": html_path},
-                        progress=progress)
-    return _report_run(result, json_path, html_path)
+    run = plan.run_spec(source, segment)
+    with checkpoint_lock(checkpoint):
+        return launch_run(run, jobs=jobs, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
+                          checkpoint=checkpoint, checkpoint_every=checkpoint_every,
+                          outputs={"json": json_path, "html": html_path}, progress=progress,
+                          report=lambda result: _report_run(result, json_path, html_path))
 
 
 def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:

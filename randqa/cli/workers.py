@@ -1,23 +1,27 @@
 """Options and plumbing shared by the commands that run segments on workers
 (``test``, ``compare``, ``resume``): ``--jobs``, ``--scheduler``,
-``--segment``, ``--checkpoint``, ``--checkpoint-every``."""
+``--scheduler-timeout``, ``--tls-*``, ``--segment``, ``--checkpoint``,
+``--checkpoint-every``."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any
+from typing import Any, Callable
 
 import click
 
 from randqa.cli.common import ProgressBar, command_line, size_option
+from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
 from randqa.engine.run import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.errors import UsageError
 from randqa.results import RunResult
 
 
 def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
-    """--jobs, --scheduler, --segment, --checkpoint and --checkpoint-every
-    (test and compare; resume takes the first two and the last)."""
+    """--jobs, --scheduler with --scheduler-timeout and --tls-*, --segment,
+    --checkpoint and --checkpoint-every (test and compare; resume takes all
+    but --segment and --checkpoint)."""
     options = [
         click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=os.cpu_count() or 1,
                      show_default="every core",
@@ -25,8 +29,21 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
                           "cluster; 1: all in this process). Runs no longer than one segment stay in this process, "
                           "where the suite's tests run in this many threads."),
         click.option("--scheduler", metavar="ADDRESS",
-                     help="Send the segments to the Dask cluster at ADDRESS (tcp://host:8786) instead; "
-                          "default: $RANDQA_SCHEDULER."),
+                     help="Send the segments to the Dask cluster at ADDRESS (tcp://host:8786, or tls://host:8786 "
+                          "with the --tls-* files) instead; default: $RANDQA_SCHEDULER. The scheduler and its "
+                          "workers are trusted: Dask's protocol unpickles what they send."),
+        click.option("--scheduler-timeout", type=click.FloatRange(min=0, min_open=True, max=3600),
+                     default=SCHEDULER_TIMEOUT_S, show_default=True, metavar="SECONDS",
+                     help="Seconds for the scheduler to answer, and again for a worker to join; past them the "
+                          "run ends with one line (exit 2)."),
+        click.option("--tls-ca-file", metavar="PATH",
+                     help="tls:// scheduler: the cluster's CA certificate (default: Dask's "
+                          "distributed.comm.tls.ca-file)."),
+        click.option("--tls-cert", metavar="PATH",
+                     help="tls:// scheduler: this client's certificate (default: distributed.comm.tls.client.cert)."),
+        click.option("--tls-key", metavar="PATH",
+                     help="tls:// scheduler: this client's key, unless it is in --tls-cert's file (default: "
+                          "distributed.comm.tls.client.key)."),
     ]
     if not resume:
         options += [
@@ -49,28 +66,52 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
     return decorate(command) if command is not None else decorate
 
 
-def workers_for(jobs: int, scheduler: str | None) -> Any:
+def workers_for(jobs: int, scheduler: str | None, scheduler_timeout: float = SCHEDULER_TIMEOUT_S,
+                tls: dict[str, str | None] | None = None) -> Any:
     """The Dask workers of a run (randqa.engine.parallel.Workers, started on
     first use), or None when it runs in this process: --jobs 1 and no
-    --scheduler or RANDQA_SCHEDULER."""
-    from randqa.engine.parallel import Workers, scheduler_address
+    --scheduler or RANDQA_SCHEDULER.  The address and the TLS files are
+    checked here, before any work."""
+    from randqa.engine.parallel import TLS_NEEDS_TLS_SCHEDULER, TlsFiles, Workers, scheduler_address
 
     address = scheduler_address(scheduler)
-    return Workers(jobs, address) if jobs > 1 or address else None
+    files = TlsFiles(**{name.removeprefix("tls_"): value for name, value in (tls or {}).items()})
+    if files.given() and address is None:
+        raise UsageError(TLS_NEEDS_TLS_SCHEDULER)
+    return Workers(jobs, address, timeout=scheduler_timeout, tls=files) if jobs > 1 or address else None
+
+
+def checkpoint_lock(path: str | None) -> Any:
+    """A context that keeps other runs off checkpoint ``path`` (None: nothing to lock)."""
+    from randqa.engine.checkpoint import CheckpointLock
+
+    return CheckpointLock(path) if path else contextlib.nullcontext()
 
 
 def closing(workers: Any) -> Any:
-    """A context that closes ``workers`` (None: nothing to close)."""
+    """A context that closes ``workers`` (None: nothing to close), having
+    connected to a --scheduler first: a wrong or silent one is refused
+    before any work, not after a first segment tested here."""
+    if workers is not None and workers.scheduler:
+        try:
+            workers.client()
+        except BaseException:
+            workers.close()
+            raise
     return workers if workers is not None else contextlib.nullcontext()
 
 
-def launch_run(run: Any, *, jobs: int, scheduler: str | None, checkpoint: str | None, checkpoint_every: float,
-               outputs: dict[str, Any], progress: bool | None, saved: Any = None, command: str | None = None) -> RunResult:
-    """Run a RunSpec: in this process, or with segments on Dask workers."""
+def launch_run(run: Any, *, jobs: int, scheduler: str | None, scheduler_timeout: float = SCHEDULER_TIMEOUT_S,
+               tls: dict[str, str | None] | None = None, checkpoint: str | None, checkpoint_every: float,
+               outputs: dict[str, Any], progress: bool | None, report: Callable[[RunResult], int],
+               saved: Any = None, command: str | None = None, resume_note: str = "") -> int:
+    """Run a RunSpec, in this process or with segments on Dask workers, and
+    ``report`` it (its files written, its table printed) before the workers
+    are shut down: a stopped run's results do not wait for that."""
     from randqa.engine.launch import Execution, launch
 
-    workers = workers_for(jobs, scheduler)
+    workers = workers_for(jobs, scheduler, scheduler_timeout, tls)
     execution = Execution(workers=workers, threads=jobs, checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
-                          command=command or command_line(), outputs=outputs)
+                          command=command or command_line(), outputs=outputs, resume_note=resume_note)
     with closing(workers):
-        return launch(run, execution, lambda total: ProgressBar(progress, total), saved=saved)
+        return report(launch(run, execution, lambda total: ProgressBar(progress, total), saved=saved))

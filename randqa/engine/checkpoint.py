@@ -1,4 +1,4 @@
-"""Checkpoints of long runs: data only, never code.
+"""Checkpoints of long runs: data bound to their run, never code.
 
 ``--checkpoint PATH`` saves the merged state of the run's longest finished
 prefix, at most every ``--checkpoint-every`` seconds and at exit (Ctrl-C,
@@ -11,44 +11,83 @@ checkpoint whole.  It holds:
 - ``meta``: UTF-8 JSON: the format and randqa version, the run
   (``RunSpec``: source, recorded seed, suite as data, limits, progressive
   and seed-sweep parameters), the command and output paths, the progress
-  (bytes done, progressive lengths judged so far) and the accumulators'
-  state tree, whose arrays are named ``a0``, ``a1``, ...;
+  (bytes done, progressive lengths judged so far), the accumulators'
+  state tree, whose arrays are named ``a0``, ``a1``, ..., and ``digest``,
+  the SHA-256 of all of that and of every array;
 - those arrays.
 
-Loading reads the arrays with ``allow_pickle=False`` and rebuilds the
-accumulators from the suite, then loads their state into them
-(randqa/battery/_state.py): nothing in the file can make randqa run code.
-A file that is not such a checkpoint, is truncated or corrupt (the zip's
-CRCs), comes from another randqa version, or does not match the run asked
-for is refused with one line (exit 2).
+Reading treats the file as untrusted data (``read_checkpoint``): only a
+regular file is opened (never a device or a pipe); the zip's directory,
+its members' names and their declared sizes are checked before anything
+is inflated: the metadata at most ``MAX_META_BYTES``, the arrays together
+at most what the declared suite's tests state they hold
+(``state_budget``), each ``.npy`` header's shape matching its member's
+size; every field of the metadata has its type and range checked, the
+suite is validated as a suite file is (within ``--max-memory``'s
+default), the digest must match, and every accumulator must have counted
+exactly the bytes (or seeds) the progress says.  Classes in the state are
+looked up in a closed table (randqa/battery/_state.py), so nothing in the
+file can make randqa import or run code.  Anything else is refused with
+one line (exit 2).  The digest ties state and metadata together against
+accidents (parts of two checkpoints mixed, an edited field); it is no
+signature: whoever can write the file can recompute it, and what they can
+then change is bounded by the checks above.
+
+``CheckpointLock`` keeps two runs off one checkpoint path (an ``fcntl``
+lock on ``PATH.lock``, removed at exit).
 """
 
 from __future__ import annotations
 
 import datetime
+import errno
+import fcntl
 import hashlib
 import io
 import json
+import math
 import os
+import re
+import stat
+import struct
 import zipfile
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from randqa._version import __version__
-from randqa.battery._state import from_document, to_document
-from randqa.battery.suites import Suite, TestSpec
+from randqa.battery._state import MAX_DEPTH, array_names, from_document, to_document
+from randqa.battery.base import RESULT_BYTES
+from randqa.battery.suites import Suite, suite_from_document
 from randqa.engine.execute import Progress, Saver
-from randqa.errors import InputError, UsageError
+from randqa.errors import InputError, SuiteError, UsageError, one_line
 from randqa.files import write_atomically
-from randqa.results import Thresholds
+from randqa.interleaving import MAX_STREAMS
+from randqa.results import Verdict
+from randqa.sizes import MAX_SIZE, format_size
 
 FORMAT = "randqa-checkpoint"
-#: 2: a statistic shared by several tests is saved once, with its owner
-FORMAT_VERSION = 2
+#: 2: a statistic shared by several tests is saved once, with its owner;
+#: 3: a digest binds the state to the metadata
+FORMAT_VERSION = 3
 #: what a file's identity covers: its size and a hash of its first bytes
 IDENTITY_BYTES = 1 << 20
+#: the largest metadata member read (real ones: KiB, a few MiB for long progressive NIST runs)
+MAX_META_BYTES = 32 << 20
+#: the most members a checkpoint may hold (real ones: dozens)
+MAX_MEMBERS = 1 << 14
+#: what a state may hold beyond its suite's stated needs: pending bytes of
+#: unfinished blocks, small arrays, the npy headers
+STATE_SLACK_BYTES = 8 << 20
+#: the kinds of numpy arrays a state holds: booleans, integers, floats
+ARRAY_KINDS = "biuf"
+#: the only member names a checkpoint has
+MEMBER_NAME = re.compile(r"meta\.npy|a(?:0|[1-9][0-9]{0,8})\.npy")
+#: the longest path or name a checkpoint may record
+MAX_TEXT = 4096
+#: the lock file beside a checkpoint, while a run uses it
+LOCK_SUFFIX = ".lock"
 
 
 def suite_to_json(suite: Suite) -> dict[str, Any]:
@@ -57,21 +96,49 @@ def suite_to_json(suite: Suite) -> dict[str, Any]:
         "name": suite.name,
         "description": suite.description,
         "thresholds": {"suspicious": suite.thresholds.suspicious, "fail": suite.thresholds.fail},
-        "tests": [{"test": t.test, "params": t.params, "sequence_bits": t.sequence_bits,
-                   "fold": list(t.fold) if t.fold else None} for t in suite.tests],
+        "tests": [t.to_json() for t in suite.tests],
         "path": suite.path,
     }
 
 
-def suite_from_json(data: dict[str, Any]) -> Suite:
-    """The suite of :func:`suite_to_json`; ValueError when it is not one."""
+def suite_from_json(data: Any, max_memory: int | None = None) -> Suite:
+    """The suite of :func:`suite_to_json`, validated as a suite file is
+    (every parameter in its test's range; with ``max_memory``, every entry
+    within it); ValueError when it is not such a suite."""
     try:
-        specs = [TestSpec(t["test"], dict(t["params"]), t["sequence_bits"], tuple(t["fold"]) if t["fold"] else None)
-                 for t in data["tests"]]
-        suite = Suite(data["name"], data["description"], Thresholds(**data["thresholds"]), specs, data["path"])
-        suite.build()
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"its suite is not valid ({type(exc).__name__}: {exc})") from None
+        _check_keys(data, "suite", {"name", "description", "thresholds", "tests", "path"})
+        _check(isinstance(data["path"], str) and _text_ok(data["path"]), "suite path")
+        _check(isinstance(data["description"], str), "suite description")
+        _check(isinstance(data["tests"], list) and 0 < len(data["tests"]) <= MAX_MEMBERS, "suite tests")
+        entries, views = [], None
+        for test in data["tests"]:
+            if "streams" in test:  # the entry Suite.with_streams adds, last: rebuilt from the suite's own entries
+                _check(views is None and isinstance(test["streams"], dict), "suite streams")
+                views = test["streams"]
+                _check(isinstance(views.get("count"), int) and 2 <= views["count"] <= MAX_STREAMS
+                       and isinstance(views.get("interleave"), int) and 1 <= views["interleave"] <= MAX_SIZE,
+                       "suite streams")
+                continue
+            _check(views is None, "suite streams")
+            _check_keys(test, "suite test", {"test", "params", "sequence_bits", "fold"})
+            _check(isinstance(test["params"], dict) and not {"test", "sequence_bits", "fold_word_bits",
+                                                             "fold_low_bits"} & set(test["params"]), "test parameters")
+            entry = {"test": test["test"], **test["params"]}
+            if test["sequence_bits"] is not None:
+                entry["sequence_bits"] = test["sequence_bits"]
+            if test["fold"] is not None:
+                _check(isinstance(test["fold"], list) and len(test["fold"]) == 2, "test fold")
+                entry["fold_word_bits"], entry["fold_low_bits"] = test["fold"]
+            entries.append(entry)
+        suite = suite_from_document({"name": data["name"], "description": data["description"],
+                                     "thresholds": data["thresholds"], "tests": entries}, data["path"],
+                                    max_memory, what="suite")
+        if views is not None:
+            suite = suite.with_streams(views["count"], views["interleave"])
+    except SuiteError as exc:
+        raise ValueError(str(exc)) from None
+    if suite_to_json(suite) != data:  # what the suite file format cannot say (a float where an int was)
+        raise ValueError(f"suite {data['path']}: not as randqa writes a suite")
     return suite
 
 
@@ -104,26 +171,51 @@ class RunSpec:
     #: --segment as given (None: the default for the suite)
     segment: int | None = None
     identity: dict[str, Any] | None = None
+    #: --streams: randqa.sources.multistream.StreamLayout as data (the interleave resolved)
+    streams: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: Any) -> "RunSpec":
-        if not isinstance(data, dict):
-            raise ValueError("its run is not described")
-        try:
-            spec = cls(**data)
-        except TypeError as exc:
-            raise ValueError(f"its run description does not fit ({exc})") from None
-        if spec.kind not in ("test", "seed-sweep") or not isinstance(spec.source, str):
-            raise ValueError(f"unknown kind of run {spec.kind!r}")
+        """The run a checkpoint describes, every field checked; ValueError when it is not one."""
+        from randqa.folding import check_folding
+        from randqa.sources import FORMATS
+
+        _check_keys(data, "run", {f.name for f in fields(cls)})
+        spec = cls(**data)
+        _check(spec.kind in ("test", "seed-sweep"), "kind of run")
+        _check(isinstance(spec.source, str) and _text_ok(spec.source), "source")
+        _check(isinstance(spec.suite, dict), "suite")
+        _check(spec.seed is None or _whole(spec.seed, 0, None), "seed")
+        _check(spec.fmt in FORMATS, "format")
+        if spec.fold is not None:
+            _check(isinstance(spec.fold, list) and len(spec.fold) == 2, "fold")
+            check_folding(*spec.fold)
+        _check(spec.limit is None or _whole(spec.limit, 1, MAX_SIZE), "limit")
+        _check(spec.segment is None or _whole(spec.segment, 1, MAX_SIZE), "segment")
+        if spec.progressive is not None:
+            _check_keys(spec.progressive, "progressive", {"min_bytes", "max_bytes", "keep_going"})
+            low, high = spec.progressive["min_bytes"], spec.progressive["max_bytes"]
+            _check(_whole(low, 1, MAX_SIZE) and _whole(high, low, MAX_SIZE)
+                   and type(spec.progressive["keep_going"]) is bool, "progressive lengths")
+        _check((spec.kind == "seed-sweep") == (spec.seed_sweep is not None), "seed sweep")
+        if spec.seed_sweep is not None:
+            _check_keys(spec.seed_sweep, "seed sweep", {"seeds", "positions", "base_seed"})
+            _check(_whole(spec.seed_sweep["seeds"], 2, MAX_SIZE) and _whole(spec.seed_sweep["positions"], 1, 4096)
+                   and _whole(spec.seed_sweep["base_seed"], 0, None), "seed sweep")
+        if spec.identity is not None:
+            _check_keys(spec.identity, "identity", {"size", "sha256_first_mib"})
+            digest = spec.identity["sha256_first_mib"]
+            _check(_whole(spec.identity["size"], 0, None) and isinstance(digest, str)
+                   and re.fullmatch("[0-9a-f]{64}", digest) is not None, "identity")
         return spec
 
     def mismatch(self, other: "RunSpec") -> str | None:
         """What differs between the run a checkpoint holds (self) and the one
         asked for (other), or None.  A seed or segment size not given matches."""
-        for name in ("kind", "source", "fmt", "fold", "limit", "progressive", "seed_sweep"):
+        for name in ("kind", "source", "fmt", "fold", "limit", "progressive", "seed_sweep", "streams"):
             if getattr(self, name) != getattr(other, name):
                 return f"{name} {_show(getattr(self, name))}, not {_show(getattr(other, name))}"
         if self.suite != other.suite:
@@ -140,6 +232,95 @@ def _show(value: Any) -> str:
     return "none" if value is None else json.dumps(value) if not isinstance(value, str) else value
 
 
+def _check(condition: bool, what: str) -> None:
+    if not condition:
+        raise ValueError(f"bad {what}")
+
+
+def _check_keys(data: Any, what: str, keys: set[str]) -> None:
+    _check(isinstance(data, dict) and set(data) == keys, f"{what} (not the fields randqa writes)")
+
+
+def _whole(value: Any, low: int, high: int | None) -> bool:
+    return type(value) is int and low <= value and (high is None or value <= high)
+
+
+def _number(value: Any, low: float = 0.0, high: float = math.inf) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and low <= value <= high
+
+
+def _text_ok(text: str) -> bool:
+    """A path or name a checkpoint may record: something a command line could give."""
+    return 0 < len(text) <= MAX_TEXT and "\0" not in text
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """A JSON value of bounded nesting (the details of a test's result)."""
+    if depth > MAX_DEPTH:
+        return False
+    if value is None or type(value) in (bool, int, str) or type(value) is float:
+        return True
+    if type(value) is list:
+        return all(_plain(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def progress_from_json(data: Any, run: RunSpec) -> Progress:
+    """The progress a checkpoint records, every field checked against ``run``."""
+    _check_keys(data, "progress", {f.name for f in fields(Progress)})
+    progress = Progress(**data)
+    last = run.seed_sweep["seeds"] if run.seed_sweep else MAX_SIZE
+    _check(_whole(progress.position, 0, last), "position")
+    _check(_whole(progress.tail_bits, 0, 7 if run.fmt == "bits" else 0), "tail bits")
+    _check(progress.first_failure is None or _whole(progress.first_failure, 1, progress.position), "first failure")
+    _check(_number(progress.elapsed_s), "elapsed time")
+    _check(all(type(getattr(progress, name)) is bool for name in ("complete", "ended")), "progress flags")
+    _check(_whole(progress.sessions, 0, MAX_SIZE) and _whole(progress.segments, 0, MAX_SIZE)
+           and _whole(progress.in_process, 0, progress.position), "progress counts")
+    _check(isinstance(progress.lengths, list) and len(progress.lengths) <= 64, "progressive lengths")
+    for record in progress.lengths:
+        _check_keys(record, "progressive length", {"bytes", "verdict", "elapsed_s", "tests"})
+        _check(_whole(record["bytes"], 1, progress.position) and record["verdict"] in set(Verdict)
+               and _number(record["elapsed_s"]) and isinstance(record["tests"], list), "progressive length")
+        for test in record["tests"]:
+            _check(isinstance(test, dict) and {"name", "statistic", "p_value", "verdict"} <= set(test)
+                   <= {"name", "statistic", "p_value", "p_value_low", "verdict", "needs", "details"}, "test result")
+            _check(isinstance(test["name"], str) and test["verdict"] in set(Verdict)
+                   and all(test.get(key) is None or _number(test[key], -math.inf, math.inf) for key in ("statistic",)
+                           ) and all(test.get(key) is None or _number(test[key], 0.0, 1.0)
+                                     for key in ("p_value", "p_value_low"))
+                   and (test.get("needs") is None or isinstance(test["needs"], str))
+                   and isinstance(test.get("details", {}), dict) and _plain(test.get("details")), "test result")
+    return progress
+
+
+def state_budget(run: RunSpec, suite: Suite) -> int:
+    """The most bytes a checkpoint of ``run`` may hold in arrays: what the
+    suite's tests state they hold (a seed sweep: its counts per position),
+    with room for pending bytes and headers."""
+    if run.seed_sweep is not None:
+        positions = run.seed_sweep["positions"]
+        held = positions * 256 * 8 + 2 * positions
+    else:
+        held = sum(spec.memory_need(1).held + spec.memory_need(1).results * RESULT_BYTES for spec in suite.tests)
+    return held + STATE_SLACK_BYTES
+
+
+def state_digest(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> str:
+    """The SHA-256 of a checkpoint's metadata (its ``digest`` left out) and arrays."""
+    digest = hashlib.sha256()
+    text = json.dumps({k: v for k, v in meta.items() if k != "digest"}, sort_keys=True, allow_nan=True,
+                      separators=(",", ":"))
+    digest.update(text.encode())
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(json.dumps([name, array.dtype.str, list(array.shape)]).encode())
+        digest.update(memoryview(array).cast("B") if array.size else b"")
+    return "sha256:" + digest.hexdigest()
+
+
 @dataclass
 class Saved:
     """A checkpoint read back."""
@@ -152,6 +333,8 @@ class Saved:
     outputs: dict[str, Any] = field(default_factory=dict)
     #: what the caller saved with the run (compare: the sources done)
     context: dict[str, Any] | None = None
+    #: its data and state checked against the run (randqa.engine.launch.check_resume)
+    checked: bool = False
 
 
 class Checkpoint(Saver):
@@ -183,6 +366,8 @@ class Checkpoint(Saver):
             "progress": progress.to_json(),
             "state": state,
         }
+        meta = json.loads(json.dumps(meta, allow_nan=True))  # as it will be read back (tuples as lists)
+        meta["digest"] = state_digest(meta, arrays)
         text = json.dumps(meta, allow_nan=True).encode()
         buffer = io.BytesIO()
         np.savez(buffer, meta=np.frombuffer(text, dtype=np.uint8), **arrays)
@@ -192,49 +377,230 @@ class Checkpoint(Saver):
             raise UsageError(f"--checkpoint {self.path}: cannot write ({exc.strerror or exc})") from None
 
 
-def read_checkpoint(path: str) -> Saved:
-    """A checkpoint file, checked; InputError (one line, exit 2) when it is
-    not one, is damaged, or comes from another randqa version."""
+class _Refused(Exception):
+    """A checkpoint that is not one randqa wrote whole; the message says why."""
+
+
+def read_checkpoint(path: str, max_memory: int | None = None) -> Saved:
+    """A checkpoint file, checked (the module docstring says how); InputError
+    (one line, exit 2) when it is not one, is damaged, comes from another
+    randqa version or exceeds its bounds.  ``max_memory`` bounds what its
+    suite may hold (default: --max-memory's)."""
     def refuse(problem: str) -> InputError:
         return InputError(f"checkpoint {path}: {problem}")
 
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise refuse(f"cannot read ({exc.strerror or exc})") from None
-    if not data.startswith(b"PK\x03\x04"):
-        raise refuse("not a randqa checkpoint (not an .npz file)" if data else "empty: not a checkpoint randqa wrote whole")
+        # O_NONBLOCK: a FIFO's open would wait for a writer; the file is then refused for what it is
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError) as exc:
+        raise refuse(f"cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        raise refuse("not a regular file (a device, a pipe or a folder); a checkpoint is a file randqa writes")
+    with os.fdopen(fd, "rb") as f:
+        try:
+            return _read(f, status.st_size, path, max_memory)
+        except _Refused as exc:
+            raise refuse(str(exc)) from None
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, struct.error) as exc:
+            raise refuse(f"truncated or corrupt ({type(exc).__name__}: {one_line(exc)}); "
+                         "not a checkpoint randqa wrote whole") from None
+        except RecursionError:
+            raise refuse("damaged (nested too deeply)") from None
+        except (TypeError, ValueError, KeyError, UnicodeDecodeError) as exc:  # StateError is a ValueError
+            raise refuse(f"damaged ({one_line(exc)})") from None
+
+
+def _read(f: BinaryIO, size: int, path: str, max_memory: int | None) -> Saved:
+    if size == 0:
+        raise _Refused("empty: not a checkpoint randqa wrote whole")
+    if f.read(4) != b"PK\x03\x04":
+        raise _Refused("not a randqa checkpoint (not an .npz file)")
+    entries = _zip_entries(f, size)
+    if entries > MAX_MEMBERS:
+        raise _Refused(f"holds {entries:,} members, more than any checkpoint ({MAX_MEMBERS:,})")
+    with zipfile.ZipFile(f) as archive:
+        members: dict[str, zipfile.ZipInfo] = {}
+        for info in archive.infolist():
+            if not MEMBER_NAME.fullmatch(info.filename) or info.filename in members:
+                raise _Refused(f"holds a member {info.filename[:60]!r} that randqa never writes")
+            if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise _Refused(f"member {info.filename} is encrypted or compressed as randqa never does")
+            members[info.filename] = info
+        if "meta.npy" not in members:
+            raise _Refused("not a randqa checkpoint (no metadata)")
+        text = _read_member(archive, members["meta.npy"], MAX_META_BYTES).tobytes().decode("utf-8")
+        meta = json.loads(text)
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise _Refused("not a randqa checkpoint")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise _Refused(f"checkpoint format {_short_repr(meta.get('format_version'))}; "
+                           f"this randqa reads {FORMAT_VERSION}")
+        if meta.get("randqa_version") != __version__:
+            raise _Refused(f"written by randqa {_short_repr(meta.get('randqa_version'))}, this is randqa "
+                           f"{__version__}: resume it with that version")
+        _check_keys(meta, "metadata", {"format", "format_version", "randqa_version", "saved", "command", "outputs",
+                                       "context", "run", "progress", "state", "digest"})
+        run = RunSpec.from_json(meta["run"])
+        progress = progress_from_json(meta["progress"], run)
+        _check(isinstance(meta["saved"], str) and len(meta["saved"]) <= 64, "date")
+        _check(meta["command"] is None or isinstance(meta["command"], str) and len(meta["command"]) <= 1 << 20,
+               "command")
+        outputs = meta["outputs"]
+        _check(isinstance(outputs, dict) and set(outputs) <= {"json", "html"}
+               and all(v is None or isinstance(v, str) and _text_ok(v) for v in outputs.values()), "outputs")
+        _check(meta["context"] is None or isinstance(meta["context"], dict) and _plain(meta["context"]), "context")
+        from randqa.engine.plan import default_max_memory
+
+        suite = suite_from_json(run.suite, default_max_memory() if max_memory is None else max_memory)
+        budget = state_budget(run, suite)
+        names = array_names(meta["state"])
+        if len(set(names)) != len(names) or set(names) != {n[:-4] for n in members if n != "meta.npy"}:
+            raise _Refused("damaged (its state and its arrays do not match)")
+        declared = sum(members[f"{name}.npy"].file_size for name in names)
+        if declared > budget:
+            raise _Refused(f"its arrays declare {format_size(declared, approximate=True)}; a state of suite "
+                           f"{run.suite['name']!r} holds at most {format_size(budget, approximate=True)}")
+        arrays = {name: _read_member(archive, members[f"{name}.npy"], budget) for name in names}
+    if meta["digest"] != state_digest(meta, arrays):
+        raise _Refused("damaged (its state does not match its metadata: the digest differs)")
+    states = from_document(meta["state"], arrays)
+    _check(isinstance(states, list) and all(isinstance(s, dict) for s in states), "accumulator state")
+    _check_counted(states, run, progress)
+    return Saved(path, run, progress, states, meta["command"], dict(outputs), meta["context"])
+
+
+def _short_repr(value: Any) -> str:
+    """A value from the file, shown safely on one line (printable text as itself)."""
+    text = value if isinstance(value, str) and value.isprintable() else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_counted(states: list[dict[str, Any]], run: RunSpec, progress: Progress) -> None:
+    """Every accumulator counted what the progress says was tested: a state
+    is bound to its run's length, not only to its digest."""
+    if run.seed_sweep is not None:
+        expected = {"seeds": progress.position, "first_seed": run.seed_sweep["base_seed"]}
+    else:
+        expected = {"bytes_seen": progress.position, "start": 0}
+    for state in states:
+        for key, value in expected.items():
+            if state.get(key) != value:
+                raise _Refused(f"damaged (a test's state has counted {_short_repr(state.get(key))} {key}, "
+                               f"the run {value})")
+
+
+def _zip_entries(f: BinaryIO, size: int) -> int:
+    """The number of members a zip's end record declares, read before
+    zipfile builds its directory (whose size that number sets)."""
+    tail_length = min(size, 22 + 0xFFFF)
+    f.seek(size - tail_length)
+    tail = f.read(tail_length)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < 22:
+        raise zipfile.BadZipFile("no end of central directory")
+    entries = struct.unpack("<H", tail[at + 10:at + 12])[0]
+    if entries == 0xFFFF and at >= 20 and tail[at - 20:at - 16] == b"PK\x06\x07":  # ZIP64
+        offset = struct.unpack("<Q", tail[at - 12:at - 4])[0]
+        if offset + 56 > size:
+            raise zipfile.BadZipFile("bad ZIP64 end record")
+        f.seek(offset)
+        record = f.read(56)
+        if record[:4] != b"PK\x06\x06":
+            raise zipfile.BadZipFile("bad ZIP64 end record")
+        entries = struct.unpack("<Q", record[32:40])[0]
+    f.seek(0)
+    return entries
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> np.ndarray:
+    """One ``.npy`` member, its declared size and header checked before the
+    array is allocated: at most ``limit`` bytes, a plain numeric dtype, a
+    shape whose bytes are exactly what the member holds."""
+    if info.file_size > limit + 4096:
+        raise _Refused(f"member {info.filename} declares {format_size(info.file_size, approximate=True)}, "
+                       f"more than such a checkpoint holds ({format_size(limit, approximate=True)})")
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(member, max_header_size=4096)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(member, max_header_size=4096)
+        else:
+            raise _Refused(f"member {info.filename}: npy format {version}")
+        if dtype.hasobject or dtype.kind not in ARRAY_KINDS or dtype.fields is not None or dtype.subdtype is not None:
+            raise _Refused(f"member {info.filename}: arrays of {dtype} are not state")
+        if not all(type(d) is int and d >= 0 for d in shape) or len(shape) > 8:
+            raise _Refused(f"member {info.filename}: bad shape")
+        count = math.prod(shape)
+        if member.tell() + count * dtype.itemsize != info.file_size:
+            raise _Refused(f"member {info.filename}: its shape {shape} does not match its size")
+        array = np.empty(count, dtype=dtype)
+        view = memoryview(array).cast("B")
+        filled = 0
+        while filled < len(view):
+            got = member.readinto(view[filled:])
+            if not got:
+                raise EOFError(f"member {info.filename} ends early")
+            filled += got
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+class CheckpointLock:
+    """Keeps other randqa runs off checkpoint ``path`` while this one uses it:
+    an exclusive ``fcntl`` lock on ``PATH.lock``, which holds this
+    process's PID and is removed when the run ends.  A second run is refused
+    with one line naming the first one's PID."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path + LOCK_SUFFIX
+        self.checkpoint = path
+        self._fd: int | None = None
+
+    def __enter__(self) -> "CheckpointLock":
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+            except OSError as exc:
+                raise UsageError(f"--checkpoint {self.checkpoint}: cannot lock it ({exc.strerror or exc}: "
+                                 f"{self.path})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                holder = _read_pid(fd)
+                os.close(fd)
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise UsageError(f"--checkpoint {self.checkpoint}: cannot lock it ({exc.strerror or exc})") from None
+                who = f"PID {holder}" if holder else "its PID not yet written"
+                raise UsageError(f"checkpoint {self.checkpoint} is in use by another randqa run ({who}); wait for it "
+                                 "to end, or give another --checkpoint path") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except OSError:
+                same = False
+            if same:  # else the run before removed the file between our open and lock: lock the new one
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.unlink(self.path)  # while locked: a run waiting on this file tries again on a new one
+        except OSError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+
+def _read_pid(fd: int) -> int | None:
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            if "meta" not in npz.files:
-                raise refuse("not a randqa checkpoint (no metadata)")
-            meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
-            arrays = {name: npz[name] for name in npz.files if name != "meta"}
-    except InputError:
-        raise
-    except (zipfile.BadZipFile, EOFError, ValueError, KeyError, OSError, UnicodeDecodeError) as exc:
-        reason = "truncated or corrupt" if isinstance(exc, (zipfile.BadZipFile, EOFError, OSError)) else "unreadable"
-        raise refuse(f"{reason} ({type(exc).__name__}: {exc}); not a checkpoint randqa wrote whole") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise refuse("not a randqa checkpoint")
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise refuse(f"checkpoint format {meta.get('format_version')!r}; this randqa reads {FORMAT_VERSION}")
-    if meta.get("randqa_version") != __version__:
-        raise refuse(f"written by randqa {meta.get('randqa_version')}, this is randqa {__version__}: "
-                     f"resume it with that version")
-    try:
-        run = RunSpec.from_json(meta.get("run"))
-        if not isinstance(meta.get("progress"), dict):
-            raise ValueError("no progress")
-        progress = Progress.from_json(meta["progress"])
-        states = from_document(meta.get("state"), arrays)
-        if not isinstance(states, list):
-            raise ValueError("no accumulator state")
-        outputs = meta.get("outputs") or {}
-        context = meta.get("context")
-        if not isinstance(outputs, dict) or not isinstance(context, (dict, type(None))):
-            raise ValueError("bad outputs or context")
-    except (TypeError, ValueError) as exc:  # StateError is a ValueError
-        raise refuse(f"damaged ({exc})") from None
-    return Saved(path, run, progress, states, meta.get("command"), outputs, context)
+        text = os.pread(fd, 32, 0).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() and len(text) < 12 else None

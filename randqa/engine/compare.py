@@ -9,6 +9,12 @@ the suite as ``randqa test`` would.  The result is one JSON document
 ``speed_mb_s``, ``speed_method`` and ``generation_mb_s`` (the rate randqa
 feeds its tests); terminal table, JSON file and HTML report are all rendered
 from that document.
+
+Presets name the sources of a question: ``nmap`` (the default) and
+``runtimes``, each language runtime's default generator, timed by the
+runtime itself (randqa.speed.runtimes).  A runtime backend's run also
+records its runtime: installed or not, its version, and whether the
+runtime's own stream (NAME-live) equals the first MiB that was tested.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from randqa.battery.suites import Suite
 
 if TYPE_CHECKING:  # loaded when a comparison runs, not with every CLI command
     from randqa.engine.checkpoint import RunSpec, Saved
+    from randqa.sources.multistream import StreamLayout
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
 #: nmap-dev PRNG benchmark mail, the Linux kernel pair, and two modern references
@@ -43,6 +50,39 @@ DEFAULT_SOURCES = [
 #: run): the nine defaults with the standard suite finish in about two
 #: minutes on a 2-core machine, speed measurement included
 DEFAULT_COMPARE_BYTES = 2 << 30
+
+#: the generator each runtime gives an application that does not choose
+#: one (libstdc++'s std::default_random_engine is minstd_rand0), and
+#: urandom as the reference
+RUNTIME_SOURCES = [
+    "v8-math-random", "java-random", "go-math-rand", "dotnet-random", "php-mt-rand", "r-mersenne-twister",
+    "lua-math-random", "ruby-random", "musl-rand", "cxx-minstd-rand0", "sqlite-random", "urandom",
+]
+
+#: bytes tested per runtime generator by default: twelve sources, speed in
+#: each runtime and the live check included, in a few minutes on 2 cores
+RUNTIMES_COMPARE_BYTES = 256 << 20
+
+#: bytes of each runtime backend compared with its runtime's own stream (NAME-live)
+LIVE_CHECK_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of sources for ``randqa compare --preset``."""
+
+    sources: tuple[str, ...]
+    #: bytes tested per generator unless -n or --max says otherwise
+    default_bytes: int
+    about: str
+
+
+PRESETS = {
+    "nmap": Preset(tuple(DEFAULT_SOURCES), DEFAULT_COMPARE_BYTES,
+                   "nmap's contenders, the Linux pair, pcg64 and chacha (the default)"),
+    "runtimes": Preset(tuple(RUNTIME_SOURCES), RUNTIMES_COMPARE_BYTES,
+                       "each runtime's default generator, speed as the runtime calls it, urandom as the reference"),
+}
 
 #: progressive runs start at this length unless --min says otherwise (as `randqa test`)
 DEFAULT_PROGRESSIVE_MIN = 1 << 10
@@ -73,6 +113,12 @@ class CompareOptions:
     checkpoint_every_s: float = DEFAULT_CHECKPOINT_EVERY_S
     #: where the report goes (--json, --html), for a resumed comparison
     outputs: dict[str, Any] = field(default_factory=dict)
+    #: what `randqa resume` adds to its "resuming from" line
+    resume_note: str = ""
+    #: --streams K: every generator's K streams under each of ``stream_seeds`` (the schemes), --interleave
+    streams: int | None = None
+    stream_seeds: list[str] = field(default_factory=list)
+    interleave: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """What a checkpoint records of the options (a resumed comparison goes on with them)."""
@@ -81,14 +127,63 @@ class CompareOptions:
         return {"suite": suite_to_json(self.suite), "size": self.size, "seed": self.seed,
                 "progressive": self.progressive, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes,
                 "keep_going": self.keep_going, "speed_repeats": self.speed_repeats, "segment": self.segment,
-                "predict": self.predict}
+                "predict": self.predict, "streams": self.streams, "stream_seeds": self.stream_seeds,
+                "interleave": self.interleave}
+
+    def layouts(self) -> list[StreamLayout | None]:
+        """What each source is tested as: itself (None), or its streams under each scheme in turn."""
+        from randqa.sources.multistream import StreamLayout
+
+        if self.streams is None:
+            return [None]
+        return [StreamLayout(self.streams, scheme, self.interleave) for scheme in self.stream_seeds]
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], **execution: Any) -> "CompareOptions":
+    def from_json(cls, data: Any, max_memory: int | None = None, **execution: Any) -> "CompareOptions":
+        """The options ``to_json`` recorded (in a checkpoint), each checked
+        (the suite within ``max_memory``, default --max-memory's); ValueError otherwise."""
         from randqa.engine.checkpoint import suite_from_json
+        from randqa.engine.plan import default_max_memory
+        from randqa.interleaving import MAX_STREAMS
+        from randqa.sizes import MAX_SIZE
 
-        fields = dict(data, suite=suite_from_json(data["suite"]))
+        keys = {"suite", "size", "seed", "progressive", "min_bytes", "max_bytes", "keep_going", "speed_repeats",
+                "segment", "predict", "streams", "stream_seeds", "interleave"}
+        if not isinstance(data, dict) or set(data) != keys:
+            raise ValueError("not the options randqa records")
+
+        def whole(name: str, low: int, high: int | None, none: bool = True) -> bool:
+            value = data[name]
+            return (value is None and none) or (type(value) is int and low <= value and (high is None or value <= high))
+
+        if not (whole("size", 1, MAX_SIZE) and whole("seed", 0, None) and whole("min_bytes", 1, MAX_SIZE, False)
+                and whole("max_bytes", 1, MAX_SIZE) and whole("speed_repeats", 1, 1000, False)
+                and whole("segment", 1, MAX_SIZE) and all(type(data[name]) is bool
+                                                          for name in ("progressive", "keep_going", "predict"))
+                and whole("streams", 2, MAX_STREAMS) and whole("interleave", 1, MAX_SIZE)
+                and isinstance(data["stream_seeds"], list) and len(data["stream_seeds"]) <= MAX_STREAMS
+                and all(isinstance(s, str) and 0 < len(s) <= 256 for s in data["stream_seeds"])):
+            raise ValueError("an option out of its range")
+        fields = dict(data, suite=suite_from_json(data["suite"], default_max_memory() if max_memory is None
+                                                  else max_memory))
         return cls(**fields, **execution)
+
+
+def preset_plan(sources: list[str], preset: str | None, size: int | None,
+                max_bytes: int | None) -> tuple[list[str], int | None]:
+    """The sources of a comparison and the bytes per generator: the sources
+    given, else the named preset's, tested to its length unless a size or
+    --max is given, else the default sources (nmap's)."""
+    if preset is not None and preset not in PRESETS:
+        raise UsageError(f"unknown preset {preset!r}: choose from {', '.join(PRESETS)}")
+    if sources:
+        if preset is not None:
+            raise UsageError(f"give sources or --preset {preset}, not both")
+        return sources, size
+    if preset is None:
+        return list(DEFAULT_SOURCES), size
+    chosen = PRESETS[preset]
+    return list(chosen.sources), size if size is not None or max_bytes is not None else chosen.default_bytes
 
 
 def _open(spec: str, seed: int | None) -> Source:
@@ -98,11 +193,20 @@ def _open(spec: str, seed: int | None) -> Source:
     return open_source(spec, seed=None if is_data_spec(spec) else seed)
 
 
-def check_sources(specs: list[str], seed: int | None) -> None:
-    """Refuse unknown names, a repeated stdin and unreadable files before any
-    work starts: a source that fails after an hour of others costs that hour."""
+def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout | None] | None = None) -> None:
+    """Refuse unknown names, a repeated stdin, unreadable files and stream
+    schemes a generator cannot do before any work starts: a source that
+    fails after an hour of others costs that hour."""
     if specs.count("-") > 1:
         raise UsageError("stdin ('-') can be compared only once")
+    streamed = [layout for layout in layouts or [] if layout is not None]
+    if streamed:
+        from randqa.sources.multistream import open_streams
+
+        for spec in specs:
+            for layout in streamed:
+                open_streams(spec, seed, layout).close()
+        return
     for spec in specs:
         if spec != "-":
             with _open(spec, seed) as source:
@@ -127,11 +231,19 @@ def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> 
     return as_called_speed(spec, None, repeats, seed)
 
 
-def source_run(spec: str, options: CompareOptions) -> RunSpec:
-    """One source's test, as data: a plain run or a progressive one."""
+def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None = None) -> RunSpec:
+    """One source's test, as data: a plain run or a progressive one, of the
+    source or of its streams under ``layout``."""
     from randqa.engine.checkpoint import RunSpec, suite_to_json
     from randqa.engine.launch import identity_of
 
+    suite, streams = options.suite, None
+    if layout is not None:
+        from randqa.sources.multistream import open_streams
+
+        probe = open_streams(spec, options.seed, layout)  # the interleave resolved
+        with probe:
+            suite, streams = options.suite.with_streams(layout.count, probe.interleave), probe.layout.to_json()
     endless = not is_data_spec(spec)
     limit = options.size
     if limit is None and endless:
@@ -142,29 +254,35 @@ def source_run(spec: str, options: CompareOptions) -> RunSpec:
         last = options.max_bytes or limit or engine.UNTIL_END
         progressive = {"min_bytes": options.min_bytes, "max_bytes": last, "keep_going": options.keep_going}
         limit = None
-    return RunSpec(kind="test", source=spec, suite=suite_to_json(options.suite), seed=options.seed if endless else None,
-                   limit=limit, progressive=progressive, segment=options.segment, identity=identity_of(spec))
+    return RunSpec(kind="test", source=spec, suite=suite_to_json(suite), seed=options.seed if endless else None,
+                   limit=limit, progressive=progressive, segment=options.segment, identity=identity_of(spec),
+                   streams=streams)
 
 
 def run_source_tests(spec: str, options: CompareOptions,
                 progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
                 *, saved: Saved | None = None, context: dict[str, Any] | None = None, command: str | None = None,
-                ) -> RunResult:
+                layout: StreamLayout | None = None) -> RunResult:
     """Test one source with the suite: a plain run, or a progressive one,
     on the comparison's workers when it has them.
 
     ``progress(name, total_bytes)`` returns a context manager that is called
     with byte counts (a ProgressBar); total is None when unknown (a file).
-    ``saved`` is the checkpoint of this source's run to continue.
+    ``saved`` is the checkpoint of this source's run to continue; with
+    ``layout`` the source's streams are tested.
     """
     from randqa.engine.launch import Execution, launch
 
     name = "stdin" if spec == "-" else spec
+    if layout is not None:
+        from randqa.sources.multistream import stream_name
+
+        name = stream_name(spec, layout.count, layout.scheme)
     execution = Execution(workers=options.workers, threads=options.jobs, checkpoint=options.checkpoint,
                           checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
-                          context=context)
+                          context=context, resume_note=options.resume_note)
     bar = (lambda total: progress(name, total)) if progress else None
-    return launch(saved.run if saved is not None else source_run(spec, options), execution, bar, saved=saved,
+    return launch(saved.run if saved is not None else source_run(spec, options, layout), execution, bar, saved=saved,
                   fresh=saved is None)
 
 
@@ -182,6 +300,38 @@ def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
     names = [r.name for r in report.predictors if r.succeeded and r.observed_bytes == best]
     return {"predictable_from_bytes": best, "predictor": names[0] if names else None,
             "predict_bytes_read": report.bytes_read}
+
+
+def runtime_facts(spec: str, seed: int | None) -> dict[str, Any] | None:
+    """For a runtime backend: its runtime, whether it is installed, its
+    version, and whether the runtime itself (NAME-live) writes the first
+    LIVE_CHECK_BYTES of the tested stream for the same seed; None for
+    other sources."""
+    from randqa.sources.runtimes import LIVE_SUFFIX, driver_for, find_runtime_backend
+
+    if find_runtime_backend(spec) is None:
+        return None
+    driver = driver_for(spec)
+    facts: dict[str, Any] = {"name": driver.name, "installed": driver.available()}
+    if not facts["installed"]:
+        return facts
+    facts["version"] = driver.version()
+    if spec.endswith(LIVE_SUFFIX) or seed is None:
+        return facts
+    streams = []
+    for name in (spec, spec + LIVE_SUFFIX):
+        buffer = bytearray(LIVE_CHECK_BYTES)
+        try:
+            with _open(name, seed) as source:
+                streams.append(bytes(buffer[:read_full(source, memoryview(buffer))]))
+        except RandqaError as exc:  # the runtime failed: the tested bytes stand, unconfirmed
+            facts["live_error"] = str(exc)
+            return facts
+    facts["live_checked_bytes"] = min(len(s) for s in streams)
+    facts["live_equal"] = streams[0] == streams[1]
+    if not facts["live_equal"]:
+        facts["first_difference"] = next(k for k, (a, b) in enumerate(zip(*streams)) if a != b)
+    return facts
 
 
 def planned_bytes(options: CompareOptions) -> int:
@@ -223,7 +373,9 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
     comparison too: the error is appended there and the document holds the
     finished runs.
     """
-    check_sources(specs, options.seed)
+    layouts = options.layouts()
+    check_sources(specs, options.seed, layouts)
+    units = [(spec, layout) for spec in specs for layout in layouts]
     start = time.perf_counter()
     runs: list[dict[str, Any]] = []
     if saved is not None:
@@ -238,19 +390,23 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
                              f"`randqa resume {options.checkpoint}`, or give another --checkpoint path")
         runs = list(previous["runs"])
     interrupted = False
-    for index, spec in enumerate(specs):
+    speeds: dict[str, AsCalledSpeed | None] = {}
+    for index, (spec, layout) in enumerate(units):
         if index < len(runs):
             continue
         context = {"compare": {"sources": specs, "options": options.to_json(), "runs": runs,
                                "environment": environment}}
         try:
             try:
-                speed = measure_speed(spec, options.seed, options.speed_repeats)
+                if spec not in speeds:  # a generator's speed, whatever its streams' seeding
+                    speeds[spec] = measure_speed(spec, options.seed, options.speed_repeats)
+                speed = speeds[spec]
             except KeyboardInterrupt:
                 interrupted = True
                 break
             current = saved if saved is not None and saved.run.source == spec and index == len(runs) else None
-            result = run_source_tests(spec, options, progress, saved=current, context=context, command=command)
+            result = run_source_tests(spec, options, progress, saved=current, context=context, command=command,
+                                      layout=layout)
         except RandqaError as exc:
             if failures is None or not runs:
                 raise
@@ -258,17 +414,29 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
             break
         saved = None
         run = result.to_json()
-        run["speed_mb_s"] = None if speed is None else round(speed.speed.median, 3)
-        run["speed_bytes"] = None if speed is None else speed.speed.nbytes
-        run["speed_method"] = None if speed is None else speed.method
+        timed = None if speed is None else speed.speed
+        run["speed_mb_s"] = None if timed is None else round(timed.median, 3)
+        run["speed_bytes"] = None if timed is None else timed.nbytes
+        run["speed_method"] = None if timed is None else speed.method
         run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
-        if options.predict and not result.interrupted:
+        if speed is not None and speed.note:
+            run["notes"] = [*run.get("notes", []), speed.note]
+        if options.predict and not result.interrupted and layout is None:  # the predictors read one stream
             try:
                 found = predictability(spec, run["source"].get("seed"))
             except KeyboardInterrupt:
                 found, interrupted = None, True
             if found is not None:
                 run.update(found)
+        try:
+            facts = None if interrupted else runtime_facts(spec, run["source"].get("seed"))
+        except KeyboardInterrupt:
+            facts, interrupted = None, True
+        if facts is not None:
+            run["runtime"] = facts
+            if facts.get("live_equal") is False:
+                run["notes"] = [*run.get("notes", []), f"{spec}-live differs from {spec} from byte "
+                                                        f"{facts['first_difference']} on: randqa's C is not the runtime"]
         runs.append(run)
         if interrupted or result.interrupted:
             interrupted = True

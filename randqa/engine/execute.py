@@ -194,6 +194,8 @@ class StreamJob(SegmentJob):
     spec: str | None = None
     seed: int | None = None
     fold: tuple[int, int] | None = None
+    #: the interleaved streams of --streams (a StreamLayout's JSON)
+    streams: dict[str, Any] | None = None
 
     def build(self, start: int) -> list[Any]:
         accumulators = self.suite.build()
@@ -209,7 +211,7 @@ class StreamJob(SegmentJob):
         if self.spec is None:
             raise ValueError("a sequential stream's segments come with their data")
         if self.fold is None:
-            return _SourceReader(open_at(self.spec, self.seed, start, length=count))
+            return _SourceReader(open_at(self.spec, self.seed, start, length=count, streams=self.streams))
         from randqa.sources.folded import FoldedSource
 
         word_bits, low_bits = self.fold
@@ -292,8 +294,11 @@ class StreamWorkload(Workload):
         #: bit text: the run's limit in bits, for the final 1-7 bits
         self.limit_bits = limit_bits
         self.chunk_bytes = chunk_bytes
+        from randqa.sources.multistream import MultiStreamSource
+
         self.split = split_method(source) if spec is not None else "sequential"
-        self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold)
+        streams = source.layout.to_json() if isinstance(source, MultiStreamSource) else None
+        self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold, streams)
         self.alignment = suite_alignment(suite, fold)
         self._consumed: int | None = 0  # stream position of ``source``; None when unknown
         self._tail_bits = 0
@@ -463,7 +468,8 @@ def _load(acc: Any, state: dict[str, Any]) -> None:
         import_state(acc, state)
 
 
-def _loaded(job: SegmentJob, start: int, states: list[dict[str, Any]]) -> list[Any]:
+def loaded(job: SegmentJob, start: int, states: list[dict[str, Any]]) -> list[Any]:
+    """Fresh accumulators of ``job`` for a piece at ``start``, holding ``states``; StateError if they do not fit."""
     accumulators = job.build(start)
     if len(states) != len(accumulators):
         raise StateError("a segment's result holds another number of tests")
@@ -633,14 +639,14 @@ class RunLoop:
                 if point > segment.start + count:
                     break
                 judged = copy_accumulators(job, self.merged)
-                _merge(judged, _loaded(job, segment.start, result["snapshots"][point]))
+                _merge(judged, loaded(job, segment.start, result["snapshots"][point]))
                 try:
                     self._record(point, judged)
                 except _StopRun:
                     self.progress.position = point
                     self._stopped_with = judged
                     raise
-            _merge(self.merged, _loaded(job, segment.start, result["states"]))
+            _merge(self.merged, loaded(job, segment.start, result["states"]))
             position = segment.start + count
             self.progress.position = position
             self.progress.segments += 1

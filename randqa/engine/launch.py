@@ -20,7 +20,7 @@ from randqa.battery._state import StateError
 from randqa.engine.checkpoint import Checkpoint, RunSpec, Saved, file_identity, read_checkpoint, suite_from_json
 from randqa.engine.execute import DEFAULT_CHECKPOINT_EVERY_S, Progressive, run_stream
 from randqa.engine.run import UNTIL_END
-from randqa.errors import InputError, UsageError
+from randqa.errors import InputError, UsageError, one_line
 from randqa.results import RunResult
 from randqa.sizes import format_size
 from randqa.sources import Source, is_data_spec, open_source
@@ -43,6 +43,8 @@ class Execution:
     outputs: dict[str, Any] = field(default_factory=dict)
     #: extra data a checkpoint carries (compare's finished runs)
     context: dict[str, Any] | None = None
+    #: what `randqa resume` adds to its "resuming from" line (where the results go)
+    resume_note: str = ""
     notice: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
 
 
@@ -66,7 +68,11 @@ def prior_checkpoint(run: RunSpec, execution: Execution) -> Saved | None:
 
 
 def open_run_source(run: RunSpec) -> Source:
-    """The source of a stream run, folded when asked."""
+    """The source of a stream run: folded when asked, or the interleaved streams of --streams."""
+    if run.streams is not None:
+        from randqa.sources.multistream import StreamLayout, open_streams
+
+        return open_streams(run.source, run.seed, StreamLayout.from_json(run.streams))
     source = open_source(run.source, fmt=run.fmt, seed=run.seed)
     return fold_source(source, run.fold[0], run.fold[1]) if run.fold else source
 
@@ -78,24 +84,17 @@ def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None 
     next source of a comparison)."""
     if saved is None and not fresh:
         saved = prior_checkpoint(run, execution)
-    elif saved is not None:
-        # `randqa resume`: the run is the checkpoint's own, so only its data can differ
-        problem = saved.run.mismatch(replace(saved.run, identity=identity_of(saved.run.source)))
-        if problem:
-            raise UsageError(f"checkpoint {saved.path}: {problem}")
-    if saved is not None:
-        run.seed = saved.run.seed
-        done = saved.progress.position
-        unit = "seeds" if run.kind == "seed-sweep" else "bytes"
-        what = f"{done:,} seeds" if unit == "seeds" else format_size(done)
-        state = "finished" if saved.progress.complete else f"{what} done"
-        execution.notice(f"randqa: resuming from {saved.path} ({state})")
     suite = suite_from_json(run.suite)
+    if saved is not None:
+        check_resume(saved)
+        run.seed = saved.run.seed
     resume = (saved.progress, saved.states) if saved is not None else None
     bar = progress or (lambda total: contextlib.nullcontext(None))
     if run.kind == "seed-sweep":
+        _notice_resume(saved, run, execution)
         return _seed_sweep(run, suite, execution, bar, resume)
     with open_run_source(run) as source:
+        _notice_resume(saved, run, execution)  # once everything that could refuse the run has been checked
         run.seed = source.seed
         saver = _saver(run, execution)
         progressive = Progressive(**run.progressive) if run.progressive else None
@@ -113,6 +112,48 @@ def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None 
                                   resume=resume, on_progress=on_progress)
             except StateError as exc:
                 raise InputError(f"checkpoint {execution.checkpoint}: its state does not fit the run ({exc})") from None
+
+
+def check_resume(saved: Saved) -> None:
+    """Check what a checkpoint says against what is there now, before
+    anything runs or is written: its data (a file's identity; its run is its
+    own, so only the data can differ), and its state, loaded into fresh
+    accumulators once and finalised; one line for anything that does not fit."""
+    if saved.checked:
+        return
+    problem = saved.run.mismatch(replace(saved.run, identity=identity_of(saved.run.source)))
+    if problem:
+        raise UsageError(f"checkpoint {saved.path}: {problem}")
+    _check_state(saved.run, suite_from_json(saved.run.suite), saved)
+    saved.checked = True
+
+
+def _check_state(run: RunSpec, suite: Any, saved: Saved) -> None:
+    from randqa.engine.execute import StreamJob, loaded
+
+    if run.seed_sweep is not None:
+        from randqa.engine.seed_sweep import SeedSweepJob
+
+        job: Any = SeedSweepJob(run.source, run.seed_sweep["positions"], run.seed_sweep["base_seed"])
+    else:
+        job = StreamJob(suite)
+    try:
+        for accumulator in loaded(job, 0, saved.states):
+            accumulator.finalize()  # numbers of the right kinds may still not make a state
+    except StateError as exc:
+        raise InputError(f"checkpoint {saved.path}: its state does not fit the run ({exc})") from None
+    except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
+        raise InputError(f"checkpoint {saved.path}: its state does not fit the run "
+                         f"({type(exc).__name__}: {one_line(exc)})") from None
+
+
+def _notice_resume(saved: Saved | None, run: RunSpec, execution: Execution) -> None:
+    if saved is None:
+        return
+    done = saved.progress.position
+    what = f"{done:,} seeds" if run.kind == "seed-sweep" else format_size(done)
+    state = "finished" if saved.progress.complete else f"{what} done"
+    execution.notice(f"randqa: resuming from {saved.path} ({state}){execution.resume_note}")
 
 
 def _saver(run: RunSpec, execution: Execution) -> Checkpoint | None:

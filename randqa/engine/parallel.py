@@ -22,8 +22,10 @@ line when the client connects.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -36,7 +38,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from randqa._version import __version__
-from randqa.errors import RandqaError, UsageError
+from randqa.errors import RandqaError, UsageError, one_line
 
 #: environment variable naming a scheduler, as --scheduler does
 SCHEDULER_ENV = "RANDQA_SCHEDULER"
@@ -46,8 +48,12 @@ SEGMENTS_PER_WORKER = 2
 POLL_S = 0.2
 #: how often a producer's segment is sent again after its worker was lost
 RESENDS = 3
-#: seconds to wait for a scheduler to answer, or for workers to appear
-CONNECT_TIMEOUT_S = 30
+#: --scheduler-timeout's default: seconds for a scheduler to answer, and for a worker to join
+SCHEDULER_TIMEOUT_S = 5.0
+#: seconds to close a client or cluster
+CLOSE_TIMEOUT_S = 5
+#: how long closing waits for a start a stop signal cancelled (a local cluster takes 2-3 s)
+START_WAIT_S = 15
 #: Dask settings of the embedded cluster.  Its scheduler and nannies run in
 #: this process and its workers on the cores the tests use, so what they do
 #: on timers comes out of the tests' time: no statistical profiler (it would
@@ -142,18 +148,190 @@ def version_problems(versions: dict[str, Any]) -> list[str]:
     return problems
 
 
-class Workers:
-    """The Dask client of a run, started on first use and closed at exit."""
+# --------------------------------------------------------------------------
+# Where the scheduler is, and how to reach it
 
-    def __init__(self, jobs: int = 1, scheduler: str | None = None,
-                 notice: Callable[[str], None] | None = None) -> None:
+
+#: schemes of a Dask scheduler's address that randqa connects to
+SCHEDULER_SCHEMES = ("tcp", "tls")
+_ADDRESS = re.compile(r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[^\]/]*\]|[^:/\[\]@?#]*)"
+                      r"(?::(?P<port>[^/]*))?")
+_HOST_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+TLS_NEEDS_TLS_SCHEDULER = "--tls-ca-file, --tls-cert and --tls-key are for a tls:// --scheduler"
+#: the largest first frame a Dask scheduler sends (its handshake: some hundred bytes)
+MAX_HANDSHAKE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class SchedulerAddress:
+    """A Dask scheduler's address, checked: ``tcp://`` or ``tls://``, a host
+    name or IP address, a port."""
+
+    scheme: str
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}"
+
+
+def parse_scheduler_address(text: str, option: str = "--scheduler") -> SchedulerAddress:
+    """``text`` as a scheduler address, or one UsageError line naming ``option``
+    (the check comes before any work: a typo costs nothing)."""
+    def refuse(problem: str) -> UsageError:
+        shown = text if text.isprintable() and len(text) <= 200 else repr(text[:200])
+        return UsageError(f"{option} {shown}: {problem}; give a Dask scheduler's address, tcp://HOST:PORT or "
+                          f"tls://HOST:PORT (such as tcp://10.0.0.5:8786)")
+
+    match = _ADDRESS.fullmatch(text.strip())
+    if match is None:
+        raise refuse("not an address")
+    scheme = (match["scheme"] or "tcp").lower()
+    if scheme not in SCHEDULER_SCHEMES:
+        raise refuse(f"randqa connects to schedulers over tcp:// or tls://, not {scheme}://")
+    host = match["host"]
+    if host.startswith("["):
+        try:
+            host = str(ipaddress.IPv6Address(host[1:-1]))
+        except ValueError:
+            raise refuse(f"{host} is not an IPv6 address") from None
+    elif not host:
+        raise refuse("no host")
+    elif not (len(host) <= 253 and all(_HOST_LABEL.fullmatch(label) for label in host.rstrip(".").split("."))):
+        raise refuse(f"{host!r} is not a host name or IP address")
+    port = match["port"]
+    if port is None:
+        raise refuse("no port (a scheduler listens on 8786 unless told otherwise)")
+    if not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        raise refuse(f"port {port!r} is not a number from 1 to 65535")
+    return SchedulerAddress(scheme, host, int(port))
+
+
+def scheduler_address(option: str | None) -> SchedulerAddress | None:
+    """--scheduler (even empty), else RANDQA_SCHEDULER, else None; checked."""
+    if option is not None:
+        return parse_scheduler_address(option)
+    value = os.environ.get(SCHEDULER_ENV)
+    return parse_scheduler_address(value, f"${SCHEDULER_ENV}") if value else None
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """``--tls-ca-file``, ``--tls-cert`` and ``--tls-key``: the certificates a
+    ``tls://`` scheduler is reached with; what is not given comes from Dask's
+    configuration (``distributed.comm.tls.ca-file``, ``.client.cert``, ``.client.key``)."""
+
+    ca_file: str | None = None
+    cert: str | None = None
+    key: str | None = None
+
+    def given(self) -> bool:
+        return any((self.ca_file, self.cert, self.key))
+
+    def security(self, address: SchedulerAddress) -> Any:
+        """Dask's Security for a client of ``address`` (TLS required), its
+        files loaded now: a missing or bad file is one UsageError line."""
+        from distributed.security import Security
+
+        options = {"tls_ca_file": self.ca_file, "tls_client_cert": self.cert, "tls_client_key": self.key}
+        security = Security(require_encryption=True, **{k: v for k, v in options.items() if v})
+        if not (security.tls_ca_file and security.tls_client_cert):
+            raise UsageError(f"--scheduler {address.url}: Dask's TLS needs the cluster's CA certificate and a client "
+                             "certificate: give --tls-ca-file and --tls-cert (and --tls-key unless the key is in "
+                             "the certificate's file), or set distributed.comm.tls.ca-file and .client.cert in "
+                             "Dask's configuration")
+        try:
+            security.get_connection_args("client")
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--scheduler {address.url}: cannot load the TLS certificates ({one_line(exc)})") from None
+        return security
+
+
+def probe_scheduler(address: SchedulerAddress, timeout: float, ssl_context: Any = None) -> None:
+    """Connect to ``address`` and read the first frame length a Dask
+    scheduler sends unasked; one UsageError line, within about ``timeout``
+    seconds, for anything else: no host, a refused or silent port, a server
+    that speaks another protocol (HTTP answers nothing until asked), a
+    failed TLS handshake.  Dask itself would wait far longer, or read an
+    HTTP reply as a frame of exabytes."""
+    import socket
+    import ssl
+
+    def refuse(problem: str) -> UsageError:
+        return UsageError(f"--scheduler {address.url}: {problem}")
+
+    deadline = time.monotonic() + timeout
+    try:
+        connection = socket.create_connection((address.host, address.port), timeout=timeout)
+    except socket.gaierror as exc:
+        raise refuse(f"unknown host ({exc.strerror or exc})") from None
+    except TimeoutError:
+        raise refuse(f"no answer in {timeout:g} s (no host there, or a firewall)") from None
+    except OSError as exc:
+        raise refuse(f"cannot connect ({exc.strerror or exc})") from None
+    with connection:
+        try:
+            if ssl_context is not None:
+                connection.settimeout(max(0.01, deadline - time.monotonic()))
+                connection = ssl_context.wrap_socket(connection, server_hostname=address.host)
+            header = b""
+            while len(header) < 8:
+                connection.settimeout(max(0.01, deadline - time.monotonic()))
+                piece = connection.recv(8 - len(header))
+                if not piece:
+                    raise refuse("the server closed the connection at once: not a Dask scheduler")
+                header += piece
+        except TimeoutError:
+            raise refuse(f"the server accepted the connection but sent nothing in {timeout:g} s: not a Dask "
+                         "scheduler (an HTTP server, another service), or one too busy to answer "
+                         "(--scheduler-timeout)") from None
+        except ssl.SSLError as exc:
+            raise refuse(f"the TLS handshake failed ({one_line(exc)})") from None
+        except OSError as exc:
+            raise refuse(f"cannot connect ({exc.strerror or exc})") from None
+    size = int.from_bytes(header, "little")
+    if not 0 < size <= MAX_HANDSHAKE_BYTES:
+        raise refuse(f"the server's first bytes {header!r} are not Dask's protocol: not a Dask scheduler")
+
+
+# --------------------------------------------------------------------------
+# The workers of a run
+
+
+class Workers:
+    """The Dask client of a run, started on first use and closed at exit.
+
+    Starting (an embedded cluster's processes, or a scheduler's probe,
+    connection and first worker) runs in a thread of its own while this
+    one looks up every ``POLL_S`` seconds: a stop signal cancels the start
+    at once (what it has started is shut down at close), and a scheduler
+    gets ``timeout`` seconds for each step.  That thread blocks SIGINT, and
+    what it starts inherits the mask: a terminal's Ctrl-C, which goes to
+    the whole process group, reaches only randqa's main thread, and the
+    worker processes finish their task until randqa shuts them down."""
+
+    def __init__(self, jobs: int = 1, scheduler: SchedulerAddress | str | None = None,
+                 notice: Callable[[str], None] | None = None, *, timeout: float = SCHEDULER_TIMEOUT_S,
+                 tls: TlsFiles | None = None) -> None:
         self.jobs = jobs
-        self.scheduler = scheduler
+        self.address = parse_scheduler_address(scheduler) if isinstance(scheduler, str) else scheduler
+        self.scheduler = self.address.url if self.address else None
+        self.timeout = timeout
+        self.tls = tls or TlsFiles()
         self.notice = notice or (lambda line: print(line, file=sys.stderr, flush=True))
+        if self.tls.given() and (self.address is None or self.address.scheme != "tls"):
+            raise UsageError(TLS_NEEDS_TLS_SCHEDULER)
+        #: Dask's Security for a tls:// scheduler, its files loaded before any work
+        self._security = self.tls.security(self.address) if self.address and self.address.scheme == "tls" else None
         self._client: Any = None
         self._cluster: Any = None
-        #: LOCAL_CLUSTER_CONFIG set, undone at close
+        #: the Dask settings in force while the client lives, undone at close
         self._config: Any = None
+        #: a start still running after a stop signal cancelled it
+        self._abandoned: _Start | None = None
+        self._slots: int | None = None
         #: seconds spent starting or connecting to the cluster
         self.startup_s = 0.0
 
@@ -176,50 +354,68 @@ class Workers:
     def mode(self) -> str:
         return "scheduler" if self.scheduler else "local-cluster"
 
-    def client(self) -> Any:
-        """The Dask client, connecting or starting the cluster the first time."""
+    def client(self, interrupted: Callable[[], bool] = lambda: False) -> Any:
+        """The Dask client, connecting or starting the cluster the first time.
+        KeyboardInterrupt when ``interrupted()`` turns true meanwhile."""
         if self._client is None:
-            start = time.perf_counter()
-            self._start()
-            self.startup_s = time.perf_counter() - start
+            begin = time.perf_counter()
+            start = _Start(self._start, spawns=self.address is None)
+            # each step of a scheduler's start has its own timeout; this bounds them all
+            limit = None if self.address is None else 3 * self.timeout + CLOSE_TIMEOUT_S
+            try:
+                self._client, self._cluster, self._config = start.wait(interrupted, limit)
+            except TimeoutError:
+                self._abandoned = start
+                raise UsageError(f"--scheduler {self.scheduler}: no answer in {limit:g} s") from None
+            except BaseException:
+                self._abandoned = start
+                raise
+            self.startup_s = time.perf_counter() - begin
+            self.notice(self._dashboard_line())
         return self._client
 
-    def _start(self) -> None:
+    def _start(self) -> tuple[Any, Any, Any]:
+        """Start the cluster, or connect to the scheduler (in the start's thread);
+        (client, cluster, config) once a worker is there and runs this randqa."""
         warnings.filterwarnings("ignore", module="distributed")
+        import dask
         from distributed import Client
 
-        if self.scheduler:
-            try:
-                self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
-            except (OSError, TimeoutError) as exc:
-                raise UsageError(f"--scheduler {self.scheduler}: cannot connect ({exc})") from None
-            try:
-                self._client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
-            except TimeoutError:
-                self.close()
-                raise UsageError(f"--scheduler {self.scheduler}: no worker joined in {CONNECT_TIMEOUT_S} s") from None
-        else:
-            import dask
-            from distributed import LocalCluster
+        cluster = None
+        settings: dict[str, Any] = dict(LOCAL_CLUSTER_CONFIG) if self.address is None else {}
+        # Dask's own reconnection attempts give up as soon as randqa would
+        settings["distributed.comm.timeouts.connect"] = f"{self.timeout}s"
+        config = dask.config.set(settings)
+        config.__enter__()
+        client = None
+        try:
+            if self.address is not None:
+                ssl_context = self._security.get_connection_args("client")["ssl_context"] if self._security else None
+                probe_scheduler(self.address, self.timeout, ssl_context)
+                try:
+                    client = Client(self.scheduler, timeout=self.timeout, set_as_default=False,
+                                    security=self._security)
+                except (OSError, TimeoutError, ValueError) as exc:
+                    raise UsageError(f"--scheduler {self.scheduler}: cannot connect ({one_line(exc)})") from None
+                try:
+                    client.wait_for_workers(1, timeout=self.timeout)
+                except TimeoutError:
+                    raise UsageError(f"--scheduler {self.scheduler}: no worker joined in {self.timeout:g} s "
+                                     "(--scheduler-timeout)") from None
+            else:
+                from distributed import LocalCluster
 
-            # a terminal's Ctrl-C goes to the whole process group: the workers
-            # ignore it (inherited SIG_IGN) and this process ends the run cleanly
-            previous = _ignore_sigint()
-            try:
-                # in force while the cluster lives: a worker lost mid-run is restarted with it too
-                self._config = dask.config.set(LOCAL_CLUSTER_CONFIG)
-                self._config.__enter__()
-                self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                             dashboard_address=":0", silence_logs=logging.CRITICAL)
-                self._client = Client(self._cluster, set_as_default=False)
-            finally:
-                _restore_sigint(previous)
-        problems = version_problems(self._client.run(worker_version, on_error="return"))
-        if problems:
-            self.close()
-            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise WorkerVersionError(problems[0] + more)
-        self.notice(self._dashboard_line())
+                cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
+                client = Client(cluster, set_as_default=False)
+            problems = version_problems(client.run(worker_version, on_error="return"))
+            if problems:
+                more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+                raise WorkerVersionError(problems[0] + more)
+        except BaseException:
+            _close(client, cluster, config)
+            raise
+        return client, cluster, config
 
     def _dashboard_line(self) -> str:
         where = self.scheduler or f"{self.jobs} local worker processes"
@@ -232,8 +428,10 @@ class Workers:
 
     def slots(self) -> int:
         """Worker threads the cluster has now (at least 1)."""
-        info = self.client().scheduler_info(n_workers=-1) if self._has_n_workers() else self.client().scheduler_info()
-        return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+        client = self.client()
+        info = client.scheduler_info(n_workers=-1) if self._has_n_workers() else client.scheduler_info()
+        self._slots = max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+        return self._slots
 
     def _has_n_workers(self) -> bool:
         import inspect
@@ -241,27 +439,27 @@ class Workers:
         return "n_workers" in inspect.signature(self.client().scheduler_info).parameters
 
     def describe(self) -> dict[str, Any]:
-        """How segments were executed, for the run's JSON."""
-        data: dict[str, Any] = {"mode": self.mode, "workers": self.slots() if self.started else self.jobs,
+        """How segments were executed, for the run's JSON (no question to
+        the cluster: it may be gone by then)."""
+        data: dict[str, Any] = {"mode": self.mode, "workers": self._slots or self.jobs,
                                 "startup_s": round(self.startup_s, 3)}
         if self.scheduler:
             data["scheduler"] = self.scheduler
         return data
 
     def close(self) -> None:
+        """Shut the cluster down (or disconnect from the scheduler); an
+        embedded cluster's start that a stop signal cancelled is waited for,
+        at most START_WAIT_S, and shut down too."""
         client, cluster, config = self._client, self._cluster, self._config
         self._client = self._cluster = self._config = None
-        previous = _ignore_sigint()
+        abandoned, self._abandoned = self._abandoned, None
+        previous = _ignore_sigint()  # a second Ctrl-C does not leave the workers running
         try:
-            if client is not None:
-                client.close(timeout=10)
-            if cluster is not None:
-                cluster.close(timeout=10)
-        except Exception:  # closing after a lost scheduler: nothing left to close
-            pass
+            _close(client, cluster, config)
+            if abandoned is not None:  # a scheduler's start has no processes of randqa's to wait for
+                abandoned.discard(START_WAIT_S if self.address is None else 0)
         finally:
-            if config is not None:
-                config.__exit__(None, None, None)
             _restore_sigint(previous)
 
     def __enter__(self) -> "Workers":
@@ -269,6 +467,81 @@ class Workers:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _close(client: Any, cluster: Any, config: Any) -> None:
+    try:
+        if client is not None:
+            client.close(timeout=CLOSE_TIMEOUT_S)
+        if cluster is not None:
+            cluster.close(timeout=CLOSE_TIMEOUT_S)
+    except Exception:  # closing after a lost scheduler: nothing left to close
+        pass
+    finally:
+        if config is not None:
+            config.__exit__(None, None, None)
+
+
+class _Start:
+    """``work()`` in a thread of its own with SIGINT blocked (inherited by
+    the threads and, when it ``spawns`` them, the processes it starts).  ``wait`` returns its result,
+    raises its error, or gives up (KeyboardInterrupt, TimeoutError); a start
+    given up is shut down by ``discard``, or by its thread when it ends."""
+
+    def __init__(self, work: Callable[[], tuple[Any, Any, Any]], spawns: bool) -> None:
+        self._work = work
+        self._spawns = spawns
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._given_up = False
+        self._result: tuple[Any, Any, Any] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="randqa-cluster-start", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        if hasattr(signal, "pthread_sigmask"):
+            if self._spawns:
+                from multiprocessing import resource_tracker
+
+                # starting multiprocessing's resource tracker unblocks SIGINT in the thread that starts it
+                # (Python 3.11-3.13): it must run before the block, or the worker processes get Ctrl-C
+                resource_tracker.ensure_running()
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        result = None
+        try:
+            result = self._work()
+        except BaseException as exc:  # handed to the waiting thread
+            self._error = exc
+        with self._lock:
+            self._result = result
+            self._done.set()
+            orphaned = self._given_up
+        if orphaned and result is not None:
+            _close(*result)
+
+    def wait(self, interrupted: Callable[[], bool], limit: float | None) -> tuple[Any, Any, Any]:
+        deadline = None if limit is None else time.monotonic() + limit
+        while not self._done.wait(POLL_S):
+            if interrupted():
+                raise KeyboardInterrupt
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    def discard(self, wait_s: float) -> None:
+        """Shut down what the start made: now if it has ended, else when it
+        ends (waiting at most ``wait_s`` here for that)."""
+        with self._lock:
+            self._given_up = True
+            result, self._result = self._result, None
+        if result is not None:
+            _close(*result)
+        else:
+            self._thread.join(wait_s)
 
 
 def _ignore_sigint() -> Any:
@@ -281,11 +554,6 @@ def _ignore_sigint() -> Any:
 def _restore_sigint(previous: Any) -> None:
     if previous is not None:
         signal.signal(signal.SIGINT, previous)
-
-
-def scheduler_address(option: str | None) -> str | None:
-    """--scheduler, else RANDQA_SCHEDULER, else None."""
-    return option or os.environ.get(SCHEDULER_ENV) or None
 
 
 class _Pending:
@@ -313,7 +581,7 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
     segments.  ``interrupted()`` is polled while waiting; when it turns true,
     KeyboardInterrupt is raised here (in-flight segments are cancelled).
     """
-    client = workers.client()
+    client = workers.client(interrupted)
     window = SEGMENTS_PER_WORKER * workers.slots()
     queue: deque[_Pending] = deque()
     exhausted = False

@@ -16,7 +16,11 @@ The rules, in the order they are checked:
 - ``--progressive`` reads bytes, not bit text;
 - ``--seed-sweep`` takes no ``--progressive``, ``-n``, ``--word-bits`` or
   ``--format``, and needs a generator that can be seeded;
-- ``--word-bits`` folds bytes, not bit text.
+- ``--word-bits`` folds bytes, not bit text;
+- ``--stream-seeds`` and ``--interleave`` need ``--streams``, which needs
+  ``--stream-seeds`` and takes no ``--seed-sweep``, ``--word-bits``,
+  ``--format bits`` or ``--sequences`` (a file or stdin is refused when the
+  source is opened).
 
 Defaults that depend on the source: a generator (an endless source) gives
 64 MiB, or 1 GiB as the last length of ``--progressive``; a file or stdin is
@@ -41,6 +45,7 @@ from randqa.sources.folded import fold_source
 if TYPE_CHECKING:
     from randqa.engine.checkpoint import RunSpec
     from randqa.engine.compare import CompareOptions
+    from randqa.sources.multistream import StreamLayout
 
 #: how much of an endless generator a test reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
@@ -84,6 +89,19 @@ class TestOptions:
     jobs: int = 1
     #: --max-memory in bytes; None: half of physical memory
     max_memory: int | None = None
+    #: --streams K, --stream-seeds SCHEME, --interleave BYTES (randqa/sources/multistream.py)
+    streams: int | None = None
+    stream_seeds: str | None = None
+    interleave: int | None = None
+
+    @property
+    def layout(self) -> "StreamLayout | None":
+        """The --streams layout, or None without --streams."""
+        from randqa.sources.multistream import StreamLayout
+
+        if self.streams is None:
+            return None
+        return StreamLayout(self.streams, self.stream_seeds or "", self.interleave)
 
 
 def _label(option: str) -> str:
@@ -167,8 +185,23 @@ class TestPlan:
     # ------------------------------------------------------------ sources
 
     def open(self, spec: str) -> Source:
-        """Open '-' (stdin), a path or a generator name, folded as asked."""
+        """Open '-' (stdin), a path or a generator name, folded as asked, or
+        the interleaved streams of --streams."""
+        layout = self.options.layout
+        if layout is not None:
+            from randqa.sources.multistream import open_streams
+
+            return open_streams(spec, self.options.seed, layout)
         return self.fold(open_source(spec, fmt=self.options.fmt, seed=self.options.seed))
+
+    def suite_for(self, source: Source) -> Suite:
+        """The suite a run of ``source`` takes: the plan's, or for interleaved
+        streams, with every stream alone and each pair's XOR too."""
+        from randqa.sources.multistream import MultiStreamSource
+
+        if isinstance(source, MultiStreamSource):
+            return self.suite.with_streams(len(source.members), source.interleave)
+        return self.suite
 
     def fold(self, source: Source) -> Source:
         """``source`` seen through --word-bits/--low-bits folding (itself without);
@@ -201,11 +234,12 @@ class TestPlan:
     def run(self, source: Source, on_progress: ProgressCallback | None = None) -> RunResult:
         """Test ``source`` (already folded) in this process: progressively, or once."""
         o = self.options
-        self.check_memory(source.endless)
+        suite = self.suite_for(source)
+        self.check_memory(source.endless, suite)
         if o.progressive:
-            return run_progressive(source, self.suite, o.min_size, self.last_length(source), o.keep_going,
+            return run_progressive(source, suite, o.min_size, self.last_length(source), o.keep_going,
                                    jobs=o.jobs, on_progress=on_progress)
-        return run(source, self.suite, limit=self.limit(source), jobs=o.jobs, on_progress=on_progress)
+        return run(source, suite, limit=self.limit(source), jobs=o.jobs, on_progress=on_progress)
 
     @property
     def sweep_total(self) -> int:
@@ -234,7 +268,14 @@ class TestPlan:
         from randqa.sources import is_data_spec
 
         o = self.options
-        suite = suite_to_json(self.suite)
+        chosen, streams = self.suite, None
+        if o.layout is not None:
+            from randqa.sources.multistream import open_streams
+
+            probe = open_streams(spec, o.seed, o.layout)  # the scheme checked, the interleave resolved
+            with probe:
+                chosen, streams = self.suite_for(probe), probe.layout.to_json()
+        suite = suite_to_json(chosen)
         if o.seed_sweep is not None:
             self.check_sweep_source(spec)
             return RunSpec(kind="seed-sweep", source=spec, suite=suite, seed=o.seed or 0, segment=segment,
@@ -250,24 +291,26 @@ class TestPlan:
             limit = None
         elif limit is None and endless:
             limit = DEFAULT_GENERATOR_BYTES
-        self.check_memory(endless)
+        self.check_memory(endless, chosen)
         return RunSpec(kind="test", source=spec, suite=suite, seed=o.seed, fmt=o.fmt,
                        fold=[o.word_bits, o.low_bits or 1] if o.word_bits else None, limit=limit,
-                       progressive=progression, segment=segment, identity=identity_of(spec))
+                       progressive=progression, segment=segment, identity=identity_of(spec), streams=streams)
 
     @property
     def max_memory(self) -> int:
         return default_max_memory() if self.options.max_memory is None else self.options.max_memory
 
-    def check_memory(self, endless: bool) -> None:
-        """Refuse the run before it starts when the suite, its buffers and the
-        results a progressive run keeps per length would pass --max-memory."""
+    def check_memory(self, endless: bool, suite: Suite | None = None) -> None:
+        """Refuse the run before it starts when the suite (the plan's unless
+        given), its buffers and the results a progressive run keeps per
+        length would pass --max-memory."""
         o = self.options
+        suite = suite or self.suite
         if o.progressive:
             last = o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if endless else UNTIL_END)
-            check_run_memory(self.suite, self.max_memory, jobs=o.jobs, lengths=progressive_lengths(o.min_size, last))
+            check_run_memory(suite, self.max_memory, jobs=o.jobs, lengths=progressive_lengths(o.min_size, last))
         else:
-            check_run_memory(self.suite, self.max_memory, jobs=o.jobs, fmt=o.fmt)
+            check_run_memory(suite, self.max_memory, jobs=o.jobs, fmt=o.fmt)
 
     def sweep(self, name: str, open_seeded: Callable[[int], Source] | None = None,
               on_progress: ProgressCallback | None = None) -> RunResult:
@@ -300,6 +343,28 @@ def check_option_values(options: TestOptions) -> None:
     check_range(o.seed_sweep, "--seed-sweep", 2)
     check_range(o.positions, "--positions", 1, 4096)
     check_range(o.jobs, "-j", 1, 256)
+    check_stream_values(o.streams, o.interleave)
+
+
+def check_stream_values(streams: int | None, interleave: int | None) -> None:
+    """The ranges of --streams and --interleave."""
+    from randqa.interleaving import MAX_INTERLEAVE, MAX_STREAMS
+
+    check_range(streams, "--streams", 2, MAX_STREAMS)
+    check_range(interleave, "--interleave", 1, MAX_INTERLEAVE)
+
+
+def check_stream_options(streams: int | None, stream_seeds: str | None, interleave: int | None) -> None:
+    """--streams needs --stream-seeds (a known scheme), and they and --interleave go together."""
+    from randqa.sources.multistream import SCHEMES, check_scheme
+
+    if streams is None:
+        if stream_seeds is not None or interleave is not None:
+            raise UsageError("--stream-seeds and --interleave need --streams K")
+        return
+    if stream_seeds is None:
+        raise UsageError(f"--streams needs --stream-seeds SCHEME ({', '.join(SCHEMES)})")
+    check_scheme(stream_seeds)
 
 
 def plan_test(options: TestOptions, outputs: dict[str, str | None] | None = None,
@@ -330,6 +395,10 @@ def plan_test(options: TestOptions, outputs: dict[str, str | None] | None = None
                              "it takes no --progressive, -n, --word-bits or --format")
     elif o.word_bits and o.fmt != "bytes":
         raise UsageError("--word-bits folds bytes; it does not take --format bits")
+    check_stream_options(o.streams, o.stream_seeds, o.interleave)
+    if o.streams is not None and (o.seed_sweep is not None or o.word_bits or o.fmt != "bytes" or o.sequences):
+        raise UsageError("--streams interleaves generators' streams: it takes no --seed-sweep, --word-bits, "
+                         "--format or --sequences (fold with a suite's fold_word_bits entries)")
     if o.word_bits:
         try:
             check_folding(o.word_bits, o.low_bits or 1)
@@ -359,30 +428,42 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
                  max_size: int | None = None, keep_going: bool = False, speed_repeats: int | None = None,
                  jobs: int = 1, predict: bool = True, max_memory: int | None = None, segment: int | None = None,
                  checkpoint: str | None = None, checkpoint_every_s: float | None = None,
-                 outputs: dict[str, str | None] | None = None, inputs: tuple[str, ...] = ()) -> "CompareOptions":
+                 outputs: dict[str, str | None] | None = None, inputs: tuple[str, ...] = (),
+                 streams: int | None = None, stream_seeds: tuple[str, ...] = (),
+                 interleave: int | None = None) -> "CompareOptions":
     """Check the options of ``randqa compare`` as the CLI does and load the
     suite; UsageError with one line otherwise.  ``outputs`` (option -> path)
-    are checked between the combination rules and the suite."""
+    are checked between the combination rules and the suite.  With
+    ``streams``, every generator's streams are compared under each scheme of
+    ``stream_seeds``."""
     from randqa.engine.compare import DEFAULT_PROGRESSIVE_MIN as COMPARE_MIN
     from randqa.engine.compare import CompareOptions
     from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
     check_compare_values(size=size, min_size=min_size, max_size=max_size, seed=seed, speed_repeats=speed_repeats,
                          jobs=jobs)
+    check_stream_values(streams, interleave)
     if not progressive and (min_size or max_size or keep_going):
         raise UsageError("--min, --max and --keep-going apply only with --progressive")
+    for scheme in stream_seeds or (None,):
+        check_stream_options(streams, scheme, interleave)
+    if len(set(stream_seeds)) < len(stream_seeds):
+        raise UsageError("--stream-seeds: each scheme once")
     check_output_paths(outputs or {}, inputs)
     limit = default_max_memory() if max_memory is None else max_memory
     chosen = load_suite(suite, tests=tests, max_memory=limit)
     options = CompareOptions(suite=chosen, size=size, seed=seed, progressive=progressive,
                              min_bytes=min_size or COMPARE_MIN, max_bytes=max_size, keep_going=keep_going,
                              speed_repeats=SPEED_REPEATS if speed_repeats is None else speed_repeats, jobs=jobs,
-                             predict=predict, segment=segment, checkpoint=checkpoint)
+                             predict=predict, segment=segment, checkpoint=checkpoint, streams=streams,
+                             stream_seeds=list(stream_seeds), interleave=interleave)
     if checkpoint_every_s is not None:
         options.checkpoint_every_s = checkpoint_every_s
     last = max_size or size
     if progressive and last and options.min_bytes > last:
         raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
     lengths = progressive_lengths(options.min_bytes, last or UNTIL_END) if progressive else 1
+    if streams is not None:  # the largest interleave a generator can have by default: 8 bytes
+        chosen = chosen.with_streams(streams, interleave or 8)
     check_run_memory(chosen, limit, jobs=jobs, lengths=lengths)
     return options

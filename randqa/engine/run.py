@@ -16,6 +16,7 @@ from randqa.battery import Accumulator
 from randqa.battery.suites import Suite
 from randqa.results import RunResult, TestResult, Thresholds, classify
 from randqa.sources import Source, read_full
+from randqa.sources.base import ReadInterrupted
 
 #: bytes per chunk: large enough that per-chunk Python and thread hand-off
 #: costs vanish (4 MiB ran --jobs 2 about 15% faster than 1 MiB), small
@@ -152,7 +153,10 @@ def feed(
                 want = chunk_bytes if limit_bits is None else min(chunk_bytes, limit_bits // 8 - read)
                 buffer = buffers[turn % len(buffers)]
                 turn += 1
-                got = read_full(source, memoryview(buffer)[:want])
+                try:
+                    got = read_full(source, memoryview(buffer)[:want])
+                except ReadInterrupted as stop:  # a stalled pipe: what arrived is tested, then the run stops
+                    got, guard.pending = stop.filled, True
                 read += got
                 guard.updating = True
                 done = work.finish()

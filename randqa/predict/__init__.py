@@ -31,10 +31,14 @@ def _classes() -> list[type[Predictor]]:
     from randqa.predict.lcg_full import FullLCGPredictor
     from randqa.predict.lcg_truncated import TruncatedLCGPredictor
     from randqa.predict.mersenne_twister import MersenneTwisterPredictor
+    from randqa.predict.multiply_with_carry import MulticarryPredictor
     from randqa.predict.seed_search import SeedSearchPredictor
+    from randqa.predict.splitmix import SplitMixPredictor
+    from randqa.predict.xorshift128_cache import XorShift128CachePredictor
 
     return [GF2LinearPredictor, MersenneTwisterPredictor, FullLCGPredictor, TruncatedLCGPredictor,
-            AdditiveFeedbackPredictor, SeedSearchPredictor]
+            AdditiveFeedbackPredictor, SplitMixPredictor, XorShift128CachePredictor, MulticarryPredictor,
+            SeedSearchPredictor]
 
 
 def predictor_names() -> list[str]:

@@ -22,13 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sources/_mt19937.h"
+
 #define LANES 32
 
 /* the seeding chains of LANES seeds side by side vectorise best with AVX2 */
 #define SCAN_CLONES RANDQA_CLONES("avx2", "default")
 #define MAX_TARGETS 8
-#define MT_N 624
-#define MT_M 397
 #define GLIBC_DEG 31
 #define GLIBC_SEP 3
 #define GLIBC_FIRST (GLIBC_DEG + 10 * GLIBC_DEG + GLIBC_SEP) /* r index of the first rand() output */
@@ -129,29 +129,13 @@ glibc_scan(uint64_t lo, uint64_t hi, const uint32_t *targets, int k, uint32_t ma
 
 /* ------------------------------------------------------------------ */
 
-static inline uint32_t
-mt_temper(uint32_t y)
-{
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    return y ^ (y >> 18);
-}
-
-static inline uint32_t
-mt_next(uint32_t hi, uint32_t lo, uint32_t far)
-{
-    uint32_t y = (hi & 0x80000000u) | (lo & 0x7fffffffu);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-}
-
 /* The first k outputs from a seeded array mt[0..624) of one lane: output j
  * is the tempered twist of mt[j], mt[j+1], mt[j+397] (k < 227). */
 static int
 mt_outputs_match(const uint32_t (*mt)[LANES], int lane, const uint32_t *targets, int k, uint32_t mask)
 {
     for (int j = 0; j < k; j++)
-        if ((mt_temper(mt_next(mt[j][lane], mt[j + 1][lane], mt[j + MT_M][lane])) & mask) != targets[j])
+        if ((mt_temper(mt_mix(mt[j][lane], mt[j + 1][lane], mt[j + MT_M][lane])) & mask) != targets[j])
             return 0;
     return 1;
 }

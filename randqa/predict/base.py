@@ -9,7 +9,10 @@ runner (randqa.predict.runner) compares with the real ones.  A predictor
 never sees the bytes it is checked on.
 
 Words are read little-endian, as randqa's backends write them (see
-randqa/sources/backends.py).
+randqa/sources/backends.py).  The runtimes' backends write each call's b
+bits packed, least significant bit first (randqa/sources/runtimes/), which
+for b = 8, 16, 32 and 64 is the same as little-endian words:
+:func:`values_of` and :func:`packed_bytes` read and write both.
 """
 
 from __future__ import annotations
@@ -34,6 +37,39 @@ def words_of(data: np.ndarray | bytes, word_bytes: int) -> np.ndarray:
 def bytes_of(words: np.ndarray, word_bytes: int) -> np.ndarray:
     """uint64 words written as little-endian words of ``word_bytes`` bytes (uint8 array)."""
     return np.asarray(words, dtype=np.uint64).astype(WORD_DTYPES[word_bytes]).view(np.uint8)
+
+
+def values_of(data: np.ndarray | bytes, bits: int) -> np.ndarray:
+    """The whole ``bits``-bit values (1 to 64 bits) packed least significant bit
+    first in ``data``, as uint64 (a trailing partial value is dropped)."""
+    raw = np.frombuffer(data, dtype=np.uint8) if isinstance(data, (bytes, bytearray)) else data
+    if bits in (8, 16, 32, 64):
+        return words_of(raw, bits // 8)
+    n = 8 * len(raw) // bits
+    stream = np.unpackbits(raw[: -(-n * bits // 8)], bitorder="little")[: n * bits].reshape(n, bits)
+    padded = np.zeros((n, 64), dtype=np.uint8)
+    padded[:, :bits] = stream
+    return np.packbits(padded, axis=1, bitorder="little").view("<u8").ravel().astype(np.uint64)
+
+
+def packed_bytes(values: np.ndarray, bits: int, skip_bits: int = 0) -> np.ndarray:
+    """``bits``-bit values packed least significant bit first, without the first
+    ``skip_bits`` bits, as uint8 (a last partial byte is padded with zeros)."""
+    values = np.asarray(values, dtype=np.uint64)
+    if bits in (8, 16, 32, 64) and skip_bits % 8 == 0:
+        return bytes_of(values, bits // 8)[skip_bits // 8:]
+    stream = np.unpackbits(values.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    return np.packbits(stream[:, :bits].ravel()[skip_bits:], bitorder="little")
+
+
+def continuation(observed_bytes: int, bits: int, nbytes: int) -> tuple[int, int]:
+    """For a prediction of ``nbytes`` after ``observed_bytes`` of ``bits``-bit
+    packed values: (how many values to generate from the first not wholly
+    observed, the bits of that first value that were observed).  Generate
+    them, then ``packed_bytes(values, bits, skip_bits)[:nbytes]``."""
+    whole = 8 * observed_bytes // bits
+    skip_bits = 8 * observed_bytes - whole * bits
+    return -(-(8 * nbytes + skip_bits) // bits), skip_bits
 
 
 def shorten(values: list[int], keep: int = 6) -> str:

@@ -18,7 +18,9 @@ only if it reproduces every observed word and m exceeds every output.
 Covers generators that output their whole state: MINSTD (16807, 0,
 2^31 - 1), RANDU (65539, 0, 2^31), glibc's TYPE_0 rand() (1103515245,
 12345, 2^31), any x = a x + c mod m written as 1-, 2-, 4- or 8-byte
-little-endian words.
+little-endian words, or as the runtime backends write 31-bit values
+(packed least significant bit first: libstdc++'s minstd_rand0 and
+minstd_rand, randqa/sources/runtimes/).
 
 Minimum data: about six words (m from three values of u), more when an
 extra common factor survives: 20-32 bytes for MINSTD.
@@ -31,9 +33,10 @@ from math import gcd
 
 import numpy as np
 
-from randqa.predict.base import Fit, NoFit, Predictor, bytes_of, words_of
+from randqa.predict.base import Fit, NoFit, Predictor, continuation, packed_bytes, values_of
 
-WIDTHS = (4, 8, 2, 1)
+#: bits per word: little-endian words, then the runtimes' packed 31-bit calls
+WIDTHS = (32, 64, 16, 8, 31)
 #: words used to find m (more add nothing but cost); all observed words are checked
 SOLVE_WORDS = 64
 #: largest number of multiplier candidates tried when t_i shares a factor with m
@@ -107,18 +110,18 @@ class LCGFit(Fit):
     a: int = 0
     c: int = 0
     m: int = 1
-    word_bytes: int = 4
+    word_bits: int = 32
     last: int = 0
-    skip: int = 0
+    observed_bytes: int = 0
 
     def predict(self, nbytes: int) -> np.ndarray:
-        count = -(-(nbytes + self.skip) // self.word_bytes)
+        count, skip_bits = continuation(self.observed_bytes, self.word_bits, nbytes)
         out = np.empty(count, dtype=np.uint64)
         x, a, c, m = self.last, self.a, self.c, self.m
         for k in range(count):
             x = (a * x + c) % m
             out[k] = x
-        return bytes_of(out, self.word_bytes)[self.skip:self.skip + nbytes]
+        return packed_bytes(out, self.word_bits, skip_bits)[:nbytes]
 
 
 class FullLCGPredictor(Predictor):
@@ -131,17 +134,17 @@ class FullLCGPredictor(Predictor):
 
     def fit(self, observed: np.ndarray) -> Fit | NoFit:
         for w in WIDTHS:
-            words = words_of(observed, w)
+            words = values_of(observed, w)
             if len(words) < 5:
                 continue
             x = [int(v) for v in words]
-            found = find_lcg(x, 1 << (8 * w))
+            found = find_lcg(x, 1 << w)
             if found is None:
                 continue
             a, c, m = found
             structure = {
-                "summary": f"x = {a} x + {c} mod {m} ({8 * w}-bit words)",
-                "word_bits": 8 * w, "a": a, "c": c, "m": m,
+                "summary": f"x = {a} x + {c} mod {m} ({w}-bit words)",
+                "word_bits": w, "a": a, "c": c, "m": m,
             }
-            return LCGFit(structure, a=a, c=c, m=m, word_bytes=w, last=x[-1], skip=len(observed) - len(x) * w)
+            return LCGFit(structure, a=a, c=c, m=m, word_bits=w, last=x[-1], observed_bytes=len(observed))
         return NoFit("no modulus above the outputs divides the t(i+2) t(i) - t(i+1)^2")

@@ -16,11 +16,23 @@ with A(y) = (y >> 1) ^ (a if y is odd).  So n outputs (624 of 32 bits, or
 observed words than n are checked against the recurrence, which decides
 between the 32- and 64-bit generators (2,496 bytes are n words of both).
 
-Covers MT19937 (C reference, C++ std::mt19937, numpy's MT19937), CPython's
-``random`` (whose 32-bit outputs are MT19937's, whatever the seeding) and
-MT19937-64 (std::mt19937_64).
+Covers MT19937 (C reference, C++ std::mt19937, numpy's MT19937, R's and
+Ruby's default generators), CPython's ``random`` (whose 32-bit outputs are
+MT19937's, whatever the seeding) and MT19937-64 (std::mt19937_64).
 
-Minimum data: 2,496 bytes (624 x 4 = 312 x 8), at word boundaries.
+PHP's mt_rand() (ext/standard/mt_rand.c, PHP 7.1 and later in its default
+MT_RAND_MT19937 mode) returns the tempered word shifted right by one, 31
+bits, so each output hides one bit b_k: x_k = T^-1(2 y_k) ^ b_k T^-1(1), T^-1
+being linear over GF(2).  The recurrence for x_(k+624) then involves only
+b_(k+1) (through the low 31 bits of x_(k+1); T^-1(1) has bit 31 clear, so
+b_k never reaches upper(x_k)) and b_(k+397) ^ b_(k+624): of the 4 values of
+those two unknowns, one satisfies all 32 equations.  So
+n - 624 outputs give b_1 .. b_(n-624), and 2 x 624 - 1 outputs give a whole
+state window x_0 .. x_623 (x_0's hidden bit is never used).  The runtime
+backends write the 31 bits packed (randqa/sources/runtimes/).
+
+Minimum data: 2,496 bytes (624 x 4 = 312 x 8), at word boundaries; PHP's
+mt_rand(): 1,247 outputs of 31 bits, 4,833 bytes.
 """
 
 from __future__ import annotations
@@ -29,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from randqa.predict.base import Fit, NoFit, Predictor, bytes_of, words_of
+from randqa.predict.base import Fit, NoFit, Predictor, bytes_of, continuation, packed_bytes, values_of, words_of
 
 
 @dataclass(frozen=True)
@@ -145,11 +157,73 @@ class MTFit(Fit):
         return out[self.skip:self.skip + nbytes]
 
 
+#: PHP's mt_rand(): 31 bits per output
+DROPPED_BIT_VALUE_BITS = 31
+DROPPED_BIT_MIN_OUTPUTS = 2 * MT19937.n - 1
+
+
+def hidden_low_bits(y: np.ndarray) -> np.ndarray | None:
+    """The dropped low bits b_1 .. b_(n-624) of MT19937 outputs shifted right
+    by one (``y``, uint64), or None when some relation admits no choice or more
+    than one (not such a stream).  Index 0 of the result is b_0, left 0."""
+    p = MT19937
+    n = len(y)
+    k = n - p.n
+    base = untemper(y << _u(1), p)
+    flip = untemper(np.array([1], dtype=np.uint64), p)[0]
+    # each relation x_(k+624) = x_(k+397) ^ A(upper(x_k) | lower(x_(k+1))) depends on b_(k+1) and on
+    # b_(k+397) ^ b_(k+624) alone: which of their 4 values hold it
+    holds = np.zeros((4, k), dtype=bool)
+    for choice in range(4):
+        first = base[1:k + 1] ^ (flip if choice & 1 else _u(0))
+        far = base[p.m:p.m + k] ^ (flip if choice & 2 else _u(0))
+        holds[choice] = _next_words(base[:k], first, far, p) == base[p.n:p.n + k]
+    if not np.all(holds.sum(axis=0) == 1):
+        return None
+    b = np.zeros(n, dtype=np.uint64)
+    b[1:k + 1] = np.argmax(holds, axis=0) & 1
+    return b
+
+
+@dataclass
+class DroppedBitFit(Fit):
+    #: the last 624 state words
+    state: np.ndarray | None = None
+    observed_bytes: int = 0
+
+    def predict(self, nbytes: int) -> np.ndarray:
+        count, skip_bits = continuation(self.observed_bytes, DROPPED_BIT_VALUE_BITS, nbytes)
+        y = temper(extend_state(self.state, count, MT19937), MT19937) >> _u(1)
+        return packed_bytes(y, DROPPED_BIT_VALUE_BITS, skip_bits)[:nbytes]
+
+
+def _fit_dropped_bit(observed: np.ndarray) -> Fit | str:
+    """PHP's mt_rand(): the state from 31-bit outputs, or why not."""
+    p = MT19937
+    y = values_of(observed, DROPPED_BIT_VALUE_BITS)
+    if len(y) < DROPPED_BIT_MIN_OUTPUTS:
+        return f"31-bit: needs {-(-DROPPED_BIT_MIN_OUTPUTS * DROPPED_BIT_VALUE_BITS // 8)} bytes"
+    b = hidden_low_bits(y)
+    if b is None:
+        return "31-bit: no single hidden bit fits every relation"
+    window = untemper((y[:p.n] << _u(1)) | b[:p.n], p)
+    later = temper(extend_state(window, len(y) - p.n, p), p) >> _u(1)
+    if not np.array_equal(later, y[p.n:]):
+        return f"31-bit: {int(np.count_nonzero(later != y[p.n:]))} of {len(y) - p.n} outputs differ"
+    state = extend_state(window, len(y) - p.n, p)[-p.n:] if len(y) > p.n else window
+    structure = {"summary": f"PHP mt_rand(): MT19937 >> 1, the {len(y) - p.n} hidden low bits solved, state recovered",
+                 "generator": "mt19937 >> 1 (PHP mt_rand)", "state_words": p.n,
+                 "state_head": [f"{int(v):#x}" for v in state[:3]]}
+    return DroppedBitFit(structure, needed_bytes=-(-DROPPED_BIT_MIN_OUTPUTS * DROPPED_BIT_VALUE_BITS // 8),
+                         state=state, observed_bytes=len(observed))
+
+
 class MersenneTwisterPredictor(Predictor):
     """Untempering n consecutive outputs of MT19937 or MT19937-64."""
 
     name = "mt19937"
-    summary = "MT19937 / MT19937-64 / CPython random state from n outputs by inverting the tempering"
+    summary = ("MT19937 / MT19937-64 / CPython random state from n outputs by inverting the tempering; "
+               "PHP mt_rand()'s dropped bit solved")
     min_observed_bytes = MT19937.n * 4
     max_observed_bytes = 1 << 16
     granularity = 4
@@ -177,4 +251,8 @@ class MersenneTwisterPredictor(Predictor):
             usable = len(y) * p.word_bytes
             return MTFit(structure, needed_bytes=p.n * p.word_bytes, params=p, state=state,
                          skip=len(observed) - usable)
+        dropped = _fit_dropped_bit(observed)
+        if isinstance(dropped, Fit):
+            return dropped
+        reasons.append(dropped)
         return NoFit("twist recurrence broken (" + "; ".join(reasons) + ")")

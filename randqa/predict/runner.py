@@ -192,9 +192,25 @@ def predict(source: Source, nbytes: int | None = None, *, predictors: Sequence[s
         nbytes = DEFAULT_READ_BYTES
     if nbytes <= 0:
         raise UsageError(f"predict needs a positive number of bytes to read, not {nbytes}")
-    buffer = bytearray(nbytes)
-    got = read_full(source, memoryview(buffer))
-    if got == 0:
+    data = read_up_to(source, nbytes)
+    if len(data) == 0:
         raise InputError(f"no bytes to predict from: {source.name} is empty")
-    data = np.frombuffer(buffer, dtype=np.uint8)[:got]
     return predict_data(data, predictors=predictors, check_bytes=check_bytes, source=source.describe())
+
+
+#: the first read of ``read_up_to``; each later one doubles what arrived
+FIRST_READ_BYTES = 1 << 16
+
+
+def read_up_to(source: Source, nbytes: int) -> np.ndarray:
+    """Up to ``nbytes`` of ``source`` (uint8), in a buffer that grows with
+    what arrives: a large ``-n`` on a short stream holds only the stream."""
+    buffer = np.empty(min(nbytes, FIRST_READ_BYTES), dtype=np.uint8)
+    got = 0
+    while True:
+        got += read_full(source, memoryview(buffer)[got:])
+        if got < len(buffer) or got == nbytes:
+            return buffer[:got]
+        grown = np.empty(min(nbytes, 2 * len(buffer)), dtype=np.uint8)
+        grown[:got] = buffer
+        buffer = grown

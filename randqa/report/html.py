@@ -24,7 +24,8 @@ from randqa.report import charts
 from randqa.report.terminal import PREDICTABLE_NOTE, format_number
 from randqa.results import Verdict
 from randqa.sizes import format_size
-from randqa.report.speed_notes import FEED_NOTE, feed_differs, headline, method_markers, nmap_answer
+from randqa.report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
+                                       runtimes_answer)
 
 
 # ---------------------------------------------------------------- validation
@@ -174,7 +175,8 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         "speed_methods": [(marker, method) for method, marker in markers.items()],
         "feed_differs": feed_differs(all_runs),
         "feed_note": FEED_NOTE,
-        "answer": [_with_code(line.strip()) for line in nmap_answer(all_runs)],
+        "answers": [[_with_code(line.strip()) for line in answer]
+                    for answer in (nmap_answer(all_runs), runtimes_answer(all_runs)) if answer],
         "unplotted": unplotted,
         "totals": {v: verdicts.count(v) for v in Verdict if v in verdicts},
         "any_progressive": any("first_failure_bytes" in r for r in all_runs),

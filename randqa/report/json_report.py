@@ -19,6 +19,9 @@ from randqa.sizes import format_size
 #: the largest result document ``randqa report`` reads: real ones are at most
 #: a few MiB, and parsing takes about 20 times the file's size in memory
 MAX_DOCUMENT_BYTES = 256 << 20
+#: the most digits a number read back may have: every count and seed randqa
+#: writes has far fewer, and any such integer still converts to a float
+MAX_NUMBER_DIGITS = 300
 
 
 def write_json(data: dict[str, Any], destination: str, option: str = "--json") -> None:
@@ -64,7 +67,7 @@ def read_json_document(path: str) -> Any:
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a JSON file (not UTF-8 text)") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_bounded_int, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
     except RecursionError:
@@ -75,3 +78,16 @@ def read_json_document(path: str) -> Any:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(text)} digits, too large for any field of a result")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:20]} is too large for a number")
+    return value

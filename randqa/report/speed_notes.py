@@ -1,20 +1,22 @@
 """What the speed numbers say, in words: footnotes naming how each speed was
 measured, nmap-dev's ranking next to the mail's (B. Enright's PRNG benchmark
-mail to nmap-dev, 2008; randqa/speed/nmap.py), and the answer to the mail's
-question from a compare run.  Rendering only: everything is computed from
+mail to nmap-dev, 2008; randqa/speed/nmap.py), the answer to the mail's
+question from a compare run, and the same question asked of the language
+runtimes' own generators (``randqa compare --preset runtimes``).  Rendering only: everything is computed from
 numbers already measured (randqa.speed) and saved in the documents.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from randqa.sizes import format_size
 
 #: what the feed column (``generation_mb_s``) means
-FEED_NOTE = ("how fast randqa's own source feeds the tests; for glibc rand() a batched "
-             "reimplementation, not the speed applications get")
+FEED_NOTE = ("how fast randqa's own source feeds the tests; for glibc rand() and the runtimes' generators "
+             "randqa's bit-exact reimplementation, not the speed applications get")
 
 #: the mail's five options as randqa backends, in the mail's order
 #: (randqa.speed.nmap.NMAP_OPTIONS has their harness and the mail's times)
@@ -126,6 +128,85 @@ def nmap_answer(runs: list[dict[str, Any]]) -> list[str]:
             now = "still passes" if _failed_at(run) is None else "already fails"
             lines.append(f"  {name} on long streams: `{RC4_COMMAND.format(name=name)}` fails at {ARC4_LONG_STREAM[base]} "
                          f"(RC4's Fluhrer-McGrew digraph biases); this run stopped at {tested}, where {name} {now}.")
+    return lines
+
+
+# ---------------------------------------------------------------- the runtimes' answer
+
+def _times(x: float) -> str:
+    """A ratio in words: 4.6 times, 29 times."""
+    return format_ratio(x).removesuffix("x") + " times"
+
+
+def runtime_sentence(run: dict[str, Any], runs: list[dict[str, Any]]) -> str:
+    """'NAME: N times slower than the fastest here, fails at L, predictable
+    from P bytes', from the measured numbers of ``run`` among ``runs``."""
+    name = run["source"]["name"]
+    timed = [r for r in runs if r.get("speed_mb_s")]
+    speed = run.get("speed_mb_s")
+    if not speed:
+        runtime = run.get("runtime") or {}
+        pace = (f"no speed ({runtime['name']} is not installed)" if runtime and not runtime.get("installed")
+                else "no speed measured")
+    else:
+        fastest = max(timed, key=lambda r: r["speed_mb_s"])
+        pace = ("the fastest here" if fastest is run or fastest["speed_mb_s"] == speed
+                else f"{_times(fastest['speed_mb_s'] / speed)} slower than the fastest here")
+        pace += f" ({speed:,.1f} MB/s)"
+    at = _failed_at(run)
+    if at is None and run.get("verdict") == "insufficient":
+        quality = f"no verdict in {format_size(run['bytes_tested'])}"
+    elif at is None:
+        quality = f"no failure up to {format_size(run['bytes_tested'])}"
+    else:
+        quality = f"fails at {format_size(at)}"
+    if "predictable_from_bytes" not in run:
+        guess = "predictability not checked"
+    elif run["predictable_from_bytes"] is None:
+        guess = "no predictor succeeded"
+    else:
+        guess = f"predictable from {run['predictable_from_bytes']:,} bytes"
+    return f"{name}: {pace}, {quality}, {guess}"
+
+
+def _runtime_version(runtime: dict[str, Any]) -> str:
+    """"node 20.20.2": the runtime's name and the first dotted number of its version line."""
+    found = re.search(r"\d+(?:\.\d+)+", runtime.get("version", ""))
+    return f"{runtime['name']} {found.group(0)}" if found else runtime["name"]
+
+
+def runtimes_answer(runs: list[dict[str, Any]]) -> list[str]:
+    """Lines answering "fast and good enough?" for the runtimes' generators of
+    a compare run: a sentence per source (runtime_sentence), then which
+    runtimes were live on the machine (installed, timed, and their own bytes
+    equal to what was tested) and which were not.  Empty unless at least two
+    runtime backends were compared."""
+    if sum(1 for run in runs if run.get("runtime")) < 2:
+        return []
+    lines = ["The runtimes' generators, answered from this run (MB/s as each runtime calls its own generator "
+             "in its own loop):"]
+    lines += ["  " + runtime_sentence(run, runs) for run in runs]
+    live, confirmed, absent = {}, set(), []
+    checked_bytes = []
+    for run in runs:
+        runtime = run.get("runtime")
+        if not runtime:
+            continue
+        if not runtime.get("installed"):
+            absent.append(runtime["name"])
+            continue
+        live.setdefault(runtime["name"], _runtime_version(runtime))
+        if runtime.get("live_equal"):
+            confirmed.add(runtime["name"])
+            checked_bytes.append(runtime["live_checked_bytes"])
+    if live:
+        listed = [version + ("" if name in confirmed else " (its bytes not confirmed)") for name, version in live.items()]
+        first = f"the first {format_size(min(checked_bytes))}" if checked_bytes else "the bytes"
+        lines.append(f"  live here (speed timed in the runtime itself; {first} tested equal to the runtime's own "
+                     "for the same seed): " + ", ".join(listed))
+    if absent:
+        lines.append("  not installed here (tested from randqa's bit-exact C, no speed): "
+                     + ", ".join(dict.fromkeys(absent)))
     return lines
 
 

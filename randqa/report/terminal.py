@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer
-from randqa.results import RunResult, Verdict
+from randqa.interleaving import view_of
+from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
+from randqa.results import RunResult, TestResult, Verdict, worst_verdict
 from randqa.sizes import format_size
 
 
@@ -28,9 +29,14 @@ def render_run(run: RunResult) -> str:
         f"tested {amount} in {run.elapsed_s:.2f} s ({rate:.0f} MB/s)",
         "",
     ]
-    width = max([len("test")] + [len(r.name) for r in run.results])
+    shown = run.results
+    streams = run.source.get("streams")
+    if streams:
+        shown, summary = _streams_summary(run.results, streams)
+        lines[-1:-1] = summary
+    width = max([len("test")] + [len(r.name) for r in shown])
     lines.append(f"{'test':<{width}}  {'statistic':>14}  {'p-value':>12}  verdict")
-    for r in run.results:
+    for r in shown:
         verdict = r.verdict if r.needs is None else f"{r.verdict} (needs {r.needs})"
         lines.append(f"{r.name:<{width}}  {format_number(r.statistic):>14}  {format_number(r.pvalue):>12}  {verdict}")
     lines.append("")
@@ -47,6 +53,42 @@ def render_run(run: RunResult) -> str:
     lines.extend(f"note: {n}" for n in run.notes)
     lines.append(f"verdict: {run.verdict.upper()}")
     return "\n".join(lines)
+
+
+def _smallest_p(results: list[TestResult]) -> str:
+    tails = [(min(p for p in (r.pvalue, r.pvalue_low) if p is not None), r.name) for r in results
+             if r.pvalue is not None or r.pvalue_low is not None]
+    if not tails:
+        return "no p-values yet"
+    p, name = min(tails)
+    return f"smallest p {format_number(p, 4)} ({name})"
+
+
+def _streams_summary(results: list[TestResult], streams: dict[str, Any]) -> tuple[list[TestResult], list[str]]:
+    """For a run of interleaved streams: the results the table shows (the
+    interleaved stream's, and every other that is not a pass), and a line
+    per stream alone and one for the pairs' XOR above it."""
+    views: dict[tuple[int, ...], list[TestResult]] = {}
+    for r in results:
+        views.setdefault(view_of(r.name) or (), []).append(r)
+    members = streams.get("members") or []
+    lines = [f"streams: {streams['count']}, seeded {streams['scheme']}, interleaved every "
+             f"{format_size(streams['interleave_bytes'])}; the table below has the interleaved stream's tests and "
+             "every other result that is not a pass"]
+    for index in range(streams["count"]):
+        own = views.get((index,), [])
+        seed = members[index].get("seed") if index < len(members) else None
+        label = f"  stream {index}" + ("" if seed is None else f" (seed {seed})")
+        verdict = worst_verdict([r.verdict for r in own]) if own else "-"
+        lines.append(f"{label:<28}  {verdict:<12}  {len(own)} results, {_smallest_p(own)}")
+    pairs = [key for key in views if len(key) == 2]
+    if pairs:
+        paired = [r for key in pairs for r in views[key]]
+        lines.append(f"{'  pairs XOR (quick suite)':<28}  {worst_verdict([r.verdict for r in paired]):<12}  "
+                     f"{len(pairs)} pairs, {len(paired)} results, {_smallest_p(paired)}")
+    lines.append("")
+    shown = [r for r in results if view_of(r.name) is None or r.verdict in (Verdict.FAIL, Verdict.SUSPICIOUS)]
+    return shown, lines
 
 
 def failing_tests(run: dict[str, Any]) -> list[str]:
@@ -118,9 +160,9 @@ def render_compare(doc: dict[str, Any]) -> str:
             lines.append(f"note: {run['source']['name']}: {note}")
     if doc.get("interrupted"):
         lines.append("note: interrupted: sources after the last row were not tested")
-    answer = nmap_answer(doc["runs"])
-    if answer:
-        lines += ([] if lines[-1] == "" else [""]) + answer + [""]
+    for answer in (nmap_answer(doc["runs"]), runtimes_answer(doc["runs"])):
+        if answer:
+            lines += ([] if lines[-1] == "" else [""]) + answer + [""]
     count = len(doc["runs"])
     lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
     return "\n".join(lines)

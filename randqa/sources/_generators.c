@@ -16,26 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__GNUC__)
-#define RESTRICT __restrict__
-#else
-#define RESTRICT
-#endif
-
+#include "_mt19937.h"
 #include "_rc4.h"
-
-/* Explicit byte order, so streams are the same on every machine. */
-static inline void store_le16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void store_le32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-}
-static inline void store_le64(uint8_t *p, uint64_t v)
-{
-    store_le32(p, (uint32_t)v);
-    store_le32(p + 4, (uint32_t)(v >> 32));
-}
-static inline uint64_t rol64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
 /* ------------------------------------------------------------------ */
 /* Generator states                                                     */
@@ -43,14 +25,11 @@ static inline uint64_t rol64(uint64_t x, int r) { return (x << r) | (x >> (64 - 
 #define GLIBC_DEG 31
 #define GLIBC_SEP 3
 #define GLIBC_BLOCK 1024
-#define MT_N 624
-#define MT_M 397
 
 typedef struct { uint32_t hist[GLIBC_DEG]; } glibc_state;        /* r[i-31..i-1], oldest first */
 typedef struct { uint32_t x, a, c; } lcg15_state;                 /* x = a*x + c mod 2^32, output bits 16..30 */
 typedef struct { uint32_t x; } u32_state;
 typedef struct { uint64_t x; } u64_state;
-typedef struct { uint32_t mt[MT_N]; int idx; } mt_state;
 typedef struct { uint32_t s1, s2, s3, s4; } taus_state;
 typedef struct { uint64_t v0, v1, v2, v3; } sip_state;
 typedef struct { uint64_t x, a, c, mask; unsigned shift; } lcg64_state; /* x = a*x + c mod mask+1, output x >> shift */
@@ -58,33 +37,23 @@ typedef struct { uint64_t hi, lo; } lcg128_state;                 /* x = hi 2^64
 typedef struct { uint64_t *x; unsigned pos; } lfib_state;         /* x: the last LFIB_R outputs (owned), pos: next to output */
 typedef struct { uint64_t x, gamma, mask, m1, m2; unsigned s1, s2, s3; } narrow_splitmix_state; /* B-bit SplitMix */
 
-typedef struct GenObject GenObject;
-typedef void (*fill_words_fn)(GenObject *g, uint8_t *RESTRICT out, size_t nwords);
+typedef union {
+    glibc_state glibc;
+    lcg15_state lcg;
+    u32_state u32;
+    u64_state u64;
+    mt_state mt;
+    rc4_state rc4;
+    taus_state taus;
+    sip_state sip;
+    lcg64_state lcg64;
+    lcg128_state lcg128;
+    lfib_state lfib;
+    narrow_splitmix_state nsm;
+} generator_state;
 
-struct GenObject {
-    PyObject_HEAD
-    fill_words_fn fill_words;
-    const char *algorithm;
-    void *owned; /* memory the state points into, freed with the object (NULL: none) */
-    unsigned word_bytes;
-    uint8_t pending[8];
-    unsigned pending_pos, pending_len;
-    int busy;
-    union {
-        glibc_state glibc;
-        lcg15_state lcg;
-        u32_state u32;
-        u64_state u64;
-        mt_state mt;
-        rc4_state rc4;
-        taus_state taus;
-        sip_state sip;
-        lcg64_state lcg64;
-        lcg128_state lcg128;
-        lfib_state lfib;
-        narrow_splitmix_state nsm;
-    } st;
-};
+#define GENERATOR_TYPE_NAME "randqa.sources._generators.Generator"
+#include "_generator_object.h"
 
 /* ------------------------------------------------------------------ */
 /* glibc rand(): random_r TYPE_3, the additive feedback generator
@@ -408,61 +377,7 @@ lfib_seed(lfib_state *s, uint64_t seed)
 }
 
 /* ------------------------------------------------------------------ */
-/* MT19937 (Matsumoto & Nishimura 1998, 2002 seeding)                    */
-
-static void
-mt_init_genrand(mt_state *m, uint32_t s)
-{
-    m->mt[0] = s;
-    for (int i = 1; i < MT_N; i++)
-        m->mt[i] = 1812433253u * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
-    m->idx = MT_N;
-}
-
-static void
-mt_init_by_array(mt_state *m, const uint32_t *key, size_t len)
-{
-    mt_init_genrand(m, 19650218u);
-    size_t i = 1, j = 0;
-    for (size_t k = (MT_N > len ? MT_N : len); k; k--) {
-        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
-        i++;
-        j++;
-        if (i >= MT_N) {
-            m->mt[0] = m->mt[MT_N - 1];
-            i = 1;
-        }
-        if (j >= len)
-            j = 0;
-    }
-    for (size_t k = MT_N - 1; k; k--) {
-        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
-        i++;
-        if (i >= MT_N) {
-            m->mt[0] = m->mt[MT_N - 1];
-            i = 1;
-        }
-    }
-    m->mt[0] = 0x80000000u; /* non-zero initial array */
-    m->idx = MT_N;
-}
-
-static inline uint32_t mt_mix(uint32_t hi, uint32_t lo, uint32_t far)
-{
-    uint32_t y = (hi & 0x80000000u) | (lo & 0x7fffffffu);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-}
-
-static void
-mt_twist(uint32_t *mt)
-{
-    int k = 0;
-    for (; k < MT_N - MT_M; k++)
-        mt[k] = mt_mix(mt[k], mt[k + 1], mt[k + MT_M]);
-    for (; k < MT_N - 1; k++)
-        mt[k] = mt_mix(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
-    mt[MT_N - 1] = mt_mix(mt[MT_N - 1], mt[0], mt[MT_M - 1]);
-}
+/* MT19937 (_mt19937.h)                                                  */
 
 static void
 mt_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
@@ -477,12 +392,7 @@ mt_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
         size_t take = (size_t)(MT_N - idx) < n ? (size_t)(MT_N - idx) : n;
         const uint32_t *src = m->mt + idx;
         for (size_t k = 0; k < take; k++) {
-            uint32_t y = src[k];
-            y ^= y >> 11;
-            y ^= (y << 7) & 0x9d2c5680u;
-            y ^= (y << 15) & 0xefc60000u;
-            y ^= y >> 18;
-            store_le32(out + 4 * k, y);
+            store_le32(out + 4 * k, mt_temper(src[k]));
         }
         idx += (int)take;
         out += 4 * take;
@@ -604,123 +514,6 @@ sip_seed(sip_state *s, uint64_t lo, uint64_t hi)
 }
 
 /* ------------------------------------------------------------------ */
-/* The Generator type                                                   */
-
-static PyTypeObject GenType;
-
-static GenObject *
-gen_new(fill_words_fn fill, unsigned word_bytes, const char *algorithm)
-{
-    GenObject *g = PyObject_New(GenObject, &GenType);
-    if (g == NULL)
-        return NULL;
-    g->fill_words = fill;
-    g->word_bytes = word_bytes;
-    g->algorithm = algorithm;
-    g->owned = NULL;
-    g->pending_pos = g->pending_len = 0;
-    g->busy = 0;
-    memset(&g->st, 0, sizeof g->st);
-    return g;
-}
-
-static void
-gen_dealloc(GenObject *g)
-{
-    PyMem_Free(g->owned);
-    PyObject_Free(g);
-}
-
-/* fill(buffer): write exactly len(buffer) bytes of the stream */
-static PyObject *
-gen_fill(GenObject *g, PyObject *arg)
-{
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    if (g->busy) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_RuntimeError, "generator is already filling a buffer in another thread");
-        return NULL;
-    }
-    g->busy = 1;
-    uint8_t *p = (uint8_t *)view.buf;
-    size_t n = (size_t)view.len;
-    int release = n >= 65536;
-    PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
-
-    size_t have = g->pending_len - g->pending_pos;
-    size_t take = have < n ? have : n;
-    memcpy(p, g->pending + g->pending_pos, take);
-    g->pending_pos += (unsigned)take;
-    p += take;
-    n -= take;
-    size_t words = n / g->word_bytes;
-    if (words)
-        g->fill_words(g, p, words);
-    p += words * g->word_bytes;
-    n -= words * g->word_bytes;
-    if (n) {
-        g->fill_words(g, g->pending, 1);
-        memcpy(p, g->pending, n);
-        g->pending_pos = (unsigned)n;
-        g->pending_len = g->word_bytes;
-    }
-
-    if (release)
-        PyEval_RestoreThread(ts);
-    g->busy = 0;
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-gen_get_word_bytes(GenObject *g, void *Py_UNUSED(closure))
-{
-    return PyLong_FromUnsignedLong(g->word_bytes);
-}
-
-static PyObject *
-gen_get_algorithm(GenObject *g, void *Py_UNUSED(closure))
-{
-    return PyUnicode_FromString(g->algorithm);
-}
-
-/* state(): the generator's state as raw bytes (the union member at offset
- * 0, in native layout), so jumps computed elsewhere can start from it.
- * Only defined between words: a split word's remainder is not part of it. */
-static PyObject *
-gen_state(GenObject *g, PyObject *Py_UNUSED(unused))
-{
-    if (g->pending_pos < g->pending_len)
-        return PyErr_Format(PyExc_ValueError, "generator is inside a word; its state is defined only between words");
-    return PyBytes_FromStringAndSize((const char *)&g->st, sizeof g->st);
-}
-
-static PyMethodDef gen_methods[] = {
-    {"fill", (PyCFunction)gen_fill, METH_O, "fill(buffer): write the next len(buffer) bytes of the stream into it."},
-    {"state", (PyCFunction)gen_state, METH_NOARGS, "state(): the raw state bytes (native layout), between words only."},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyGetSetDef gen_getset[] = {
-    {"word_bytes", (getter)gen_get_word_bytes, NULL, "bytes per generator output", NULL},
-    {"algorithm", (getter)gen_get_algorithm, NULL, "short algorithm name", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyTypeObject GenType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "randqa.sources._generators.Generator",
-    .tp_basicsize = sizeof(GenObject),
-    .tp_dealloc = (destructor)gen_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A compiled generator; made by this module's constructor functions.",
-    .tp_methods = gen_methods,
-    .tp_getset = gen_getset,
-};
-
-/* ------------------------------------------------------------------ */
 /* Argument helpers                                                     */
 
 static int
@@ -787,38 +580,6 @@ make_ansi_c_rand(PyObject *Py_UNUSED(self), PyObject *args)
 {
     return make_lcg15(args, 1103515245u, 12345u, "ANSI C example rand LCG");
 }
-
-/* How a constructor of one seed argument starts a new generator's state. */
-typedef void (*seed_state_fn)(GenObject *g, uint64_t seed);
-
-/* A generator of `word_bytes`-byte words whose state seed_state(g, seed)
- * starts from the one argument, a seed in [0, 2**seed_bits). */
-static PyObject *
-make_seeded(PyObject *args, int seed_bits, fill_words_fn fill, unsigned word_bytes, const char *algorithm,
-            seed_state_fn seed_state)
-{
-    PyObject *seed_obj;
-    uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, seed_bits, "seed", &seed) < 0)
-        return NULL;
-    GenObject *g = gen_new(fill, word_bytes, algorithm);
-    if (g)
-        seed_state(g, seed);
-    return (PyObject *)g;
-}
-
-/* The module function make_<name>(seed) of a generator that the statement
- * `seeding` starts from `seed` (in [0, 2**seed_bits)) into `g`, and the
- * <name>_seed function that runs it. */
-#define SEEDED_CONSTRUCTOR(name, seed_bits, fill, word_bytes, algorithm, seeding)        \
-    static void name##_seed(GenObject *g, uint64_t seed)                                 \
-    {                                                                                    \
-        seeding;                                                                         \
-    }                                                                                    \
-    static PyObject *make_##name(PyObject *Py_UNUSED(self), PyObject *args)              \
-    {                                                                                    \
-        return make_seeded(args, seed_bits, fill, word_bytes, algorithm, name##_seed);   \
-    }
 
 /* MINSTD's state for a seed: seed mod (2^31 - 1), 0 becoming 1 (as C++ minstd_rand does) */
 static uint32_t

@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MT_N 624
-#define MT_M 397
+#include "_mt19937.h"
+
 #define MT_DEGREE 19937
 /* words of a polynomial of degree <= MT_DEGREE */
 #define MT_POLY_WORDS (MT_DEGREE / 64 + 1)
@@ -561,13 +561,6 @@ gf2_xpow_mod(const steps_t *n, const uint64_t *p, size_t d, uint64_t *g)
 
 /* ------------------------------------------------------------------ */
 /* MT19937                                                              */
-
-static inline uint32_t
-mt_mix(uint32_t hi, uint32_t lo, uint32_t far)
-{
-    uint32_t y = (hi & 0x80000000u) | (lo & 0x7fffffffu);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-}
 
 /* p(x) from 2 * 19937 bits of the word recurrence (bit 0 of each word) */
 static long

@@ -8,12 +8,16 @@ Where they come from:
   ``arc4-drop``;
 - the Linux prandom thread: ``lfsr113``, ``siprand``;
 - classic references: ``randu``, ``minstd``, ``ansi-c-rand``, ``mt19937``,
-  ``xorshift32``, ``java-random``, ``mmix-lcg``, ``splitmix64``,
+  ``xorshift32``, ``mmix-lcg``, ``splitmix64``,
   ``python-random``, the generators that pass PractRand but not targeted
   tests (``lcg64-prime``, ``lcg128-top64``, ``lcg128-top32``,
   ``lfib19937``, ``lfib19937-top32``), ``splitmix:B`` (SplitMix on a
   B-bit state) and the numpy/randomgen
   BitGenerators (``pcg64``, ``chacha``, ``aes-ctr``, ...);
+- the generators of the runtimes applications call (group "runtimes"):
+  each ``NAME`` is randqa's bit-exact C, each ``NAME-live`` the installed
+  runtime itself (``randqa/sources/runtimes/``, whose docstring says how
+  their streams are made);
 - a user's own: ``module:attribute`` naming a numpy BitGenerator, and
   third-party backends registered in the entry-point group
   ``randqa.backends`` (the entry point's object is called with the seed
@@ -158,7 +162,25 @@ def _builtin() -> dict[str, Backend]:
                          "classic", _open_python_random))
     for name, (summary, _spec, _width, _kwargs) in BITGENERATORS.items():
         table.append(Backend(name, summary, "numpy", _numpy_opener(name)))
+    table.extend(_runtime_table())
     return {b.name: b for b in table}
+
+
+def _runtime_table() -> list[Backend]:
+    """Group "runtimes": each runtime backend NAME (randqa's C) and NAME-live (the real runtime)."""
+    from randqa.sources.runtimes import LIVE_SUFFIX, live_summary, open_compiled, open_live, runtime_backends
+
+    table: list[Backend] = []
+    for rb in runtime_backends():
+        def compiled(seed: int | None, param: str | None, rb: Any = rb) -> Source:
+            return open_compiled(rb, seed)
+
+        def live(seed: int | None, param: str | None, rb: Any = rb) -> Source:
+            return open_live(rb, seed)
+
+        table.append(Backend(rb.name, rb.summary, "runtimes", compiled))
+        table.append(Backend(rb.name + LIVE_SUFFIX, live_summary(rb), "runtimes", live))
+    return table
 
 
 @lru_cache(maxsize=1)

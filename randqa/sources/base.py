@@ -69,12 +69,25 @@ def read_full(source: Source, buffer: memoryview) -> int:
     """Fill as much of ``buffer`` as the source can give before it ends.
 
     Pipes hand over data in pieces of any size; looping here means that a
-    chunk is only short at the end of the stream.
+    chunk is only short at the end of the stream.  A stop signal raises
+    ReadInterrupted, which says how much had arrived.
     """
     filled = 0
-    while filled < len(buffer):
-        got = source.readinto(buffer[filled:])
-        if got == 0:
-            break
-        filled += got
+    try:
+        while filled < len(buffer):
+            got = source.readinto(buffer[filled:])
+            if got == 0:
+                break
+            filled += got
+    except KeyboardInterrupt:
+        raise ReadInterrupted(filled) from None
     return filled
+
+
+class ReadInterrupted(KeyboardInterrupt):
+    """A stop signal during :func:`read_full`, after ``filled`` bytes had
+    arrived in the buffer: a stalled pipe's data is tested, not dropped."""
+
+    def __init__(self, filled: int) -> None:
+        super().__init__(filled)
+        self.filled = filled

@@ -166,10 +166,6 @@ COMPILED: dict[str, tuple[str, Opener]] = {
         "Marsaglia's xorshift32 (13, 17, 5): 32-bit outputs as 4 LE bytes",
         _simple("xorshift32", 32, "the state is 32 bits", _generators.xorshift32,
                 LE4, "x0 = seed; 0 (the fixed point) -> 2463534242")),
-    "java-random": (
-        "java.util.Random nextInt(): LCG mod 2^48 (0x5DEECE66D, 11), bits 47..16 as 4 LE bytes",
-        _simple("java-random", 64, "new Random(long) takes a 64-bit seed", _generators.java_random,
-                f"nextInt() values, {LE4}", "new Random(seed): state = (seed ^ 0x5DEECE66D) mod 2^48")),
     "mmix-lcg": (
         "Knuth's MMIX LCG mod 2^64 (6364136223846793005, 1442695040888963407): top 32 bits as 4 LE bytes",
         _simple("mmix-lcg", 64, "the state is 64 bits", _generators.mmix_lcg,

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from randqa.errors import InputError, UsageError
+from randqa.errors import InputError, UsageError, one_line
 from randqa.sources.base import Source
 from randqa.sources.compiled import resolve_seed
 
@@ -67,6 +67,10 @@ BITGENERATORS: dict[str, tuple[str, str, int, dict[str, Any]]] = {
     "blabla": ("randomgen BlaBla (BLAKE2-derived ChaCha variant): 64-bit words as 8 LE bytes", "randomgen:BlaBla", 8, {}),
 }
 
+#: what the user's code may raise that ends the run with one line (exit 2):
+#: any exception, and sys.exit() too, which is the code's failure, not randqa's exit
+USER_CODE_ERRORS = (Exception, SystemExit)
+
 _MODULE_ATTRIBUTE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
@@ -81,7 +85,7 @@ def _resolve(spec: str) -> Any:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
         raise UsageError(f"cannot import module {module_name!r} for backend {spec!r} ({exc})") from None
-    except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's module failed while importing
         raise UsageError(f"backend {spec}: importing {module_name} raised {_exception_line(exc)}") from None
     for part in attribute.split("."):
         try:
@@ -93,8 +97,7 @@ def _resolve(spec: str) -> Any:
 
 def _exception_line(exc: BaseException) -> str:
     """``Type: message`` on one line, shortened."""
-    message = " ".join(str(exc).split())
-    message = message if len(message) <= 200 else message[:197] + "..."
+    message = one_line(exc)
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
@@ -155,7 +158,7 @@ class BitGeneratorSource(Source):
     def _words(self, count: int) -> np.ndarray:
         try:
             raw = self.bitgen.random_raw(count)
-        except Exception as exc:  # noqa: BLE001 - the user's generator failed mid-stream
+        except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's generator failed mid-stream
             raise InputError(f"backend {self.name}: random_raw({count}) raised {_exception_line(exc)}") from None
         return _checked_words(self.name, raw, count).astype(self._dtype, copy=False)
 
@@ -208,7 +211,7 @@ def open_bitgenerator_factory(name: str, factory: Any, seed: int | None) -> Sour
         raise UsageError(f"{name}({s}) returned {type(made).__name__}, not a BitGenerator or randqa Source")
     try:
         raw = made.random_raw(256)
-    except Exception as exc:  # noqa: BLE001
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001
         raise UsageError(f"backend {name}: random_raw(256) raised {_exception_line(exc)}") from None
     try:
         raw = _checked_words(name, raw, 256)
@@ -227,7 +230,7 @@ def raw_word_bytes(raw: np.ndarray) -> int:
 def _construct(spec: str, factory: Callable[[int], Any], seed: int) -> Any:
     try:
         return factory(seed)
-    except Exception as exc:  # noqa: BLE001 - the user's constructor failed
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's constructor failed
         raise UsageError(f"backend {spec}: {spec}({seed}) raised {_exception_line(exc)}") from None
 
 
@@ -247,7 +250,7 @@ class CheckedSource(Source):
     def readinto(self, buffer: memoryview) -> int:
         try:
             got = self.inner.readinto(buffer)
-        except Exception as exc:  # noqa: BLE001 - the user's code failed mid-stream
+        except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's code failed mid-stream
             raise InputError(f"backend {self.name}: readinto raised {_exception_line(exc)}") from None
         if not isinstance(got, (int, np.integer)) or isinstance(got, bool) or not 0 <= got <= len(buffer):
             raise InputError(f"backend {self.name}: readinto returned {got!r} for a buffer of {len(buffer)} bytes; "

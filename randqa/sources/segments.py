@@ -468,8 +468,13 @@ def split_method(source: Source) -> SplitMethod:
     from randqa.sources.folded import FoldedSource
     from randqa.sources.streams import ByteStream
 
+    from randqa.sources.multistream import MultiStreamSource
+
     if isinstance(source, FoldedSource):
         return split_method(source.inner)
+    if isinstance(source, MultiStreamSource):
+        # a segment needs every stream at its place
+        return "jump" if all(split_method(m) == "jump" for m in source.members) else "sequential"
     if isinstance(source, UnseededSource):
         return "independent"
     if isinstance(source, ByteStream):
@@ -480,6 +485,11 @@ def split_method(source: Source) -> SplitMethod:
     if source.endless and _jumper(source) is not None:
         return "jump"
     return "sequential"
+
+
+def can_jump(source: Source) -> bool:
+    """Whether randqa can move generator ``source`` ahead in O(log N) (advance_words)."""
+    return _jumper(source) is not None
 
 
 def advance_words(source: Source, words: int) -> None:
@@ -503,19 +513,27 @@ def word_bytes(source: Source) -> int:
 
 
 def open_at(spec: str, seed: int | None, offset: int, *, fmt: str = "bytes",
-            length: int | None = None) -> Source:
+            length: int | None = None, streams: dict[str, Any] | None = None) -> Source:
     """A fresh source reading the stream of ``spec`` (with ``seed``, the seed
     the one-process run recorded) from byte ``offset`` on.
 
     A file is read with pread (at most ``length`` bytes when given); a
     generator that can jump is placed there; an independent source (urandom,
     ...) is simply opened afresh, since no run of it can be repeated.  A
-    sequential source raises :class:`NotSplittable`.
+    sequential source raises :class:`NotSplittable`.  With ``streams`` (a
+    StreamLayout's JSON, the interleave resolved) it is the interleaved
+    stream of that many streams of ``spec``, each jumped to its place.
     """
     from randqa.sources import is_data_spec, open_source
 
     if offset < 0:
         raise ValueError("offset must be >= 0")
+    if streams is not None:
+        from randqa.sources.multistream import StreamLayout, open_streams
+
+        if seed is None:
+            raise ValueError("open_at needs the seed the run recorded: without one each worker would draw its own")
+        return open_streams(spec, seed, StreamLayout.from_json(streams), offset)
     if is_data_spec(spec):
         if fmt != "bytes" or spec == "-":
             raise NotSplittable(f"{'stdin' if spec == '-' else spec}: can only be read in order")

@@ -17,6 +17,11 @@ in the JSON says which, per run):
   their compiled loop, which is the algorithm as an application compiles it.
 - numpy/randomgen bit generators: ``random_raw()``; ``python-random``:
   ``getrandbits``; plugins: the source as randqa reads it.
+- the runtimes' generators (``v8-math-random``, ``java-random``, ... and
+  their ``-live`` twins): the runtime itself calling its generator in its
+  own loop (:mod:`randqa.speed.runtimes`); none when it is not installed.
+  The tests read randqa's bit-exact C (or the runtime's pipe, for -live),
+  whose rate is ``generation_mb_s``.
 
 Every timed run reads fresh from the start (``srand`` again, a new source)
 in 1 MiB calls, apart from testing, and the median of the runs is reported.
@@ -33,6 +38,7 @@ from randqa.sources.base import Source, read_full
 from randqa.sources.compiled import resolve_seed
 from randqa.speed import _as_called
 from randqa.speed.generation import READ_BYTES, REPEATS, Speed, generation_rates, sized_run_bytes
+from randqa.speed.runtimes import is_runtime_backend, runtime_method, runtime_speed
 
 #: backend -> (libc_rand_fill mode, bytes per rand() call, speed_method)
 LIBC_RAND: dict[str, tuple[int, int, str]] = {
@@ -110,6 +116,8 @@ def speed_method(name: str) -> str:
     """The short phrase saying how backend ``name`` is called when timed."""
     if name in LIBC_RAND:
         return LIBC_RAND[name][2]
+    if is_runtime_backend(name):
+        return runtime_method(name)
     base, _, param = name.partition(":")
     if base == "urandom" and param:
         return f"read(2) on /dev/urandom, {format_size(parse_size(param))} per call"
@@ -143,11 +151,14 @@ def as_called(name: str, seed: int | None) -> AsCalled:
 class AsCalledSpeed:
     """A generator's speed as applications call it, and randqa's own feed rate."""
 
-    speed: Speed
+    #: None when the code applications call is not here (a runtime not installed)
+    speed: Speed | None
     method: str
     #: MB/s at which randqa's own source feeds the tests: the same timing when
     #: that source is the as-called path, else timed apart
     generation: Speed
+    #: why there is no speed
+    note: str | None = None
 
     @property
     def generation_is_separate(self) -> bool:
@@ -167,6 +178,10 @@ def as_called_speed(name: str, nbytes: int | None = None, repeats: int = REPEATS
     """Time backend ``name`` as applications call it, ``repeats`` runs of
     ``nbytes`` each (None: about 0.2 s per run), and randqa's own source
     too when that is other code."""
+    if is_runtime_backend(name):
+        timing = runtime_speed(name, seed, repeats)
+        generation = _timed(name, lambda: open_backend(name, seed), nbytes, repeats)
+        return AsCalledSpeed(timing.speed, timing.method, generation, timing.note)
     path = as_called(name, seed)
     speed = _timed(name, path.open, nbytes, repeats)
     if path.tested_path:

@@ -135,6 +135,7 @@ def test_a_file_refuses_a_seed_as_the_cli_does(capsys, tmp_path):
     (["--suite", "nope"], {"suite": "nope"}),
     (["-j", "0", "--no-progressive", "--min", "1M"], {"jobs": 0, "progressive": False, "min": "1M"}),
     (["--json", "/no/such/folder/c.json", "--suite", "nope"], {"json": "/no/such/folder/c.json", "suite": "nope"}),
+    (["--preset", "runtimes"], {"preset": "runtimes"}),
 ])
 def test_compare_raises_the_line_the_cli_prints(capsys, cli_args, api_kwargs):
     with pytest.raises(SystemExit):

@@ -10,6 +10,7 @@ hold finished summaries and a sequence in progress, and no cut is aligned.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 
 import numpy as np
@@ -114,13 +115,22 @@ def test_a_state_that_does_not_fit_is_refused():
     state["counts"] = state["counts"].astype(np.float64)
     with pytest.raises(StateError, match="float64"):
         alone("chi_square").load_state(state)
+    state["counts"] = np.zeros(1 << 20, dtype=np.int64)  # a table of another size: merging would fail later
+    with pytest.raises(StateError, match="shape"):
+        alone("chi_square").load_state(state)
 
 
-def test_only_randqa_classes_are_made():
-    with pytest.raises(StateError, match="not one of randqa"):
-        own_class("os:system")
-    with pytest.raises(StateError, match="not one of randqa"):
-        own_class("subprocess:Popen")
+def test_only_classes_of_the_closed_table_are_made(monkeypatch):
+    for name in ("os:system", "subprocess:Popen", "randqa.engine.parallel:Workers", "randqa.cli:_Group",
+                 "randqa.results:Verdict.__class__"):
+        with pytest.raises(StateError, match="not one of the classes a randqa state holds"):
+            own_class(name)
+    # before: the name's module was imported, and randqa/__main__.py ran the CLI inside the load
+    monkeypatch.delitem(sys.modules, "randqa.__main__", raising=False)
+    with pytest.raises(StateError, match="not one of the classes"):
+        own_class("randqa.__main__:X")
+    assert "randqa.__main__" not in sys.modules
+    assert own_class("randqa.battery._folding:FoldedTest").__name__ == "FoldedTest"
     acc = load_suite("quick").build()[2]
     state = acc.state()
     state["_blocks"] = {"$object": "builtins:object", "attrs": {}}

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
 from cli_harness import assert_one_error_line, importable, randqa, randqa_command, run
+from conftest import assert_report_refuses
 from randqa.cli import main
 
 QUICK = ["--suite", "quick", "-n", "64K", "--seed", "1"]
@@ -47,6 +47,15 @@ class FailsMidStream:
         self.calls += 1
         if self.calls > 3:
             raise ValueError("lost its state")
+        return self.inner.random_raw(n)
+
+class ExitsMidStream:
+    def __init__(self, seed):
+        self.inner, self.calls = np.random.PCG64(seed), 0
+    def random_raw(self, n):
+        self.calls += 1
+        if self.calls > 3:
+            raise SystemExit(0)
         return self.inner.random_raw(n)
 
 class ReturnsFloats:
@@ -92,6 +101,7 @@ def generators(tmp_path) -> dict[str, str]:
     ("bad_generators:RaisesAtStart", "RuntimeError: no entropy device"),
     ("bad_generators:ReturnsText", "returned str, not a numpy array"),
     ("bad_generators:FailsMidStream", "ValueError: lost its state"),
+    ("bad_generators:ExitsMidStream", "SystemExit: 0"),  # before: exit 0 and no output
     ("bad_generators:ReturnsFloats", "returned float64 values"),
     ("bad_generators:RunsDry", "returned no words"),
     ("bad_generators:minus_one", "readinto returned -1"),
@@ -122,6 +132,17 @@ def test_deeply_nested_report_input_is_refused(tmp_path):
     result = randqa("report", str(deep), "-o", str(tmp_path / "r.html"))
     assert result.code == 2
     assert_one_error_line(result, "deep.json", "nested too deeply")
+
+
+@pytest.mark.parametrize("field, text", [("bytes_tested", "1" + "0" * 400), ("elapsed_s", "1e400")])
+def test_a_number_too_large_for_a_result_is_refused(tmp_path, capsys, field, text):
+    # before: an OverflowError in the charts, exit 3
+    import randqa
+
+    doc = json.dumps(randqa.test("pcg64", "64K", seed=1, suite="quick").to_json())
+    content = doc.replace(f'"{field}": {json.dumps(json.loads(doc)[field])}', f'"{field}": {text}')
+    assert text in content
+    assert_report_refuses(tmp_path, capsys, content.encode(), "too large")
 
 
 def test_unbounded_report_input_is_refused_unread(tmp_path):
@@ -182,7 +203,7 @@ def _out_of_memory(*args, **kwargs):
 
 
 def test_memory_error_is_one_line_and_exit_2(monkeypatch, capsys):
-    monkeypatch.setattr(sys.modules["randqa.engine.execute"], "judge", _out_of_memory)
+    monkeypatch.setattr("randqa.engine.execute.judge", _out_of_memory)
     with pytest.raises(SystemExit) as stop:
         main(["test", "pcg64", *QUICK])
     assert stop.value.code == 2

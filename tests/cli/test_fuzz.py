@@ -1,11 +1,23 @@
-"""Fuzzing the two inputs a user hands randqa as files: suite files (random
-tables, keys, value types and sizes, around every test's real parameters)
-and `randqa report` documents (valid results with parts replaced, removed
-or added, random JSON, random bytes).  No input may produce a traceback,
-an exit code other than 0, 1 or 2 (`report`: 0 or 2), more than one line
-on stderr for an error, or a peak memory (the child's max RSS) above the
-declared limit: ``--max-memory`` for `test`, the same 64 MiB for `report`'s
-small documents, plus the server's own size.
+"""Fuzzing the inputs a user hands randqa as files or addresses: suite files
+(random tables, keys, value types and sizes, around every test's real
+parameters), `randqa report` documents (valid results with parts replaced,
+removed or added, random JSON, random bytes), checkpoints for `randqa
+resume` (metadata fields replaced, removed or added, `$object` class
+names, arrays of other shapes and kinds, npy headers declaring other sizes,
+members that inflate to 64 MiB, extra and repeated members, deep nesting,
+output paths elsewhere, on devices or with control characters, the digest
+made again or not, damaged bytes) and `--scheduler` addresses (schemes,
+hosts, ports and suffixes, or random text, against a closed port, a silent
+listener and an HTTP server, also through RANDQA_SCHEDULER).  No input may
+produce a traceback, an exit code other than 0, 1 or 2 (`report`: 0 or 2;
+a resumed run may also get Ctrl-C after RESUME_SECONDS, 130; an address: 2),
+more than one line on stderr for an error, a peak memory (the child's max
+RSS) above the declared limit (``--max-memory`` for `test`, the same 64 MiB
+for `report`'s documents and `resume`'s quick-suite checkpoints, plus the
+server's own size), or, for `resume`, a file written anywhere but the
+checkpoint, the paths on the command line and those resume showed before
+its run.  ``RANDQA_FUZZ_EXAMPLES`` raises the checkpoint and address
+fuzzers' examples for a thorough run by hand.
 
 Source: property-based testing with Hypothesis (MacIver et al., JOSS 2019).
 Each example runs `randqa.cli.main` in a child forked from a server that has
@@ -22,12 +34,13 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from randqa.battery import accumulator_class, available_tests, parameter_defaults  # noqa: E402
@@ -42,12 +55,13 @@ NOISE = 24 * MIB
 EXAMPLE_SECONDS = 60
 
 SERVER = r'''
-import json, os, signal, sys, traceback
+import json, os, signal, sys, threading, traceback
 from randqa.cli import main
 from randqa.battery import accumulator_class, available_tests
 for name in available_tests():
     accumulator_class(name)  # every test module imported once, before any fork
 import randqa.report.html, randqa.report.charts, scipy.fft, scipy.stats, scipy.special, matplotlib.pyplot
+import distributed, randqa.engine.checkpoint, randqa.engine.parallel  # --scheduler and resume examples
 
 def rss():
     with open("/proc/self/status") as f:
@@ -66,7 +80,13 @@ for line in sys.stdin:
             os.chdir(request["cwd"])
             with open(request["start"], "w") as f:
                 f.write(str(rss()))  # a fork shares the server's pages: its own size starts here
-            signal.alarm(request["seconds"])
+            os.environ.update(request.get("env", {}))
+            if request.get("interrupt_after"):  # Ctrl-C then: a long run stops cleanly; the alarm catches a hang
+                signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+                signal.setitimer(signal.ITIMER_REAL, request["interrupt_after"])
+                threading.Timer(request["seconds"], os._exit, (96,)).start()
+            else:
+                signal.alarm(request["seconds"])
             try:
                 main(request["args"])
                 code = 0
@@ -93,11 +113,11 @@ class ForkServer:
                                      stdout=subprocess.PIPE, text=True, env=env)
         assert json.loads(self.proc.stdout.readline())["ready"]
 
-    def run(self, args: list[str]) -> dict:
+    def run(self, args: list[str], env: dict[str, str] | None = None, interrupt_after: float | None = None) -> dict:
         out, err, start = self.workdir / "out", self.workdir / "err", self.workdir / "start"
         start.write_text("0")
         request = {"args": args, "out": str(out), "err": str(err), "start": str(start), "cwd": str(self.workdir),
-                   "seconds": EXAMPLE_SECONDS}
+                   "seconds": EXAMPLE_SECONDS, "env": env or {}, "interrupt_after": interrupt_after}
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         reply = json.loads(self.proc.stdout.readline())
@@ -317,3 +337,295 @@ def test_any_report_input_is_a_report_or_one_line(server, valid_documents, data)
     (server.workdir / "fuzz.json").write_bytes(data.draw(report_inputs(valid_documents)))
     reply = server.run(["report", "fuzz.json", "-o", "fuzz.html"])
     check(reply, (0, 2), LIMIT)
+
+
+# ------------------------------------------------------------------ checkpoints
+
+#: examples per run of the checkpoint and scheduler fuzzers (RANDQA_FUZZ_EXAMPLES=2000 for a thorough run by hand)
+FUZZ_EXAMPLES = int(os.environ.get("RANDQA_FUZZ_EXAMPLES", "0")) or None
+#: seconds after which a resumed run (a forged checkpoint may ask for a long one) gets Ctrl-C
+RESUME_SECONDS = 8
+#: class names a forged state might give (randqa.__main__ ran the CLI when it was imported)
+OBJECT_NAMES = ["randqa.__main__:X", "os:system", "builtins:object", "randqa.engine.parallel:Workers",
+                "randqa.cli:main", "randqa.results:Verdict", "randqa.results:TestResult", "randqa.battery._blocks:WholeBlocks",
+                "randqa.battery.base:Accumulator", "randqa.errors:InputError", "", "x:y:z"]
+#: where a mutation puts deep nesting (replaced in the JSON text, which Python could not build as objects)
+DEEP = "@@deeply nested@@"
+DTYPES = ["u1", "i8", "f8", "?", "u8", "<i4", ">i8", "c16", "U4", "V8", "M8[s]"]
+
+
+def _decode(data: bytes) -> tuple[dict, dict]:
+    import io
+
+    import numpy as np
+
+    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    return json.loads(arrays.pop("meta").tobytes()), arrays
+
+
+def _tagged(value, prefix=()):
+    """Paths of every ``$object``/``$enum`` name in a state document."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("$object", "$enum"):
+                yield prefix + (key,)
+            yield from _tagged(item, prefix + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _tagged(item, prefix + (index,))
+
+
+@st.composite
+def checkpoint_inputs(draw, bases: list[bytes], victim: Path) -> tuple[bytes, list[str]]:
+    """A checkpoint changed as a hostile user would, and extra command-line arguments."""
+    import io
+    import zipfile
+
+    import numpy as np
+
+    from randqa.engine.checkpoint import state_digest
+
+    base = draw(st.sampled_from(bases))
+    if draw(st.integers(0, 19)) == 0:  # damage to the file itself
+        cut = draw(st.integers(0, len(base)))
+        flipped = bytearray(base)
+        for at in draw(st.lists(st.integers(0, len(base) - 1), max_size=4)):
+            flipped[at] ^= 0xFF
+        return draw(st.sampled_from([base[:cut], bytes(flipped), base + draw(st.binary(max_size=64))])), []
+    meta, arrays = _decode(base)
+    members: dict[str, bytes] = {}
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.integers(0, 9))
+        if kind <= 2:  # any field of the metadata replaced, removed or added
+            paths = [p for p in _paths(meta) if p]
+            path = draw(st.sampled_from(paths))
+            action = draw(st.integers(0, 2))
+            if action == 0:
+                meta = _replace(meta, path, draw(json_values))
+            elif action == 1:
+                meta = _delete(meta, path)
+            else:
+                meta = {**meta, draw(st.text(max_size=8)): draw(json_values)}
+        elif kind == 3:  # a class name
+            tags = list(_tagged(meta["state"]))
+            if tags:
+                meta = _replace(meta, ("state",) + draw(st.sampled_from(tags)),
+                                draw(st.one_of(st.sampled_from(OBJECT_NAMES), st.text(max_size=30))))
+        elif kind == 4:  # an array of another shape or kind
+            name = draw(st.sampled_from(sorted(arrays)))
+            shape = tuple(draw(st.lists(st.integers(0, 70), max_size=3)))
+            arrays[name] = np.zeros(shape, dtype=draw(st.sampled_from(DTYPES)))
+        elif kind == 5:  # a size declared in an npy header, or a member that inflates far
+            name = draw(st.sampled_from(sorted(arrays)))
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.zeros(16, dtype=np.uint8))
+            claim = draw(st.sampled_from([1 << 40, 1 << 62, 17, 0, 15]))
+            members[f"{name}.npy"] = buffer.getvalue().replace(b"(16,)", f"({claim},)".encode())
+            if draw(st.booleans()):
+                members[f"{name}.npy"] = BOMB
+        elif kind == 6:  # nesting, written into the JSON text below
+            depth = draw(st.sampled_from([10, 70, 1000, 100_000]))
+            meta = _replace(meta, draw(st.sampled_from([p for p in _paths(meta) if p])), DEEP)
+        elif kind in (7, 8):  # where the results go
+            where = draw(st.sampled_from([
+                str(victim / "victim.json"), str(victim), str(victim / "missing" / "r.json"), "fuzz.ckpt", "-",
+                "../outside.json", "\x1b[2Jx.json", "a\0b.json", "", "/dev/full", str(victim / "new.json")]))
+            meta["outputs"] = {**(meta.get("outputs") if isinstance(meta.get("outputs"), dict) else {}),
+                               draw(st.sampled_from(["json", "html", "other"])): where}
+        else:  # an extra member, or one named twice
+            members[draw(st.sampled_from(["a999.npy", "meta.npy", "../x.npy", "a0.npy"]))] = b"\x93NUMPY"
+    text = json.dumps(meta, allow_nan=True)
+    if DEEP in text:
+        text = text.replace(json.dumps(DEEP), "[" * depth + "1" + "]" * depth)
+    elif draw(st.integers(0, 4)) and isinstance(meta, dict):  # a forger makes the digest again
+        try:
+            meta["digest"] = state_digest(meta, arrays)
+        except ValueError:  # arrays randqa never hashes (datetimes): they are refused before
+            pass
+        text = json.dumps(meta, allow_nan=True)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        array_bytes = io.BytesIO()
+        np.lib.format.write_array(array_bytes, np.frombuffer(text.encode(), dtype=np.uint8))
+        archive.writestr("meta.npy", array_bytes.getvalue())
+        for name, array in arrays.items():
+            if f"{name}.npy" not in members:
+                one = io.BytesIO()
+                np.lib.format.write_array(one, array, allow_pickle=False)
+                archive.writestr(f"{name}.npy", one.getvalue())
+        for name, data in members.items():
+            archive.writestr(name, data, zipfile.ZIP_DEFLATED)
+    extra = draw(st.sampled_from([[], [], ["--json", "given.json"], ["--max-memory", "1M"]]))
+    return buffer.getvalue(), extra
+
+
+def _bomb() -> bytes:
+    """An npy member of 64 MiB of zeros (about 64 KiB deflated): more than a quick suite's state."""
+    import io
+
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, np.zeros(64 << 20, dtype=np.uint8))
+    return buffer.getvalue()
+
+
+BOMB = b""
+
+
+def snapshot(*folders: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``folders``: (size, mtime)."""
+    found = {}
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file():
+                status = path.stat()
+                found[str(path)] = (status.st_size, status.st_mtime_ns)
+    return found
+
+
+def shown_outputs(err: str, workdir: Path) -> set[str]:
+    """The paths resume said it writes, before the run ("randqa: resuming from C (...); writing its JSON
+    to X and its HTML to Y, where the run wrote them (...)")."""
+    import ast
+    import shlex
+
+    shown = set()
+    for line in err.splitlines():
+        if line.startswith("randqa: resuming from ") and "; writing its " in line:
+            for part in line.split("; writing its ", 1)[1].split(", where the run")[0].split(" and its "):
+                text = part.split(" to ", 1)[1]
+                if text == "stdout":
+                    continue
+                path = ast.literal_eval(text) if "\\" in text else shlex.split(text)[0]  # repr, or shell-quoted
+                shown.add(os.path.abspath(os.path.join(workdir, path)))
+    return shown
+
+
+class _Checkpoints(list):
+    """The base checkpoints (their repr stays short in Hypothesis's reports)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} base checkpoints>"
+
+
+@pytest.fixture(scope="module")
+def checkpoints(server) -> list[bytes]:
+    """Checkpoints of a finished run, a progressive run stopped after its first save, and a comparison."""
+    global BOMB
+    BOMB = _bomb()
+    made = []
+    for args in (["test", "pcg64", "-n", "64K", "--seed", "1", "--suite", "quick", "--jobs", "1"],
+                 ["test", "pcg64", "--progressive", "--max", "4M", "--seed", "1", "--suite", "quick", "--jobs", "1",
+                  "--segment", "1M", "--checkpoint-every", "0", "--keep-going"],
+                 ["compare", "pcg64", "minstd", "-n", "16K", "--seed", "1", "--suite", "quick", "--speed-repeats", "1",
+                  "--no-html", "--no-predict", "--jobs", "1", "--no-progressive"]):
+        path = server.workdir / "base.ckpt"
+        path.unlink(missing_ok=True)
+        reply = server.run([*args, "--checkpoint", str(path)])
+        assert reply["code"] in (0, 1), reply["err"]
+        made.append(path.read_bytes())
+        path.unlink()
+    return _Checkpoints(made)
+
+
+def test_any_checkpoint_resumes_or_is_refused_in_one_line(server, checkpoints, tmp_path_factory):
+    victim = tmp_path_factory.mktemp("victim")
+    (victim / "victim.json").write_text("{}")
+
+    @settings(max_examples=FUZZ_EXAMPLES or 25, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(case=checkpoint_inputs(checkpoints, victim))
+    def resume_one(case):
+        content, extra = case
+        workdir = server.workdir
+        for leftover in ("given.json", "fuzz.ckpt.lock"):
+            (workdir / leftover).unlink(missing_ok=True)
+        (workdir / "fuzz.ckpt").write_bytes(content)
+        before = snapshot(workdir, victim)
+        reply = server.run(["resume", "fuzz.ckpt", "--jobs", "1", "--no-progress", *extra],
+                           interrupt_after=RESUME_SECONDS)
+        err = reply["err"]
+        assert reply["code"] in (0, 1, 2, 130), f"exit {reply['code']}:\n{err}"
+        assert "Traceback" not in err and "Exception ignored" not in err, err
+        lines = [line for line in err.splitlines() if line.strip()]
+        errors = [line for line in lines if line.startswith("randqa: error:")]
+        assert len(errors) == (reply["code"] == 2), err
+        # besides the error, only the "resuming from" line, printed once the checkpoint passed every check
+        # (an output that fails at the end, /dev/full, comes after it)
+        if "writing its JSON to stdout" not in err:  # else the table is on stderr
+            assert all(line.startswith(("randqa: resuming from ", "report: ")) for line in lines
+                       if line not in errors), err
+        grown = reply["max_rss"] - reply["base"]
+        assert grown <= LIMIT + NOISE, f"the child grew {grown >> 20} MiB"
+        # nothing written but the checkpoint itself, the server's own files, what the command line named
+        # and what resume showed before it ran
+        allowed = {str(workdir / name) for name in ("fuzz.ckpt", "out", "err", "start", "given.json")}
+        allowed |= shown_outputs(err, workdir)
+        after = snapshot(workdir, victim)
+        changed = {path for path, state in after.items() if before.get(path) != state}
+        assert changed <= allowed, f"wrote {sorted(changed - allowed)}:\n{err}"
+        assert not (workdir / "fuzz.ckpt.lock").exists()
+        outcomes[reply["code"]] = outcomes.get(reply["code"], 0) + 1
+
+    outcomes: dict[int, int] = {}
+    resume_one()
+    print(f"checkpoint fuzzer: {sum(outcomes.values())} resumes, by exit code {dict(sorted(outcomes.items()))}")
+
+
+# ------------------------------------------------------------------ scheduler addresses
+
+@st.composite
+def scheduler_addresses(draw, targets: dict[str, int]) -> str:
+    if draw(st.integers(0, 4)) == 0:
+        return draw(st.text(min_size=1, max_size=40).filter(lambda t: "\0" not in t and not t.startswith("-")))
+    scheme = draw(st.sampled_from(["tcp://", "tls://", "TCP://", "", "http://", "inproc://", "ucx://", "ws://",
+                                   "tcp:/", "://"]))
+    host = draw(st.sampled_from(["127.0.0.1", "localhost", "[::1]", "[::1", "::1", "", "a_b", "127.0.0.1.",
+                                 "-bad-", "x" * 300, "ｌｏｃａｌｈｏｓｔ", "127.0.0.1 ", "user@127.0.0.1"]))
+    port = draw(st.one_of(st.sampled_from([str(p) for p in targets.values()]),
+                          st.sampled_from(["", "0", "65536", "-1", "８７８６", "8786x", "99999999999999999999"])))
+    tail = draw(st.sampled_from(["", "", "", "/", "/path", "?q=1", "#f", "\n", " "]))
+    return f"{scheme}{host}{':' if port or draw(st.booleans()) else ''}{port}{tail}"
+
+
+def test_any_scheduler_address_is_refused_in_one_line(server, tmp_path_factory):
+    import http.server
+    import socket
+    import threading
+
+    closed = socket.create_server(("127.0.0.1", 0))
+    targets = {"closed": closed.getsockname()[1]}
+    closed.close()
+    silent = socket.create_server(("127.0.0.1", 0))
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    targets.update(silent=silent.getsockname()[1], http=web.server_address[1])
+
+    @settings(max_examples=FUZZ_EXAMPLES or 20, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(address=scheduler_addresses(targets), through_environment=st.booleans())
+    def refuse_one(address, through_environment):
+        assume(address or not through_environment)  # an empty variable names no scheduler
+        args = ["test", "pcg64", "-n", "64K", "--seed", "1", "--suite", "quick", "--jobs", "2", "--segment", "32K",
+                "--scheduler-timeout", "0.3"]
+        env = {"RANDQA_SCHEDULER": address} if through_environment else {}
+        before = snapshot(server.workdir)
+        started = time.monotonic()
+        reply = server.run(args if through_environment else [*args, "--scheduler", address], env=env)
+        assert time.monotonic() - started < 15
+        assert reply["code"] == 2, f"exit {reply['code']}: {reply['err']}"
+        check(reply, (2,), LIMIT)
+        changed = {p for p, state in snapshot(server.workdir).items() if before.get(p) != state}
+        assert changed <= {str(server.workdir / name) for name in ("out", "err", "start")}
+        tried.append(address)
+
+    tried: list[str] = []
+    try:
+        refuse_one()
+        print(f"scheduler fuzzer: {len(tried)} addresses refused, {len(set(tried))} distinct")
+    finally:
+        web.shutdown()
+        web.server_close()
+        silent.close()

@@ -201,3 +201,16 @@ def test_compare_keeps_the_runs_finished_before_a_source_fails(tmp_path):
     assert [run["source"]["name"] for run in doc["runs"]] == ["pcg64"]
     assert doc["runs"][0]["bytes_tested"] == 1 << 20
     assert "pcg64" in result.out  # the finished run's table is printed too
+
+
+def test_files_follow_the_umask_and_keep_an_existing_mode(tmp_path):
+    # before: every file was made 0644, whatever the umask, and an existing 0600 one became 0644;
+    # the HTML goes through the same write_atomically as these two (matplotlib would cost seconds here)
+    kept = tmp_path / "kept.json"
+    kept.write_text(OLD)
+    kept.chmod(0o640)
+    result = randqa("test", "pcg64", *QUICK, "--jobs", "1", "--json", str(kept), "--checkpoint", "new.ckpt", cwd=tmp_path, preexec_fn=lambda: os.umask(0o077))
+    assert result.code == 0, result.err
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()}
+    assert modes == {"kept.json": 0o640, "new.ckpt": 0o600}
+    assert json.loads(kept.read_text())["bytes_tested"] == 65536

@@ -3,8 +3,11 @@ run as a user runs them."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from cli_harness import randqa_command, run
 from conftest import run_cli
 
 
@@ -48,3 +51,14 @@ def test_compare_shows_which_sources_are_predictable():
     assert runs["lfsr113"]["predictable_from_bytes"] == 904 and runs["lfsr113"]["predictor"] == "gf2-linear"
     assert runs["siprand"]["predictable_from_bytes"] is None
     assert "predictable from" in result.stderr
+
+
+def test_predict_memory_grows_with_what_arrives_not_with_n(tmp_path):
+    # before: `-n 2G` allocated 2 GiB up front, whatever came (2.1 GB peak for 100 bytes)
+    short = tmp_path / "short.bin"
+    short.write_bytes(bytes(range(100)))
+    with open(short, "rb") as stdin:
+        result = run(randqa_command("predict", "-", "-n", "2G", "--json", "-"), stdin=stdin.fileno())
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["bytes_read"] == 100
+    assert result.max_rss < 400 << 20, f"peak {result.max_rss >> 20} MiB for 100 bytes"

@@ -2,7 +2,12 @@
 killed with SIGKILL in the middle of a run on workers, or stopped by Ctrl-C
 sent to its whole process group (as a terminal does), resumes to the JSON of
 an uninterrupted run; damaged checkpoints, checkpoints of another run and
-segment sizes the suite cannot be split at exit 2 with one line.
+segment sizes the suite cannot be split at exit 2 with one line.  What a
+checkpoint may not choose: where the results go unseen (paths it holds are
+shown on the "resuming from" line and checked before the run), code to
+import (a `module:attr` source), a run that can only fail at its final save
+(a read-only folder is refused before it starts: a real read-only tmpfs,
+root only).  Minimum data: 64 KiB of pcg64 for those.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_harness import remount_read_only, small_tmpfs
+from conftest import rewrite_checkpoint, run_main
 from schema_check import assert_valid_document
 
 from randqa.engine.checkpoint import read_checkpoint
@@ -173,3 +180,63 @@ def test_a_comparison_resumes_from_its_checkpoint(tmp_path):
                 for run in doc["runs"]]
 
     assert runs(json.loads(again.stdout)) == runs(json.loads(first.read_text()))
+
+
+# ---------------------------------------------------------------- what a checkpoint may not choose
+
+SMALL = ["test", "pcg64", "-n", "64K", "--seed", "1", "--suite", "quick", "--jobs", "1"]
+
+
+@pytest.fixture
+def small_checkpoint(tmp_path, capsys) -> Path:
+    checkpoint = tmp_path / "run.ckpt"
+    assert run_main(*SMALL, "--checkpoint", str(checkpoint)) == 0
+    capsys.readouterr()
+    return checkpoint
+
+
+def test_outputs_from_the_checkpoint_are_shown_and_checked_before_the_run(tmp_path, capsys, small_checkpoint):
+    # before: a crafted outputs.json made resume replace that file, without saying where it wrote
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    rewrite_checkpoint(str(small_checkpoint), lambda meta, arrays: meta["outputs"].update(
+        json=str(elsewhere / "victim.json")))
+    assert run_main("resume", str(small_checkpoint)) == 0
+    assert capsys.readouterr().err == (f"randqa: resuming from {small_checkpoint} (finished); writing its JSON to "
+                                       f"{elsewhere / 'victim.json'}, where the run wrote it (--json and --html "
+                                       "choose others)\n")
+    rewrite_checkpoint(str(small_checkpoint), lambda meta, arrays: meta["outputs"].update(
+        json=str(tmp_path / "missing" / "r.json")))
+    assert run_main("resume", str(small_checkpoint)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--json" in err and "missing/r.json: folder" in err and "does not exist" in err
+    rewrite_checkpoint(str(small_checkpoint), lambda meta, arrays: meta["outputs"].update(
+        json=str(tmp_path / "\x1b[2J.json")))
+    assert run_main("resume", str(small_checkpoint)) == 0
+    assert "writing its JSON to '" + str(tmp_path) + "/\\x1b[2J.json'" in capsys.readouterr().err  # escaped
+    assert (tmp_path / "\x1b[2J.json").exists()
+
+
+def test_a_checkpoint_names_no_code_to_run(tmp_path, capsys, small_checkpoint, monkeypatch):
+    (tmp_path / "planted.py").write_text("import pathlib\npathlib.Path(__file__).with_name('ran').touch()\n"
+                                         "Gen = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rewrite_checkpoint(str(small_checkpoint), lambda meta, arrays: meta["run"].update(source="planted:Gen"))
+    assert run_main("resume", str(small_checkpoint)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "its run tests planted:Gen, code randqa would import and run" in err
+    assert not (tmp_path / "ran").exists()
+
+
+def test_resume_refuses_a_read_only_folder_before_running(tmp_path, capsys):
+    # before: the whole remaining run ran, then the final save failed (exit 2, no JSON: the session lost)
+    with small_tmpfs(tmp_path / "mnt", "4m") as folder:
+        checkpoint = folder / "run.ckpt"
+        assert run_main(*SMALL, "--checkpoint", str(checkpoint), "--json", str(tmp_path / "r.json")) == 0
+        remount_read_only(folder)
+        capsys.readouterr()
+        started = time.monotonic()
+        assert run_main("resume", str(checkpoint), "--json", str(tmp_path / "again.json")) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "checkpoint " in err and "Read-only file system" in err
+        assert time.monotonic() - started < 5 and not (tmp_path / "again.json").exists()

@@ -11,14 +11,26 @@ in /proc) and spent a second of CPU testing, in its own process (--jobs 1:
 with Dask workers the client spends little CPU; tests/cli/test_resume.py
 stops a run on workers).  Minimum data: one 4 MiB chunk tested before the
 signal, so the partial results are not empty.
+
+Stop signals in the other phases: while stdin stalls (the bytes that had
+arrived, counted with FIONREAD, are tested), while a real embedded cluster
+starts (sent to the process group once a worker process is being spawned,
+as a terminal's Ctrl-C: the start is cancelled, no worker survives), and
+while randqa still imports its CLI (its entry point's handlers are in
+place: SigCgt).  tests/engine/test_parallel.py stops runs with a slow fake
+cluster, busy fake workers and a silent scheduler.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 
 import pytest
@@ -96,3 +108,97 @@ def test_sighup_ignored_by_nohup_stays_ignored(tmp_path):
     assert returncode == 0, err
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["interrupted"] is False and doc["bytes_tested"] == 512 << 20
+
+
+def test_ctrl_c_while_stdin_stalls_tests_what_arrived(tmp_path):
+    # before: the bytes read into the chunk before the signal were dropped ("0 bytes tested")
+    arrived = 200_000
+    proc = subprocess.Popen(randqa_command("test", "-", "--jobs", "1", "--suite", "quick", "--json", "r.json"),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        proc.stdin.write(bytes(range(256)) * (arrived // 256) + bytes(arrived % 256))
+        proc.stdin.flush()  # returns once randqa has taken all but a pipe's buffer
+        deadline = time.monotonic() + 60
+        while unread_in_pipe(proc.stdin) or not catches_signal(proc.pid, signal.SIGTERM):  # its guard is on
+            assert time.monotonic() < deadline, "randqa never read its stdin"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)  # stdin stays open: randqa waits for the rest of its chunk
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["interrupted"] is True and doc["bytes_tested"] == arrived
+
+
+def unread_in_pipe(pipe) -> int:
+    """Bytes written to ``pipe`` that its reader has not taken yet (Linux FIONREAD)."""
+    return struct.unpack("i", fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0" * 4))[0]
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of the processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            if entry.isdigit() and parent == pid:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    found.append((int(entry), f.read().replace(b"\0", b" ").decode(errors="replace")))
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
+def test_ctrl_c_while_the_cluster_starts_stops_at_once(tmp_path):
+    # before: the embedded cluster started with SIGINT ignored, so Ctrl-C was lost: the run went on to its end
+    proc = subprocess.Popen(randqa_command("test", "pcg64", "-n", "4G", "--seed", "1", "--suite", "quick", "--jobs", "2",
+                                           "--segment", "64M", "--json", "r.json"),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any("spawn_main" in command for _, command in _children(proc.pid)):  # a worker is starting
+            assert proc.poll() is None and time.monotonic() < deadline, "no worker process started"
+            time.sleep(0.01)
+        signalled = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole process group gets it
+        out, err = proc.communicate(timeout=60)
+        stopped = time.monotonic() - signalled
+        deadline = time.monotonic() + 10
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _group_alive(proc.pid), "worker processes were left running"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["interrupted"] is True and doc["bytes_tested"] < 4 << 30
+    assert stopped < 20  # the start is waited for (2-3 s) to shut its workers down
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_ctrl_c_while_randqa_imports_is_one_line(tmp_path):
+    # before: Python's default handler was in place until the CLI was imported: a traceback, killed by SIGINT
+    proc = subprocess.Popen(randqa_command("test", "pcg64", "-n", "64K", "--suite", "quick"), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    while not catches_signal(proc.pid, signal.SIGTERM):  # randqa's entry point has its handlers in place
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGINT)  # while the CLI (numpy, scipy, click) is still being imported
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err == "randqa: error: interrupted while starting\n"

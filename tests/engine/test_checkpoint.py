@@ -2,17 +2,29 @@
 JSON metadata, read back with ``allow_pickle=False``; a run stopped at any
 point and resumed from its checkpoint gives the results of an uninterrupted
 run; files that are truncated, corrupt, of another version or of another
-run are refused with one line.
+run are refused with one line.  A checkpoint is untrusted data: a state
+naming a module imports nothing, state and metadata are bound by a digest
+and by the counts the progress states, sizes are bounded by the suite's
+stated needs before anything is inflated (a deflated member of 64 MiB, an
+npy header claiming 2^40 elements), only regular files are opened (devices,
+a FIFO, a folder), deep nesting is one line, and an fcntl lock keeps a
+second run off the path.  Minimum data: 4 MiB of pcg64 with a save after
+the first MiB.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import sys
+import threading
 import zipfile
 
 import numpy as np
 import pytest
+
+from conftest import rewrite_checkpoint, run_main
 
 from randqa import __version__
 from randqa.battery.suites import load_suite
@@ -97,18 +109,6 @@ def test_the_file_is_arrays_and_json_only(tmp_path):
     assert suite_from_json(meta["run"]["suite"]).build()[0].name == "frequency"
 
 
-def _rewrite_meta(path: str, change) -> None:
-    with np.load(path, allow_pickle=False) as npz:
-        arrays = {name: npz[name] for name in npz.files}
-    meta = json.loads(arrays["meta"].tobytes())
-    change(meta)
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    with open(path, "wb") as f:
-        f.write(buffer.getvalue())
-
-
 def test_damaged_checkpoints_are_refused(tmp_path):
     _, path, spec = _run(tmp_path, "quick", limit=4 << 20, stop_after=1)
     data = open(path, "rb").read()
@@ -126,19 +126,17 @@ def test_damaged_checkpoints_are_refused(tmp_path):
     with open(path, "wb") as f:
         f.write(data)
     read_checkpoint(path)
-    _rewrite_meta(path, lambda meta: meta.update(randqa_version="0.0.0"))
+    rewrite_checkpoint(path, lambda meta, arrays: meta.update(randqa_version="0.0.0"))
     with pytest.raises(InputError, match="written by randqa 0.0.0"):
         read_checkpoint(path)
     with open(path, "wb") as f:
         f.write(data)
 
-    with np.load(path, allow_pickle=False) as saved:
-        small = next(name for name in saved.files if name != "meta" and saved[name].dtype == np.uint8)
+    def wrong_dtype(meta, arrays):
+        name = meta["state"][2]["counts"]["$array"]  # chi_square's int64 counts made uint8
+        arrays[name] = arrays[name].astype(np.uint8)
 
-    def wrong_dtype(meta):
-        meta["state"][2]["counts"] = {"$array": small}  # chi_square's int64 counts replaced by a uint8 array
-
-    _rewrite_meta(path, wrong_dtype)
+    rewrite_checkpoint(path, wrong_dtype)
     with pytest.raises(InputError, match="does not fit"):
         launch(spec, Execution(checkpoint=path, notice=lambda line: None))
 
@@ -179,3 +177,146 @@ def test_a_changed_file_is_another_run(tmp_path):
     saved = read_checkpoint(path)
     with pytest.raises(UsageError, match="other data"):
         launch(saved.run, Execution(checkpoint=path, notice=lambda line: None), saved=saved)
+
+
+# ---------------------------------------------------------------- a checkpoint as untrusted data
+
+
+@pytest.fixture
+def quick_checkpoint(tmp_path) -> str:
+    """A checkpoint of 4 MiB of pcg64 through the quick suite, stopped after its first save."""
+    return _run(tmp_path, "quick", limit=4 << 20, stop_after=1)[1]
+
+
+def _members(path: str) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _write_members(path: str, members: dict[str, bytes], compression: int = zipfile.ZIP_STORED) -> None:
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def _npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def test_a_state_naming_a_module_imports_nothing(quick_checkpoint, monkeypatch):
+    # before: "randqa.__main__:X" imported randqa/__main__.py, which ran the CLI inside the load
+    monkeypatch.delitem(sys.modules, "randqa.__main__", raising=False)
+
+    def name_main(meta, arrays):
+        blocks = meta["state"][4]["_blocks"]  # birthday spacings' pending block, a nested object
+        assert blocks["$object"] == "randqa.battery._blocks:WholeBlocks"
+        blocks["$object"] = "randqa.__main__:X"
+
+    rewrite_checkpoint(quick_checkpoint, name_main)
+    with pytest.raises(InputError, match="not one of the classes a randqa state holds"):
+        launch(read_checkpoint(quick_checkpoint).run, Execution(checkpoint=quick_checkpoint, notice=lambda line: None))
+    assert "randqa.__main__" not in sys.modules
+
+
+def test_state_and_metadata_are_bound_by_a_digest(quick_checkpoint):
+    # before: a pcg64 state under metadata saying mt19937 resumed with exit 0
+    rewrite_checkpoint(quick_checkpoint, lambda meta, arrays: meta["run"].update(source="mt19937"), digest=False)
+    with pytest.raises(InputError, match="the digest differs"):
+        read_checkpoint(quick_checkpoint)
+
+
+def test_a_state_must_have_counted_what_the_progress_says(quick_checkpoint):
+    # even with its digest made again, a state of the first MiB cannot claim 8 MiB done
+    rewrite_checkpoint(quick_checkpoint, lambda meta, arrays: meta["progress"].update(position=8 << 20))
+    with pytest.raises(InputError, match="counted 1048576 bytes_seen, the run 8388608"):
+        read_checkpoint(quick_checkpoint)
+
+
+def test_sizes_are_bounded_by_the_suite_before_anything_is_inflated(quick_checkpoint):
+    # before: every member was inflated, referenced or not (574 KB of zip held 512 MiB: a 565 MB peak)
+    members = _members(quick_checkpoint)
+    name = next(n for n in members if n != "meta.npy")
+    bomb = dict(members, **{name: _npy(np.zeros(64 << 20, dtype=np.uint8))})
+    _write_members(quick_checkpoint, bomb, zipfile.ZIP_DEFLATED)
+    with pytest.raises(InputError, match="its arrays declare 64.0 MiB; a state of suite 'quick' holds at most"):
+        read_checkpoint(quick_checkpoint)
+    _write_members(quick_checkpoint, dict(members, **{"a999.npy": _npy(np.zeros(1, dtype=np.uint8))}))
+    with pytest.raises(InputError, match="its state and its arrays do not match"):
+        read_checkpoint(quick_checkpoint)
+    # an npy header claiming 2^40 elements in a few bytes: before, "out of memory" (numpy allocated them first)
+    header = _npy(np.zeros(1 << 10, dtype=np.uint8)).replace(b"(1024,)", b"(1099511627776,)")
+    _write_members(quick_checkpoint, dict(members, **{name: header}))
+    with pytest.raises(InputError, match="does not match its size"):
+        read_checkpoint(quick_checkpoint)
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "/dev/full", "symlink to /dev/zero", "fifo", "folder"])
+def test_only_a_regular_file_is_read(tmp_path, kind):
+    # before: /dev/zero and /dev/full were read until memory ran out, and a FIFO blocked
+    path = tmp_path / "c.ckpt"
+    if kind.startswith("/dev/"):
+        path = kind
+    elif kind == "symlink to /dev/zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    outcome: list[BaseException] = []
+    reader = threading.Thread(target=lambda: outcome.append(pytest.raises(InputError, read_checkpoint, str(path)).value),
+                              daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    assert outcome, f"reading {kind} did not end"
+    assert "not a regular file" in str(outcome[0])
+
+
+def test_deep_nesting_is_one_line(quick_checkpoint):
+    # before: a RecursionError, exit 3
+    members = _members(quick_checkpoint)
+    text = np.lib.format.read_array(io.BytesIO(members["meta.npy"])).tobytes().decode()
+    deep = text.replace('"context": null', '"context": ' + "[" * 100_000 + "]" * 100_000)
+    _write_members(quick_checkpoint, dict(members, **{"meta.npy": _npy(np.frombuffer(deep.encode(), np.uint8))}))
+    with pytest.raises(InputError, match="nested too deeply"):
+        read_checkpoint(quick_checkpoint)
+
+
+def test_a_lock_keeps_a_second_run_off_the_checkpoint(tmp_path, capsys):
+    # before: two runs on one checkpoint path overwrote each other silently
+    from randqa.engine.checkpoint import CheckpointLock
+
+    path = tmp_path / "c.ckpt"
+    with CheckpointLock(str(path)):
+        assert (tmp_path / "c.ckpt.lock").read_text().strip() == str(os.getpid())
+        code = run_main("test", "pcg64", "-n", "64K", "--suite", "quick", "--jobs", "1", "--checkpoint", str(path))
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"in use by another randqa run (PID {os.getpid()})" in err
+    assert not path.exists() and not (tmp_path / "c.ckpt.lock").exists()
+    assert run_main("test", "pcg64", "-n", "64K", "--suite", "quick", "--jobs", "1", "--checkpoint", str(path)) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.ckpt"]  # the lock file goes with the run
+def test_interleaved_streams_stopped_and_resumed(tmp_path):
+    """A run of --streams saves the run's streams (scheme, interleave) and every
+    stream's and pair's state; resumed, it gives the uninterrupted results."""
+    from randqa.engine.launch import open_run_source
+    from randqa.engine.plan import TestOptions, plan_test
+
+    plan = plan_test(TestOptions(size=(3 << 20) + 5, seed=SEED, suite="quick", streams=3, stream_seeds="spawn"))
+    spec = plan.run_spec("pcg64", segment=10 * 3 * 32768)
+    assert spec.streams == {"count": 3, "scheme": "spawn", "interleave": 8}
+    suite = suite_from_json(spec.suite)
+
+    def run(saver=None):
+        with open_run_source(spec) as source:
+            return run_stream(source, suite, limit=spec.limit, spec="pcg64", segment=spec.segment, saver=saver)
+
+    expected = run()
+    path = str(tmp_path / "streams.ckpt")
+    assert run(StopAfter(path, 0.0, spec, saves=2)).interrupted
+    resumed = launch(spec, Execution(checkpoint=path, notice=lambda line: None))
+    assert comparable(resumed) == comparable(expected) and resumed.extra["execution"]["sessions"] == 2
+    other = RunSpec(**dict(spec.to_json(), streams=dict(spec.streams, scheme="jump")))
+    with pytest.raises(UsageError, match="streams"):
+        launch(other, Execution(checkpoint=path, notice=lambda line: None))

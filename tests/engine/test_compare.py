@@ -74,3 +74,39 @@ def test_default_sources_are_backends():
     names = backend_names()
     assert names
     assert [s for s in randqa.engine.compare.DEFAULT_SOURCES if s not in names] == []
+
+
+def test_presets_name_their_sources_and_length():
+    from randqa.engine.compare import PRESETS, RUNTIMES_COMPARE_BYTES, preset_plan
+    from randqa.errors import UsageError
+
+    assert preset_plan([], "runtimes", None, None) == (list(PRESETS["runtimes"].sources), RUNTIMES_COMPARE_BYTES)
+    assert preset_plan([], "runtimes", 1 << 20, None)[1] == 1 << 20
+    assert preset_plan([], "runtimes", None, 1 << 22)[1] is None  # --max says how far
+    assert preset_plan(["pcg64"], None, None, None) == (["pcg64"], None)
+    assert preset_plan([], None, None, None)[0] == list(randqa.engine.compare.DEFAULT_SOURCES)
+    with pytest.raises(UsageError, match="give sources or --preset runtimes, not both"):
+        preset_plan(["pcg64"], "runtimes", None, None)
+
+
+def test_preset_with_sources_is_refused_in_one_line(capsys):
+    assert run_main("compare", "--preset", "runtimes", "pcg64") == 2
+    assert capsys.readouterr().err.strip().splitlines() == ["randqa: error: give sources or --preset runtimes, not both"]
+
+
+def test_runtime_facts_check_the_runtimes_own_bytes(monkeypatch):
+    from randqa.engine.compare import LIVE_CHECK_BYTES, runtime_facts
+    from randqa.sources.runtimes import driver_for
+
+    assert runtime_facts("pcg64", 1) is None
+    driver = driver_for("v8-math-random")
+    if not driver.available():
+        pytest.skip("node is not installed")
+    facts = runtime_facts("v8-math-random", 77)
+    assert facts["installed"] and facts["version"].startswith("node")
+    assert facts["live_equal"] and facts["live_checked_bytes"] == LIVE_CHECK_BYTES
+    # a runtime seeded otherwise than randqa's C: the first differing byte is named
+    stream = driver.stream_command
+    monkeypatch.setattr(driver, "stream_command", lambda backend, seed: stream(backend, seed + 1))
+    facts = runtime_facts("v8-math-random", 77)
+    assert facts["live_equal"] is False and facts["first_difference"] < 8

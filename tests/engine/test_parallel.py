@@ -12,6 +12,15 @@ its ``alignment`` (randqa/battery/base.py), the right part placed where it
 starts (``begin_at``), so the segment size is a multiple of the lcm of the
 suite's alignments (3840 KiB for the standard suite, whose longest
 bit_linear_complexity sequences are 640 KiB of 64-bit words).
+
+Reaching a scheduler: addresses are checked before any work; a closed port,
+a silent listener, an HTTP server and a service that speaks first (all in
+this process, shut down by the test) are refused within
+--scheduler-timeout; a stop signal while one is silent, while a slow fake
+cluster starts or while fake workers stay busy ends the run at once, its
+results written and what was started shut down; a tls:// scheduler (an
+in-process cluster, certificates made with openssl) works with the right
+files and is one line without them.
 """
 
 from __future__ import annotations
@@ -340,7 +349,7 @@ class _InlineWorkers:
     def slots(self) -> int:
         return self._slots
 
-    def client(self):
+    def client(self, interrupted=lambda: False):
         return self
 
     def scatter(self, data, hash=False):
@@ -440,3 +449,267 @@ def test_workers_keep_chunk_temporaries_in_the_heap(threshold, tuned):
     out = subprocess.run([sys.executable, "-c", ALLOCATION_PROBE], env=env, capture_output=True, text=True,
                          check=True, timeout=60).stdout
     assert out.split() == ["True", str(not tuned)], out
+
+
+# ---------------------------------------------------------------- reaching a scheduler, and stopping on the way
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("garbage", "no port"),
+    ("", "no host"),  # an empty --scheduler is not "no scheduler"
+    ("tcp://", "no host"),
+    ("inproc://x", "not inproc://"),
+    ("http://127.0.0.1:8786", "not http://"),
+    ("tcp://127.0.0.1", "no port"),
+    ("tcp://127.0.0.1:0", "port '0'"),
+    ("tcp://127.0.0.1:65536", "port '65536'"),
+    ("tcp://127.0.0.1:８７", "port '８７'"),
+    ("tcp://a_b:8786", "not a host name"),
+    ("tcp://[::1:8786", "not an address"),
+    ("tcp://[fe80::zz]:8786", "not an IPv6 address"),
+    ("tcp://user@host:8786", "not an address"),
+    ("tcp://host:8786/path", "not an address"),
+])
+def test_a_scheduler_address_is_checked_before_any_work(text, problem):
+    # before: `--scheduler garbage` exited 3 after about 61 s, with a Client.__del__ traceback
+    from randqa.engine.parallel import scheduler_address
+
+    with pytest.raises(UsageError, match=f"--scheduler .*{problem}.*tcp://HOST:PORT or tls://HOST:PORT"):
+        scheduler_address(text)
+
+
+def test_good_scheduler_addresses():
+    from randqa.engine.parallel import parse_scheduler_address
+
+    assert parse_scheduler_address("127.0.0.1:8786").url == "tcp://127.0.0.1:8786"  # Dask's default scheme
+    assert parse_scheduler_address("TLS://[::1]:8786").url == "tls://[::1]:8786"
+    assert parse_scheduler_address("tcp://node-7.cluster.example:8786").port == 8786
+
+
+class _Servers:
+    """Things at a scheduler's address that are not a Dask scheduler, in
+    this process: a closed port, a listener that never answers, an HTTP
+    server (it answers nothing until asked), a service that speaks first."""
+
+    def __init__(self) -> None:
+        import http.server
+        import socket
+        import threading
+
+        probe = socket.create_server(("127.0.0.1", 0))
+        self.closed = probe.getsockname()[1]
+        probe.close()
+        self.silent = socket.create_server(("127.0.0.1", 0))
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+        self.talker = socket.create_server(("127.0.0.1", 0))
+        self.threads = [threading.Thread(target=self.http.serve_forever, daemon=True),
+                        threading.Thread(target=self._talk, daemon=True)]
+        for thread in self.threads:
+            thread.start()
+
+    def _talk(self) -> None:
+        while True:
+            try:
+                connection, _ = self.talker.accept()
+            except OSError:
+                return
+            with connection:
+                connection.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+
+    def address(self, kind: str) -> str:
+        port = {"closed": self.closed, "silent": self.silent.getsockname()[1],
+                "http": self.http.server_address[1], "talker": self.talker.getsockname()[1]}[kind]
+        return f"tcp://127.0.0.1:{port}"
+
+    def close(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()
+        self.silent.close()
+        self.talker.close()
+
+
+@pytest.fixture(scope="module")
+def servers():
+    started = _Servers()
+    yield started
+    started.close()
+
+
+QUICK_ON_WORKERS = ["test", "pcg64", "-n", "1M", "--seed", "1", "--suite", "quick", "--segment", "32K"]
+
+
+@pytest.mark.parametrize("kind, says", [
+    ("closed", "cannot connect (Connection refused)"),  # before: 31 s
+    ("silent", "sent nothing in 0.5 s: not a Dask scheduler"),  # before: no end, SIGINT and SIGTERM ignored
+    ("http", "sent nothing in 0.5 s: not a Dask scheduler"),  # before: no end; a 3 EiB frame, "out of memory"
+    ("talker", "are not Dask's protocol: not a Dask scheduler"),
+])
+def test_what_is_not_a_scheduler_is_refused_in_seconds(servers, capsys, kind, says):
+    from conftest import run_main
+
+    started = time.monotonic()
+    code = run_main(*QUICK_ON_WORKERS, "--scheduler", servers.address(kind), "--scheduler-timeout", "0.5")
+    assert time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"randqa: error: --scheduler {servers.address(kind)}")
+    assert says in err
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stop_signal_while_a_scheduler_is_silent_ends_the_run(tmp_path, capsys, signum, code):
+    import socket
+    import threading
+
+    from conftest import run_main
+
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        def signal_on_connection() -> None:  # the signal comes while randqa waits for the scheduler's answer
+            connection, _ = silent.accept()
+            os.kill(os.getpid(), signum)
+            time.sleep(30)
+            connection.close()
+
+        threading.Thread(target=signal_on_connection, daemon=True).start()
+        started = time.monotonic()
+        assert run_main(*QUICK_ON_WORKERS, "--scheduler", f"tcp://127.0.0.1:{silent.getsockname()[1]}",
+                        "--scheduler-timeout", "30") == code
+        assert time.monotonic() - started < 10
+    assert capsys.readouterr().err == "randqa: error: interrupted\n"
+
+
+class _FakeFuture:
+    """A task that never ends (a worker busy for good)."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def add_done_callback(self, callback) -> None:
+        pass
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class _FakeClient:
+    """A Dask client of two worker threads whose tasks never end; ``on_submit``
+    is called with each submission."""
+
+    dashboard_link = "http://127.0.0.1:0/status"
+
+    def __init__(self, on_submit=lambda: None) -> None:
+        self.futures: list[_FakeFuture] = []
+        self.closed = False
+        self.on_submit = on_submit
+
+    def scheduler_info(self, n_workers: int = -1) -> dict:
+        return {"workers": {"a": {"nthreads": 1}, "b": {"nthreads": 1}}}
+
+    def submit(self, *args, **kwargs) -> _FakeFuture:
+        self.futures.append(_FakeFuture())
+        self.on_submit()
+        return self.futures[-1]
+
+    def close(self, timeout: float = 0) -> None:
+        self.closed = True
+
+
+def test_a_stop_signal_while_the_cluster_starts_cancels_the_start(tmp_path, capsys, monkeypatch):
+    # before: SIGINT was ignored while the cluster started, and the run went on to its end with exit 0
+    from conftest import run_main
+
+    from randqa.engine import parallel
+
+    made: list[_FakeClient] = []
+    signalled: list[float] = []
+
+    def slow_start(self):  # a cluster that takes 2 s to start, signalled as it begins
+        signalled.append(time.time())
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(2)
+        made.append(_FakeClient())
+        return made[-1], None, None
+
+    monkeypatch.setattr(parallel.Workers, "_start", slow_start)
+    assert run_main(*QUICK_ON_WORKERS, "--jobs", "2", "--json", str(tmp_path / "r.json")) == 130
+    assert "note: interrupted: results cover the first 0 bytes only" in capsys.readouterr().out
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["interrupted"] is True and doc["bytes_tested"] == 0
+    # the results are written at once, not after the start; what it made is shut down once it is there
+    assert (tmp_path / "r.json").stat().st_mtime - signalled[0] < 1.5
+    assert made and made[0].closed
+
+
+def test_a_stop_signal_while_workers_are_busy_is_seen_within_a_poll(tmp_path, capsys, monkeypatch):
+    from conftest import run_main
+
+    from randqa.engine import parallel
+
+    client = _FakeClient(on_submit=lambda: os.kill(os.getpid(), signal.SIGTERM) if len(client.futures) == 1 else None)
+    monkeypatch.setattr(parallel.Workers, "_start", lambda self: (client, None, None))
+    started = time.monotonic()
+    assert run_main(*QUICK_ON_WORKERS, "--jobs", "2", "--json", str(tmp_path / "r.json")) == 143
+    assert time.monotonic() - started < 1 + 2 * parallel.POLL_S + 3
+    assert json.loads((tmp_path / "r.json").read_text())["interrupted"] is True
+    assert client.futures and all(f.cancelled for f in client.futures) and client.closed
+
+
+def _self_signed(folder: Path, name: str) -> tuple[str, str]:
+    """A certificate and its key (openssl), each its own CA."""
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                           "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"], capture_output=True)
+    assert made.returncode == 0, made.stderr
+    return str(cert), str(key)
+
+
+@pytest.mark.skipif(subprocess.run(["which", "openssl"], capture_output=True).returncode != 0,
+                    reason="makes its certificates with openssl")
+def test_a_tls_scheduler(tmp_path, capsys):
+    """tls:// with Dask's security: the segments go over TLS with the given
+    files; without them, or with another CA, one line."""
+    from distributed import LocalCluster
+    from distributed.security import Security
+
+    from conftest import run_main
+
+    cert, key = _self_signed(tmp_path, "cluster")
+    other, other_key = _self_signed(tmp_path, "other")
+    security = Security(tls_ca_file=cert, tls_scheduler_cert=cert, tls_scheduler_key=key, tls_worker_cert=cert,
+                        tls_worker_key=key, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tls://", host="127.0.0.1",
+                      security=security, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        args = [*QUICK_ON_WORKERS, "--scheduler", address, "--scheduler-timeout", "2"]
+        assert run_main(*args, "--tls-ca-file", cert, "--tls-cert", cert, "--tls-key", key,
+                        "--json", str(tmp_path / "r.json")) == 0
+        execution = json.loads((tmp_path / "r.json").read_text())["execution"]
+        assert execution["scheduler"] == address and execution["segments_on_workers"] == 32
+        capsys.readouterr()
+        refusals = {"needs the cluster's CA certificate and a client certificate": [],
+                    "the TLS handshake failed": ["--tls-ca-file", other, "--tls-cert", other, "--tls-key", other_key]}
+        for says, files in refusals.items():
+            assert run_main(*args, *files) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and says in err, err
+    assert run_main(*QUICK_ON_WORKERS, "--scheduler", "tcp://127.0.0.1:8786", "--tls-cert", cert) == 2
+    assert "are for a tls:// --scheduler" in capsys.readouterr().err
+@pytest.mark.parametrize("spec, split", [("mt19937", "jump"), ("java-random", "sequential")])
+def test_interleaved_streams_on_workers(workers, spec, split):
+    """--streams: a worker jumps every stream to its segment's place, or this
+    process hands out the interleaved stream of streams that cannot jump;
+    each stream alone and each pair's XOR merge as in one process."""
+    from randqa.sources.multistream import StreamLayout, open_streams
+
+    layout = StreamLayout(3, "consecutive")
+    suite = load_suite("quick").with_streams(3, 4)
+    segment = segment_size(suite_alignment(suite), None, default=1 << 20)
+    size = 3 * segment + 1000
+
+    def run(**kwargs):
+        with open_streams(spec, SEED, layout) as source:
+            return run_stream(source, suite, limit=size, **kwargs)
+
+    on_workers = run(spec=spec, segment=segment, workers=workers)
+    assert on_workers.extra["execution"]["split"] == split
+    assert on_workers.extra["execution"]["segments_on_workers"] == 4
+    assert comparable(on_workers) == comparable(run())

@@ -1,4 +1,5 @@
-"""glibc rand() (TYPE_3) and other additive lagged-Fibonacci generators."""
+"""glibc rand() (TYPE_3) and other lagged-Fibonacci generators: Go's math/rand
+(additive, every bit output) and .NET's System.Random (Knuth's subtractive)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 from reference_generators import backend_bytes
 
-from randqa.predict.additive_feedback import AdditiveFeedbackPredictor
+from randqa.predict.additive_feedback import MIN_RELATIONS, AdditiveFeedbackPredictor
 from randqa.predict.base import NoFit
 from randqa.predict.runner import run_predictor
 
@@ -43,3 +44,14 @@ def test_full_output_lags_24_55():
 
 def test_no_lags_in_random_bytes():
     assert isinstance(AdditiveFeedbackPredictor().fit(backend_bytes("aes-ctr", 5, 4096)), NoFit)
+
+
+@pytest.mark.parametrize("name, lags, at_most", [
+    ("go-math-rand", [273, 607], 8 * (607 + MIN_RELATIONS)),
+    ("dotnet-random", [34, 55], -(-31 * (55 + MIN_RELATIONS) // 8)),
+    ("musl-random", [3, 31], 512),
+])
+def test_runtime_backends(name, lags, at_most):
+    # Go's Uint64() and .NET's Next() output every bit; musl's random() drops the low bit, as glibc's does
+    result = run_predictor(AdditiveFeedbackPredictor(), backend_bytes(name, 31337, 1 << 17))
+    assert result.succeeded and result.structure["lags"] == lags and result.observed_bytes <= at_most

@@ -1,8 +1,10 @@
-"""Full-output LCGs with unknown a, c, m (Plumstead/Boyar)."""
+"""Full-output LCGs with unknown a, c, m (Plumstead/Boyar), in words or as
+the runtimes' packed 31-bit values (libstdc++'s minstd_rand0 and minstd_rand)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from reference_generators import backend_bytes, lcg_bytes
 
 from randqa.predict.base import NoFit
@@ -45,3 +47,10 @@ def test_find_lcg_needs_every_word_reproduced():
 
 def test_no_modulus_in_chacha():
     assert isinstance(FullLCGPredictor().fit(backend_bytes("chacha", 1, 4096)), NoFit)
+
+
+@pytest.mark.parametrize("name, a", [("cxx-minstd-rand0", 16807), ("cxx-minstd-rand", 48271)])
+def test_libstdcxx_minstd_as_31_bit_packed_values(name, a):
+    result = run_predictor(FullLCGPredictor(), backend_bytes(name, 77, 1 << 17))
+    assert result.succeeded and (result.structure["a"], result.structure["m"]) == (a, 2**31 - 1)
+    assert result.structure["word_bits"] == 31 and result.observed_bytes <= 32

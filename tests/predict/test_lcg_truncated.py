@@ -1,4 +1,5 @@
-"""Truncated power-of-two LCGs: java.util.Random, C rand()s, MMIX (lattice)."""
+"""Truncated power-of-two LCGs: java.util.Random (nextInt, nextLong, nextDouble),
+C rand()s, MMIX and musl rand() (lattice)."""
 
 from __future__ import annotations
 
@@ -95,3 +96,16 @@ def test_lll_reduces_and_keeps_the_lattice():
 
 def test_no_family_in_siprand():
     assert isinstance(TruncatedLCGPredictor().fit(backend_bytes("siprand", 1, 256)), NoFit)
+
+
+@pytest.mark.parametrize("name, family, at_most", [
+    ("java-random-long", "java.util.Random nextLong", 8),
+    ("java-random-double", "java.util.Random nextDouble (53 bits)", 8),
+    ("musl-rand", "musl rand()", 16),
+])
+def test_runtime_backends(name, family, at_most):
+    # nextLong and nextDouble hold two LCG steps per word; musl's 33 hidden bits need the lattice
+    result = run_predictor(TruncatedLCGPredictor(), backend_bytes(name, 4242, 1 << 17))
+    assert result.succeeded and result.checked_bytes >= 1 << 16 and result.structure["family"] == family
+    assert result.observed_bytes <= at_most
+    assert ("by LLL" in result.structure["summary"]) == (name == "musl-rand")

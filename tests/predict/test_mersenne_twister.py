@@ -1,4 +1,5 @@
-"""MT19937, CPython's random and MT19937-64 recovered from 2,496 bytes."""
+"""MT19937, CPython's random and MT19937-64 recovered from 2,496 bytes; PHP's
+mt_rand() (MT19937 >> 1, 31 bits packed) from 1,247 outputs."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 from reference_generators import backend_bytes
 
 from randqa.predict.base import NoFit
-from randqa.predict.mersenne_twister import MT19937, MT19937_64, MersenneTwisterPredictor, temper, untemper
+from randqa.predict.mersenne_twister import (MT19937, MT19937_64, MersenneTwisterPredictor, hidden_low_bits, temper,
+                                             untemper)
 from randqa.predict.runner import run_predictor
 
 
@@ -57,3 +59,21 @@ def test_other_streams_break_the_recurrence():
     data = backend_bytes("chacha", 1, 8192)
     fit = MersenneTwisterPredictor().fit(data)
     assert isinstance(fit, NoFit) and "twist recurrence broken" in fit.reason
+
+
+def test_hidden_low_bits_are_the_dropped_ones():
+    bitgen = np.random.MT19937()
+    bitgen._legacy_seeding(77)
+    words = bitgen.random_raw(1400)
+    bits = hidden_low_bits(words >> np.uint64(1))
+    assert bits is not None and np.array_equal(bits[1:1400 - 624 + 1], (words & np.uint64(1))[1:1400 - 624 + 1])
+
+
+@pytest.mark.parametrize("name, generator, observed", [
+    ("php-mt-rand", "mt19937 >> 1 (PHP mt_rand)", 4836),
+    ("r-mersenne-twister", "mt19937", 2496),
+    ("cxx-mt19937-64", "mt19937-64", 2500),
+])
+def test_runtime_backends(name, generator, observed):
+    result = run_predictor(MersenneTwisterPredictor(), backend_bytes(name, 99, 1 << 17))
+    assert result.succeeded and result.structure["generator"] == generator and result.observed_bytes == observed

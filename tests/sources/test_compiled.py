@@ -42,7 +42,7 @@ def test_compiled_backends_are_the_c_generators():
     assert set(compiled_backend_names()) == {
         "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "dnet-arc4",
         "arc4", "arc4-drop", "lfsr113", "siprand", "ansi-c-rand", "randu", "minstd", "mt19937", "xorshift32",
-        "java-random", "mmix-lcg", "splitmix64", "lcg64-prime", "lcg128-top64", "lcg128-top32", "lfib19937", "lfib19937-top32", "splitmix"}
+        "mmix-lcg", "splitmix64", "lcg64-prime", "lcg128-top64", "lcg128-top32", "lfib19937", "lfib19937-top32", "splitmix"}
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="needs glibc's own rand()")

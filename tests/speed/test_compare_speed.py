@@ -1,4 +1,5 @@
-"""compare reports speed as applications call each generator.
+"""compare reports speed as applications call each generator; a runtime's
+generator is timed in the runtime itself, and compare answers per runtime.
 
 ``randqa compare glibc-rand-byte dnet-arc4 -n 1M --json c.json``: each run's
 ``speed_mb_s`` is its as-called speed and ``speed_method`` names how it was
@@ -9,6 +10,7 @@ here), while randqa's reimplementation appears only as ``generation_mb_s``.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -56,7 +58,7 @@ def test_compare_json_has_as_called_speed_and_method(tmp_path, monkeypatch, caps
     assert "a: libc rand(), one call per byte" in out and f"b: {COMPILED_METHOD}" in out
     assert "feed MB/s" in out and "nmap's question" in out and "fastest:" in out
     page = (tmp_path / "randqa-report.html").read_text()
-    assert '<section id="answer">' in page and '<sup class="marker">a</sup>' in page
+    assert '<section id="answer" class="answer-block">' in page and '<sup class="marker">a</sup>' in page
     assert "libc rand(), one call per byte" in page
 
 
@@ -67,3 +69,24 @@ def test_report_refuses_a_speed_method_that_is_not_text(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(InputError, match="speed_method: expected string or null"):
         load_document(str(path))
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_compare_times_runtimes_in_the_runtime_and_answers_per_runtime(tmp_path, monkeypatch, capsys):
+    # NAME and NAME-live: the same bytes, both timed in node itself, and the runtimes' answer
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["compare", "v8-math-random", "v8-math-random-live", "-n", "64K", "--seed", "5", "--speed-repeats", "1",
+              "--no-predict", "--no-html", "--json", "c.json"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    runs = {r["source"]["name"]: r for r in json.loads((tmp_path / "c.json").read_text())["runs"]}
+    c, live = runs["v8-math-random"], runs["v8-math-random-live"]
+    assert c["speed_method"] == live["speed_method"] == "Math.random() in node's own loop, timed by node itself"
+    assert c["speed_mb_s"] > 0 and c["generation_mb_s"] != c["speed_mb_s"]  # randqa's C feeds the tests
+    assert c["runtime"]["live_equal"] and c["runtime"]["version"].startswith("node v")
+    assert "live_equal" not in live["runtime"]  # the live twin is the runtime itself
+    assert [t["statistic"] for t in c["tests"]] == [t["statistic"] for t in live["tests"]]
+    sentence = next(line.strip() for line in out.splitlines() if line.strip().startswith("v8-math-random:"))
+    assert sentence.endswith("no failure up to 64 KiB, predictability not checked")
+    assert "live here" in out and "node 20" in out

@@ -1,0 +1,39 @@
+"""The ``randqa`` command's entry point (and ``python -m randqa``'s).
+
+Importing the CLI takes a second or two (numpy, scipy, click).  A stop
+signal in that time ends the command as one during a run does: one line on
+stderr and exit 128 + N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP), never a
+traceback; a signal the caller ignores stays ignored.  This module imports
+nothing of randqa's until its handlers are in place.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any
+
+#: the signals that stop randqa with its results so far (randqa.engine.run.STOP_SIGNALS)
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def main() -> None:
+    """Run the ``randqa`` command."""
+    stopped: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        stopped.append(signum)
+        raise KeyboardInterrupt
+
+    for signum in _STOP_SIGNALS:
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, stop)
+    try:
+        from randqa.cli import main as run_command
+    except KeyboardInterrupt:
+        try:
+            print("randqa: error: interrupted while starting", file=sys.stderr, flush=True)
+        except OSError:
+            pass
+        sys.exit(128 + (stopped[-1] if stopped else signal.SIGINT))
+    run_command()

@@ -1,0 +1,378 @@
+"""K streams of one generator, seeded by a scheme and interleaved
+(``randqa test GEN --streams K --stream-seeds SCHEME [--interleave B]``).
+
+Parallel programs draw from many streams of one generator, and how those
+streams are seeded decides whether they are correlated: PCG64 (XSL-RR)
+streams that share their increment and most of their state fail PractRand
+when interleaved (numpy's "upgrading-pcg64" note), xoshiro256+ and others
+seeded 0, 1, 2, 4, ... fail at 1 KiB interleaved by byte (the SHISHUA
+harness), MT19937 seeded consecutively fails with 4 streams at 64 GB
+(randomgen's results).  The schemes, stream i of K (i = 0 .. K - 1) from
+the base seed s (``--seed``, drawn and recorded when not given):
+
+- ``consecutive``: the backend seeded s + i, through its own seeding
+  routine (glibc ``srand``, ``init_genrand``, ``Class(seed)``, ...);
+- ``spaced:D``: seeded s + i D;
+- ``bitflip``: seeded s XOR g(i), g(i) = i XOR (i >> 1) the Gray code, so
+  each seed is one bit away from the one before, as PractRand 0.94's
+  ``-ttseed64 -walk_greycode`` walks seeds;
+- ``jump``: seeded s and jumped i times by the generator's own jump, its
+  BitGenerator's ``jumped(i)`` (numpy: PCG64 by (phi - 1) 2^128, MT19937 by
+  2^128, ...; randomgen's documented distances), or, for generators without
+  one, i * 2^64 outputs ahead through randqa's jump-ahead
+  (randqa/sources/segments.py: LCG maps, GF(2) matrix powers, MT19937's
+  polynomial jump, ...);
+- ``spawn``: ``Class(SeedSequence(s).spawn(K)[i])``, numpy's recommended way
+  (numpy BitGenerator backends and BitGenerator classes only);
+- ``module:attr``: a function ``f(seed, k)`` of the user's that returns the
+  K BitGenerators (called with s and K, and again with the same arguments
+  wherever the streams are opened anew, so it must be deterministic).
+
+The streams are interleaved every B bytes (``--interleave``, default the
+generator's word size; randqa/interleaving.py has the layout), and the
+suite also tests each stream alone and each pair's XOR
+(randqa/battery/_streams.py), so interleaving cannot hide one stream's
+failure.  A worker given a segment of the interleaved stream jumps every
+stream to its place when all can jump (split "jump"); otherwise the
+interleaved stream is read in order ("sequential").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from randqa.errors import InputError, UsageError
+from randqa.interleaving import check_interleaving, interleave_into, stream_position
+from randqa.sources.base import Source, UnseededSource, read_full
+from randqa.sources.numpy_backends import looks_like_module_attribute
+
+#: the schemes --stream-seeds takes, as its messages list them
+SCHEMES = ("consecutive", "spaced:D", "bitflip", "jump", "spawn", "module:attr")
+#: the scheme of streams given as BitGenerator instances (the Python API)
+GIVEN = "given"
+#: how far apart ``jump`` places streams of generators without a jump of their own (outputs)
+JUMP_WORDS = 1 << 64
+
+_SPACED = re.compile(r"^spaced:(\d+)$")
+
+
+def check_scheme(scheme: str) -> None:
+    """UsageError unless ``scheme`` is one of :data:`SCHEMES`."""
+    if scheme in ("consecutive", "bitflip", "jump", "spawn") or looks_like_module_attribute(scheme):
+        return
+    match = _SPACED.match(scheme)
+    if match and int(match.group(1)) >= 1:
+        return
+    if scheme.startswith("spaced"):
+        raise UsageError(f"--stream-seeds {scheme}: spaced:D needs a whole number D >= 1 (spaced:1000)")
+    raise UsageError(f"--stream-seeds {scheme!r}: use one of {', '.join(SCHEMES)}")
+
+
+@dataclass(frozen=True)
+class StreamLayout:
+    """How many streams, seeded how, interleaved every how many bytes
+    (None: the generator's word size, resolved when the streams open)."""
+
+    count: int
+    scheme: str
+    interleave: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": self.count, "scheme": self.scheme, "interleave": self.interleave}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "StreamLayout":
+        if not isinstance(data, dict) or set(data) != {"count", "scheme", "interleave"}:
+            raise ValueError("its streams are not described")
+        layout = cls(data["count"], data["scheme"], data["interleave"])
+        check_interleaving(layout.count, layout.interleave or 1)
+        if not isinstance(layout.scheme, str):
+            raise ValueError("its stream scheme is not a string")
+        return layout
+
+
+def gray(i: int) -> int:
+    """The Gray code of i: g(i) and g(i + 1) differ in one bit."""
+    return i ^ (i >> 1)
+
+
+def stream_seed(scheme: str, base: int, index: int) -> int:
+    """The seed of stream ``index`` under a seed scheme (consecutive, spaced:D, bitflip)."""
+    if scheme == "consecutive":
+        return base + index
+    if scheme == "bitflip":
+        return base ^ gray(index)
+    match = _SPACED.match(scheme)
+    assert match is not None, scheme
+    return base + index * int(match.group(1))
+
+
+class MultiStreamSource(Source):
+    """K member sources interleaved every ``interleave`` bytes, from byte ``position`` of the interleaved stream."""
+
+    endless = True
+
+    def __init__(self, name: str, seed: int | None, members: list[Source], scheme: str, interleave: int,
+                 details: list[dict[str, Any]], *, position: int = 0) -> None:
+        check_interleaving(len(members), interleave)
+        self.name = name
+        self.seed = seed
+        self.members = members
+        self.scheme = scheme
+        self.interleave = interleave
+        self.details = details
+        self.position = position
+
+    @property
+    def layout(self) -> StreamLayout:
+        return StreamLayout(len(self.members), self.scheme, self.interleave)
+
+    def readinto(self, buffer: memoryview) -> int:
+        out = np.frombuffer(buffer, dtype=np.uint8)
+        count, block, start = len(self.members), self.interleave, self.position
+        for index, member in enumerate(self.members):
+            want = stream_position(start + len(out), count, block, index) - stream_position(start, count, block, index)
+            if not want:
+                continue
+            data = np.empty(want, dtype=np.uint8)
+            if read_full(member, memoryview(data)) < want:
+                raise InputError(f"{self.name}: stream {index} ended")
+            interleave_into(out, start, count, block, index, data)
+        self.position += len(out)
+        return len(out)
+
+    def describe(self) -> dict[str, Any]:
+        first = self.members[0].describe()
+        data: dict[str, Any] = {"name": self.name, "seed": self.seed}
+        data["reproducible"] = all(m.describe().get("reproducible", True) for m in self.members)
+        for key in ("algorithm", "output"):
+            if key in first:
+                data[key] = first[key]
+        data["streams"] = {"count": len(self.members), "scheme": self.scheme, "interleave_bytes": self.interleave,
+                           "members": self.details}
+        return data
+
+    def close(self) -> None:
+        for member in self.members:
+            member.close()
+
+
+# --------------------------------------------------------------------------
+# Opening the streams of a scheme
+
+
+def stream_name(spec: str, count: int, scheme: str) -> str:
+    """What reports call K streams of ``spec``: ``pcg64[8 streams, spawn]``."""
+    return f"{spec}[{count} streams, {scheme}]"
+
+
+def open_streams(spec: str, seed: int | None, layout: StreamLayout, offset: int = 0) -> MultiStreamSource:
+    """The K streams of generator ``spec`` under ``layout``'s scheme, from
+    byte ``offset`` of their interleaved stream (members that cannot jump
+    there raise randqa.sources.segments.NotSplittable).  ``seed`` is the base
+    seed (drawn and recorded when None).  A scheme the generator cannot do is
+    a UsageError with one line."""
+    from randqa.sources import is_data_spec
+
+    if is_data_spec(spec):
+        raise UsageError("--streams needs a generator (randqa list), not stdin or a file")
+    check_scheme(layout.scheme)
+    if layout.scheme in ("jump", "spawn") or looks_like_module_attribute(layout.scheme):
+        opener = {"jump": _jumped_streams, "spawn": _spawned_streams}.get(layout.scheme, _made_streams)
+        base, members, details = opener(spec, seed, layout)
+    else:
+        base, members, details = _seeded_streams(spec, seed, layout)
+    try:
+        interleave = layout.interleave or _word_bytes(members[0])
+        source = MultiStreamSource(stream_name(spec, layout.count, layout.scheme), base, members, layout.scheme,
+                                   interleave, details)
+        if offset:
+            move_to(source, offset)
+    except BaseException:
+        for member in members:
+            member.close()
+        raise
+    return source
+
+
+def given_streams(members: list[Source], interleave: int | None = None) -> MultiStreamSource:
+    """Streams the caller made (the Python API's list of BitGenerators), as they are."""
+    widths = {_word_bytes(m) for m in members}
+    if interleave is None and len(widths) > 1:
+        raise UsageError("the streams' words have different sizes: give the interleave in bytes")
+    names = sorted({m.name for m in members})
+    label = names[0] if len(names) == 1 else "+".join(names)
+    details = [{"index": i, "name": m.name, "seed": m.seed} for i, m in enumerate(members)]
+    return MultiStreamSource(stream_name(label, len(members), GIVEN), None, members, GIVEN,
+                             interleave or widths.pop(), details)
+
+
+def move_to(source: MultiStreamSource, offset: int) -> None:
+    """Put a fresh multi-stream source at byte ``offset`` of its interleaved
+    stream, each member jumped to its own place (NotSplittable when one cannot jump)."""
+    from randqa.sources.segments import advance_words
+
+    count, block = len(source.members), source.interleave
+    for index, member in enumerate(source.members):
+        words, skip = divmod(stream_position(offset, count, block, index), _word_bytes(member))
+        advance_words(member, words)
+        if skip:
+            member.readinto(memoryview(bytearray(skip)))
+    source.position = offset
+
+
+def _word_bytes(source: Source) -> int:
+    from randqa.sources.segments import word_bytes
+
+    return word_bytes(source)
+
+
+def _refuse_unseeded(source: Source, scheme: str) -> None:
+    if isinstance(source, UnseededSource) or source.describe().get("reproducible") is False:
+        source.close()
+        raise UsageError(f"--stream-seeds {scheme}: {source.name} draws from the system and cannot be seeded")
+
+
+def _open_backend(spec: str, seed: int | None, scheme: str, index: int | None = None) -> Source:
+    from randqa.sources import open_named_backend
+
+    try:
+        source = open_named_backend(spec, seed, what="source", alternatives="not a file, '-' or a backend name")
+    except UsageError as exc:
+        if index is None:
+            raise
+        raise UsageError(f"--stream-seeds {scheme}: stream {index}'s seed {seed} does not fit {spec} ({exc})") from None
+    _refuse_unseeded(source, scheme)
+    return source
+
+
+def _seeded_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[int, list[Source], list[dict[str, Any]]]:
+    first = _open_backend(spec, seed, layout.scheme)
+    base = first.seed
+    assert base is not None
+    members = [first]
+    try:
+        for index in range(1, layout.count):
+            members.append(_open_backend(spec, stream_seed(layout.scheme, base, index), layout.scheme, index))
+    except BaseException:
+        for member in members:
+            member.close()
+        raise
+    return base, members, [{"index": i, "seed": m.seed} for i, m in enumerate(members)]
+
+
+def _jumped_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[int, list[Source], list[dict[str, Any]]]:
+    from randqa.sources.numpy_backends import BitGeneratorSource
+    from randqa.sources.segments import advance_words, can_jump
+
+    first = _open_backend(spec, seed, "jump")
+    base = first.seed
+    assert base is not None
+    own = isinstance(first, BitGeneratorSource) and callable(getattr(first.bitgen, "jumped", None))
+    if not own and not can_jump(first):
+        first.close()
+        raise UsageError(f"--stream-seeds jump: {spec} cannot jump (it has no jump of its own and randqa cannot "
+                         f"jump it); use consecutive, spaced:D, bitflip or spawn")
+    how = "the generator's own jumped()" if own else "2^64 outputs (randqa's jump-ahead)"
+    members, details = [first], [{"index": 0, "seed": base, "jumps": 0, "jump": how}]
+    try:
+        for index in range(1, layout.count):
+            member = _open_backend(spec, base, "jump")
+            members.append(member)
+            if own:
+                assert isinstance(member, BitGeneratorSource)
+                member.bitgen = member.bitgen.jumped(index)
+            else:
+                advance_words(member, index * JUMP_WORDS)
+            details.append({"index": index, "seed": base, "jumps": index, "jump": how})
+    except BaseException:
+        for member in members:
+            member.close()
+        raise
+    return base, members, details
+
+
+def _bitgenerator_class(spec: str) -> tuple[Any, dict[str, Any], int]:
+    """(class, keyword arguments, word bytes) of a backend seeded through SeedSequence, for spawn."""
+    from randqa.sources.numpy_backends import BITGENERATORS, _resolve
+
+    if spec in BITGENERATORS:
+        _summary, path, word_bytes, kwargs = BITGENERATORS[spec]
+        return _resolve(path), kwargs, word_bytes
+    if looks_like_module_attribute(spec):
+        cls = _resolve(spec)
+        if isinstance(cls, type) and issubclass(cls, np.random.BitGenerator):
+            from randqa.sources.numpy_backends import raw_word_bytes
+
+            return cls, {}, raw_word_bytes(np.asarray(cls(0).random_raw(256)))
+    raise UsageError(f"--stream-seeds spawn: {spec} is not seeded through numpy's SeedSequence (spawn takes a numpy "
+                     f"BitGenerator backend such as pcg64 or mt19937-numpy, or a BitGenerator class)")
+
+
+def _spawned_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[int, list[Source], list[dict[str, Any]]]:
+    from randqa.sources.numpy_backends import BitGeneratorSource, _any_size_seed
+
+    _open_backend(spec, seed, "spawn").close()  # an unknown name is refused as such
+    cls, kwargs, word_bytes = _bitgenerator_class(spec)
+    base = _any_size_seed(spec, seed)
+    children = np.random.SeedSequence(base).spawn(layout.count)
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    members: list[Source] = [
+        BitGeneratorSource(spec, base, cls(child, **kwargs), word_bytes,
+                           seeding=f"{name}(SeedSequence(seed).spawn({layout.count})[{i}])")
+        for i, child in enumerate(children)]
+    return base, members, [{"index": i, "seed": base, "spawn_key": [i]} for i in range(layout.count)]
+
+
+def _made_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[int, list[Source], list[dict[str, Any]]]:
+    from randqa.sources.numpy_backends import (
+        BitGeneratorSource,
+        _any_size_seed,
+        _exception_line,
+        _resolve,
+        raw_word_bytes,
+    )
+
+    scheme, count = layout.scheme, layout.count
+    make = _resolve(scheme)
+    if not callable(make):
+        raise UsageError(f"--stream-seeds {scheme}: not a function f(seed, k)")
+    base = _any_size_seed(scheme, seed)
+
+    def made() -> list[Any]:
+        try:
+            streams = make(base, count)
+        except Exception as exc:  # noqa: BLE001 - the user's function failed
+            raise UsageError(f"--stream-seeds {scheme}: {scheme}({base}, {count}) raised {_exception_line(exc)}") from None
+        if not isinstance(streams, (list, tuple)) or len(streams) != count:
+            raise UsageError(f"--stream-seeds {scheme}: {scheme}({base}, {count}) must return a list of {count} "
+                             f"BitGenerators, not {_shown(streams)}")
+        for index, bitgen in enumerate(streams):
+            if not callable(getattr(bitgen, "random_raw", None)):
+                raise UsageError(f"--stream-seeds {scheme}: stream {index} is a {type(bitgen).__name__}, "
+                                 "not a numpy BitGenerator")
+        return list(streams)
+
+    widths = []
+    for index, probe in enumerate(made()):  # probed, then made afresh so each stream starts at its beginning
+        try:
+            widths.append(raw_word_bytes(np.asarray(probe.random_raw(256))))
+        except Exception as exc:  # noqa: BLE001
+            raise UsageError(f"--stream-seeds {scheme}: stream {index}'s random_raw(256) raised "
+                             f"{_exception_line(exc)}") from None
+    members: list[Source] = []
+    details = []
+    for index, (bitgen, width) in enumerate(zip(made(), widths)):
+        members.append(BitGeneratorSource(spec, base, bitgen, width, seeding=f"{scheme}(seed, {count})[{index}]"))
+        cls = type(bitgen)
+        details.append({"index": index, "seed": base, "algorithm": f"{cls.__module__}.{cls.__qualname__}"})
+    return base, members, details
+
+
+def _shown(value: Any) -> str:
+    return f"a {type(value).__name__}" + (f" of {len(value)}" if isinstance(value, (list, tuple)) else "")
+

@@ -1,0 +1,101 @@
+"""A Source reading a real runtime's generator: the stdout of its driver process.
+
+The process runs in its own session, so a Ctrl-C at the terminal reaches
+randqa alone, which finishes the chunk in flight from the still-running
+runtime before it reports.  ``close`` kills and reaps the process.  The
+runtime's stream never ends: if its process does, the run stops with one
+line naming the runtime, its exit status and what it said on stderr (kept in a
+temporary file, which cannot fill up and block it as a pipe could): the
+first line naming an error, exception, panic or fatal condition, as the
+runtimes put the cause before their stack traces, else the last line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from typing import Any
+
+from randqa.errors import InputError
+from randqa.sources.base import Source
+
+#: seconds to wait for a killed process to be reaped
+REAP_TIMEOUT_S = 10
+_CAUSE = re.compile(r"error|exception|panic|fatal", re.IGNORECASE)
+
+
+class LiveSource(Source):
+    """The byte stream a runtime's own generator writes (backend ``NAME-live``)."""
+
+    endless = True
+
+    def __init__(self, name: str, seed: int, command: list[str], *, runtime: str, runtime_version: str,
+                 output: str, seeding: str) -> None:
+        self.name = name
+        self.seed = seed
+        self.runtime = runtime
+        self.runtime_version = runtime_version
+        self.output = output
+        self.seeding = seeding
+        self.bytes_read = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._stderr,
+                start_new_session=True, bufsize=0)
+        except OSError as exc:
+            self._stderr.close()
+            raise InputError(f"backend {name}: cannot start {command[0]} ({exc.strerror or exc})") from None
+        assert self._process.stdout is not None
+        self._fd = self._process.stdout.fileno()
+
+    def readinto(self, buffer: memoryview) -> int:
+        if self._process is None:
+            raise InputError(f"backend {self.name}: read after close")
+        try:
+            got = os.readv(self._fd, [buffer])
+        except OSError as exc:
+            raise InputError(f"backend {self.name}: reading from {self.runtime} failed ({exc.strerror})") from None
+        if got == 0:
+            raise InputError(self._ended())
+        self.bytes_read += got
+        return got
+
+    def _ended(self) -> str:
+        assert self._process is not None
+        try:
+            status = self._process.wait(timeout=REAP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            status = None
+        self._stderr.seek(0)
+        said = [line.strip() for line in self._stderr.read().decode(errors="replace").splitlines() if line.strip()]
+        cause = [line for line in said if _CAUSE.search(line)]
+        why = f": {(cause or said)[0 if cause else -1]}" if said else ""
+        how = "closed its output" if status is None else f"exited with status {status}"
+        return f"backend {self.name}: {self.runtime} {how} after {self.bytes_read} bytes{why}"
+
+    def describe(self) -> dict[str, Any]:
+        data = super().describe()
+        data.update(reproducible=True, live=True, runtime=self.runtime, runtime_version=self.runtime_version,
+                    output=self.output, seeding=self.seeding)
+        return data
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.kill()
+        try:
+            process.wait(timeout=REAP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            pass
+        if process.stdout is not None:
+            process.stdout.close()
+        self._stderr.close()
+
+    def __del__(self) -> None:
+        self.close()

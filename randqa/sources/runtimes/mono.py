@@ -1,0 +1,56 @@
+""".NET: ``System.Random(seed)`` as Mono 6.8 runs it (Mono's corlib takes
+the .NET Framework's referencesource/mscorlib/system/random.cs).
+
+What it does.  Knuth's subtractive generator (TAOCP vol. 2, 3.6) in the
+form of Numerical Recipes' ``ran3``: 55 ints mod MBIG = 2^31 - 1, seeded
+from MSEED - |seed| (MSEED = 161803398) spread over the array in steps of
+21 and stirred four times; each ``Next()`` is x[i] - x[i + 21] (indices
+mod 55, from 1), wrapped into [0, 2^31 - 1) and stored back.
+
+How it differs from the textbook.  Knuth's lags are (55, 24), i.e. an
+index 31 ahead; .NET's second index starts 21 ahead, so the recurrence is
+x[n] = x[n-55] - x[n-34], lags Knuth never analysed, kept ever since for
+compatibility (.NET Core only bypasses it for unseeded Randoms).  Seeds
+s and -s give the same stream (``Math.Abs``), and the int arithmetic wraps
+for seeds above MSEED.  ``Next()`` never returns 2^31 - 1.
+
+The stream: the 31 bits of each ``Next()``, packed (8 calls = 31 bytes).
+``--seed`` is the constructor's int, in [0, 2**31).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from randqa.sources import _runtime_generators
+from randqa.sources.runtimes import RuntimeBackend
+from randqa.sources.runtimes.driver import CompiledDriver, program_version
+
+
+class MonoDriver(CompiledDriver):
+    name = "mono"
+    programs = ("mono", "mcs")
+    sources = ("MonoDriver.cs",)
+    compiler_version_command = ["mcs", "--version"]
+
+    def build_commands(self, folder: Path) -> list[list[str]]:
+        return [["mcs", "-optimize+", "-out:MonoDriver.exe", "MonoDriver.cs"]]
+
+    def version(self) -> str:
+        return program_version("mono", "--version")
+
+    def program(self, seed: int) -> list[str]:
+        return ["mono", str(self.built() / "MonoDriver.exe")]
+
+
+DRIVER = MonoDriver()
+
+BACKENDS = (
+    RuntimeBackend(
+        name="dotnet-random", runtime="mono", call="Next()", bits_per_call=31,
+        seed_range=(0, 2**31), seed_rule="new System.Random(int) takes an int; -s seeds as s",
+        seeding="new System.Random(seed): ran3's fill from 161803398 - seed, stirred 4 times",
+        summary=".NET System.Random(seed).Next() (Mono 6.8): Knuth's subtractive generator mod 2^31-1 "
+                "with .NET's lag 21 where Knuth has 31; the 31 bits of each value, packed; pinned to Mono 6.8.0.105",
+        make=_runtime_generators.dotnet_random),
+)

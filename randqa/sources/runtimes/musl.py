@@ -1,0 +1,88 @@
+"""C: musl's ``rand()`` and ``random()`` (musl 1.2.3, src/prng/rand.c and
+random.c), as a C program linked with musl (``musl-gcc -static``) calls them.
+
+- ``rand()``: one 64-bit LCG, seed = 6364136223846793005 seed + 1 mod
+  2^64, returning seed >> 33.  ``srand(s)`` sets seed = s - 1 in unsigned
+  int arithmetic (``srand(0)`` gives 2^32 - 1), so the unseeded default is
+  ``srand(1)``.  Knuth's MMIX multiplier with increment 1 rather than MMIX's
+  1442695040888963407; the 31 bits returned are the state's top bits, whose
+  low ones have periods 2^34 and up, but the state is 64 bits and a few
+  outputs reveal it.
+- ``random()``: the additive feedback generator r[i] = r[i-31] + r[i-3] mod
+  2^32, returning r[i] >> 1 (glibc's TYPE_3 recurrence).  It differs from
+  glibc in its seeding: ``srandom(s)`` fills the 31 words with the top
+  halves of the 64-bit LCG above started at s, makes the first word odd,
+  and discards nothing (glibc runs Park-Miller and discards 310 outputs).
+  One consequence: the LCG's state after one step from 0 is 1, so
+  ``srandom(1)``'s words are ``srandom(0)``'s shifted by one, and the
+  first eight values of their streams coincide, one place apart.
+
+The stream: each call's 31 bits, eight calls packed into 31 bytes.
+``--seed`` is srand's / srandom's unsigned int.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from randqa.sources import _runtime_generators_clib
+from randqa.sources.runtimes import RuntimeBackend
+from randqa.sources.runtimes.driver import VERSION_TIMEOUT_S, CompiledDriver, program_version
+
+PINNED = "pinned to musl 1.2.3"
+
+#: musl's dynamic loader prints musl's version when run as a program
+_LOADERS = "/lib/ld-musl-*.so.1"
+_LOADER_VERSION = f"for l in {_LOADERS}; do \"$l\" 2>&1; done; true"
+
+
+def _loader_banner() -> str:
+    try:
+        done = subprocess.run(["sh", "-c", _LOADER_VERSION], capture_output=True, text=True,
+                              timeout=VERSION_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout
+
+
+class MuslDriver(CompiledDriver):
+    name = "musl"
+    programs = ("musl-gcc",)
+    sources = ("musl_driver.c",)
+    # the driver links musl statically: a new musl as well as a new gcc rebuilds it
+    compiler_version_command = ["sh", "-c", f"musl-gcc --version && {{ {_LOADER_VERSION}; }}"]
+
+    def build_commands(self, folder: Path) -> list[list[str]]:
+        return [["musl-gcc", "-O2", "-static", "-o", "musl_driver", "musl_driver.c"]]
+
+    def version(self) -> str:
+        found = re.search(r"Version\s+(\S+)", _loader_banner())
+        if found:
+            return f"musl {found.group(1)}"
+        return "musl (version unknown; " + program_version("musl-gcc", "--version") + ")"
+
+    def program(self, seed: int) -> list[str]:
+        return [str(self.built() / "musl_driver")]
+
+
+DRIVER = MuslDriver()
+
+_SEED = dict(seed_range=(0, 2**32), seed_rule="srand and srandom take an unsigned int")
+
+BACKENDS = (
+    RuntimeBackend(
+        name="musl-rand", runtime="musl", call="rand()", bits_per_call=31,
+        seeding="srand(seed): state = seed - 1 (unsigned int), then state = 6364136223846793005 state + 1 mod 2^64",
+        summary="musl rand(): LCG mod 2^64 with Knuth's MMIX multiplier but increment 1, returning bits 63..33; "
+                f"srand(s) sets the state to s - 1; the 31 bits of each value, packed; {PINNED}",
+        make=_runtime_generators_clib.musl_rand, **_SEED),
+    RuntimeBackend(
+        name="musl-random", runtime="musl", call="random()", bits_per_call=31,
+        seeding="srandom(seed): the 31 words are the top halves of the 64-bit LCG's states from seed, the first "
+                "made odd, nothing discarded",
+        summary="musl random(): glibc's additive r[i] = r[i-31] + r[i-3], r >> 1, but srandom fills the words from a "
+                f"64-bit LCG and discards nothing (glibc: 310); the 31 bits of each value, packed; {PINNED}",
+        make=_runtime_generators_clib.musl_random, **_SEED),
+)
