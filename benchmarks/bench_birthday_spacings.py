@@ -10,7 +10,10 @@ birthday_spacings accumulator (4096 32-bit points per block) counting with:
 - ``_spacings.birthday_collisions``, two LSD radix sorts per block, the
   textbook method, kept as the reference the bucketed kernel is timed against;
 
-and times numpy sorting the same 4096-point rows as a yardstick.  Times are
+and times numpy sorting the same 4096-point rows as a yardstick.  Then the
+same for the frontier suite's full-width entry, 6,553,600 64-bit points per
+50 MiB block (the spread sort of count_large_blocks against the radix
+sorts and numpy's sort of each block), on the first 250 MiB.  Times are
 this thread's CPU seconds (time spent waiting for a core on a busy machine
 does not count); the rows take turns, ``--rounds`` times, and each keeps
 its best.
@@ -38,9 +41,12 @@ class RadixSortedSpacings(BirthdaySpacings):
         self.collisions += sum(counts)
 
 
-def feed(cls: type[BirthdaySpacings], data: np.ndarray) -> Callable[[], tuple[int, int]]:
+WIDE = dict(points=6_553_600, word_bytes=8, dims=1)  # suites/frontier.toml
+
+
+def feed(cls: type[BirthdaySpacings], data: np.ndarray, **params: int) -> Callable[[], tuple[int, int]]:
     def run() -> tuple[int, int]:
-        acc = cls(points=4096, word_bytes=4, dims=1)
+        acc = cls(**(params or dict(points=4096, word_bytes=4, dims=1)))
         for lo in range(0, len(data), CHUNK_BYTES):
             acc.update(data[lo:lo + CHUNK_BYTES])
         return acc.blocks, acc.collisions
@@ -64,6 +70,18 @@ def main() -> None:
     if len(set(answers.values())) != 1:
         raise SystemExit(f"the kernels disagree: {answers}")
     print_best_rates(rows, rounds, size, 40, "birthday_spacings, two radix sorts", "x radix",
+                     lambda seconds, reference: reference / seconds)
+
+    wide_bytes = 5 * WIDE["points"] * 8
+    wide = pcg64_bytes(wide_bytes)
+    rows = {"full width, spread sort": feed(BirthdaySpacings, wide, **WIDE),
+            "full width, two radix sorts": feed(RadixSortedSpacings, wide, **WIDE),
+            "numpy sort of each block": lambda: [np.sort(block) for block in wide.view("<u8").reshape(5, -1)]}
+    answers = {label: run() for label, run in rows.items() if label.startswith("full")}
+    if len(set(answers.values())) != 1:
+        raise SystemExit(f"the kernels disagree: {answers}")
+    print()
+    print_best_rates(rows, max(1, rounds // 2), wide_bytes, 40, "full width, two radix sorts", "x radix",
                      lambda seconds, reference: reference / seconds)
 
 

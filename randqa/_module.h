@@ -28,6 +28,24 @@
 /* popcount instructions where the CPU has them, a portable fallback elsewhere */
 #define POPCNT_CLONES RANDQA_CLONES("popcnt", "default")
 
+/* a * b as the 128-bit value *hi 2^64 + (return value): __int128 where the
+ * compiler has it, 32-bit halves elsewhere (RANDQA_NO_INT128 forces those) */
+static inline uint64_t
+mul_64x64(uint64_t a, uint64_t b, uint64_t *hi)
+{
+#if defined(__SIZEOF_INT128__) && !defined(RANDQA_NO_INT128)
+    unsigned __int128 p = (unsigned __int128)a * b;
+    *hi = (uint64_t)(p >> 64);
+    return (uint64_t)p;
+#else
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    return (mid << 32) | (p00 & 0xFFFFFFFFu);
+#endif
+}
+
 /* `module_def`: the definition of the module `full_name` with these functions. */
 #define RANDQA_MODULE_DEF(full_name, doc, method_table) \
     static struct PyModuleDef module_def = {            \

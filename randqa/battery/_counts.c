@@ -872,6 +872,159 @@ hamming_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
 }
 
 /* ------------------------------------------------------------------------
+ * zero_gap_scan(data, state, last_seen, head, total, inside): the stream as
+ * 16-bit little-endian words (data holds whole words).  For each non-zero
+ * word at index n after a zero word, D = n minus the index of the latest
+ * zero (1, 2, ...); while D < bins (the length of total and inside),
+ * total[D] += 1 and inside[D] += 1 when the word's value occurred since that
+ * zero.  state (int64[3]) carries the index of the next word, the latest
+ * zero's (-1: none yet) and how many words wait in head; last_seen
+ * (int64[65536]) the index of each value's latest occurrence (-1: none).
+ * Before a part's first zero its words wait in head (up to bins of them):
+ * the part ahead of it has the zero they are counted from. */
+static PyObject *
+zero_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, st, seen, hd, tot, ins;
+    PyObject *st_obj, *seen_obj, *hd_obj, *tot_obj, *ins_obj;
+    if (!PyArg_ParseTuple(args, "y*OOOOO", &in, &st_obj, &seen_obj, &hd_obj, &tot_obj, &ins_obj))
+        return NULL;
+    if (in.len % 2)
+        return reject_parameters(&in, "data must hold whole 16-bit words");
+    if (get_int64_out_or_release(st_obj, &st, 3, "state", &in) < 0)
+        return NULL;
+    if (get_int64_out_or_release(seen_obj, &seen, 65536, "last_seen", &in) < 0) {
+        PyBuffer_Release(&st);
+        return NULL;
+    }
+    if (get_int64_out_or_release(tot_obj, &tot, -1, "total", &in) < 0) {
+        PyBuffer_Release(&st);
+        PyBuffer_Release(&seen);
+        return NULL;
+    }
+    Py_ssize_t bins = tot.len / 8;
+    if (get_int64_out_or_release(ins_obj, &ins, bins, "inside (as long as total)", &in) < 0) {
+        PyBuffer_Release(&st);
+        PyBuffer_Release(&seen);
+        PyBuffer_Release(&tot);
+        return NULL;
+    }
+    if (get_int64_out_or_release(hd_obj, &hd, bins, "head (as long as total)", &in) < 0) {
+        PyBuffer_Release(&st);
+        PyBuffer_Release(&seen);
+        PyBuffer_Release(&tot);
+        PyBuffer_Release(&ins);
+        return NULL;
+    }
+    int64_t *state = (int64_t *)st.buf, *last_seen = (int64_t *)seen.buf, *head = (int64_t *)hd.buf;
+    int64_t *total = (int64_t *)tot.buf, *inside = (int64_t *)ins.buf;
+    int valid = state[0] >= 0 && state[1] >= -1 && state[1] < state[0] && state[2] >= 0 && state[2] <= bins;
+    const uint8_t *p = (const uint8_t *)in.buf;
+    Py_ssize_t words = valid ? in.len / 2 : 0;
+    Py_BEGIN_ALLOW_THREADS
+    int64_t n = state[0], zero = state[1], held = state[2];
+    Py_ssize_t k = 0;
+    for (; k < words && zero < 0; k++, n++) { /* before the first zero */
+        unsigned x = (unsigned)p[2 * k] | ((unsigned)p[2 * k + 1] << 8);
+        if (x == 0) {
+            zero = n;
+            continue;
+        }
+        if (held < bins)
+            head[held++] = x;
+        last_seen[x] = n;
+    }
+    for (; k < words; k++, n++) {
+        unsigned x = (unsigned)p[2 * k] | ((unsigned)p[2 * k + 1] << 8);
+        if (x == 0) {
+            zero = n;
+            continue;
+        }
+        int64_t d = n - zero;
+        if (d < bins) {
+            total[d]++;
+            inside[d] += last_seen[x] > zero;
+        }
+        last_seen[x] = n;
+    }
+    state[0] = n;
+    state[1] = zero;
+    state[2] = held;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&seen);
+    PyBuffer_Release(&hd);
+    PyBuffer_Release(&tot);
+    PyBuffer_Release(&ins);
+    if (!valid)
+        return PyErr_Format(PyExc_ValueError, "invalid zero gap state");
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------
+ * set_insert(table, fill, values) -> repeats: a set of 64-bit values in an
+ * open-addressing table (uint64, any length of at least 8; 0 marks an empty
+ * slot) with linear probing from (v * a) scaled to the table's length.
+ * fill (int64[2]) carries the values stored and whether 0 is in the set
+ * (kept outside the table).  Each of values (uint64) is inserted; the
+ * return value counts those already present.  The table is never filled
+ * past three quarters: ValueError before the values that would, with
+ * nothing inserted. */
+static PyObject *
+set_insert(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer tb, fl, in;
+    PyObject *tb_obj, *fl_obj;
+    if (!PyArg_ParseTuple(args, "OOy*", &tb_obj, &fl_obj, &in))
+        return NULL;
+    if (in.len % 8)
+        return reject_parameters(&in, "values must be 64-bit words");
+    if (get_int64_out_or_release(tb_obj, &tb, -1, "table", &in) < 0)
+        return NULL;
+    if (get_int64_out_or_release(fl_obj, &fl, 2, "fill", &in) < 0) {
+        PyBuffer_Release(&tb);
+        return NULL;
+    }
+    uint64_t *table = (uint64_t *)tb.buf;
+    int64_t *fill = (int64_t *)fl.buf;
+    uint64_t slots = (uint64_t)(tb.len / 8);
+    Py_ssize_t n = in.len / 8;
+    int fits = slots >= 8 && fill[0] >= 0 && (uint64_t)fill[0] + (uint64_t)n <= slots / 4 * 3;
+    int64_t repeats = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const uint8_t *p = (const uint8_t *)in.buf;
+    for (Py_ssize_t i = 0; fits && i < n; i++) {
+        uint64_t v;
+        memcpy(&v, p + 8 * i, 8);
+        if (v == 0) {
+            repeats += fill[1];
+            fill[0] += !fill[1];
+            fill[1] = 1;
+            continue;
+        }
+        /* (v * a) mod 2^64 scaled to [0, slots): the high word of its product with slots */
+        uint64_t at;
+        mul_64x64(v * 0x9E3779B97F4A7C15ull, slots, &at);
+        while (table[at] != 0 && table[at] != v)
+            at = at + 1 == slots ? 0 : at + 1;
+        if (table[at] == v)
+            repeats++;
+        else {
+            table[at] = v;
+            fill[0]++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&fl);
+    PyBuffer_Release(&in);
+    if (!fits)
+        return PyErr_Format(PyExc_ValueError, "the set would be more than three quarters full");
+    return PyLong_FromLongLong(repeats);
+}
+
+/* ------------------------------------------------------------------------
  * lagged_repeat_scan(history, words, word_bytes, max_lag, cross_only, counts)
  *
  * Both buffers hold little-endian words of word_bytes (2, 4 or 8) bytes,
@@ -977,6 +1130,8 @@ static PyMethodDef methods[] = {
     {"digraph_scan", digraph_scan, METH_VARARGS, "Counts of overlapping byte pairs, optionally by position class."},
     {"bit_pattern_scan", bit_pattern_scan, METH_VARARGS, "Counts of overlapping m-bit patterns."},
     {"hamming_tuple_scan", hamming_tuple_scan, METH_VARARGS, "Counts of overlapping tuples of Hamming-weight letters."},
+    {"set_insert", set_insert, METH_VARARGS, "Insert 64-bit values into an open-addressing set; return how many were there."},
+    {"zero_gap_scan", zero_gap_scan, METH_VARARGS, "Distances of 16-bit words to the latest zero word, and whether their value occurred since."},
     {"lagged_repeat_scan", lagged_repeat_scan, METH_VARARGS, "Counts of words whose low 16 bits are equal, at each lag up to max_lag."},
     {NULL, NULL, 0, NULL},
 };

@@ -35,13 +35,14 @@ otherwise Y is compared with Poisson(E[Y]), whose error relative to the
 birthday law is of order n^3 / k^2 (below 1e-4 for the shipped entries).
 An unfinished block counts with the values it has so far.
 
-Memory: 8 bytes per compared value of the block in progress, so the
-process that reads the stream from its start or merges its segments holds
-one block; a segment that starts inside a block (on a worker) holds its own
-kept values until it is merged, 8 bytes for 2^zero_bits of its words.  The values are kept as sorted runs
-of geometrically falling lengths (a log-structured set): a value is looked
-up by binary search in each run, and runs are merged as they fill, so a
-block of n values costs O(n log^2 n).
+Memory: the values compared in the block in progress are a set in an
+open-addressing table of 4/3 slots per value, 8 bytes each (10.7 bytes a
+value; its pages are taken as values land in them), so the process that
+reads the stream from its start or merges its segments holds one block.  A
+value is looked up in about one cache miss, whatever the set's size: the
+merging process keeps up with many workers.  A segment that starts inside
+a block (on a worker) holds its own kept values, in order, until it is
+merged: 8 bytes for 2^zero_bits of its words.
 
 Parameters:
   word_bytes  bytes per word: 4 or 8 (default 8)
@@ -58,6 +59,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, insufficient, poisson_cdf, poisson_sf
@@ -68,11 +70,23 @@ MAX_LOAD = 2.0**-10
 MAX_TERM = 8
 
 
-def max_run(capacity: int) -> int:
-    """The longest run of a block's set: an eighth of the block, so that
-    merging two runs copies at most a quarter of it (and a block looks a
-    value up in at most about eight long runs and the short ones)."""
-    return max(1 << 16, capacity // 8)
+def table_slots(capacity: int) -> int:
+    """Slots of a block's set: never more than three quarters full."""
+    return 4 * -(-capacity // 3) + 8
+
+
+def empty_table(slots: int) -> np.ndarray:
+    """A zeroed uint64 array whose pages are mapped as they are first
+    written, in 4 KiB pages (not huge ones): a short run touches little of it."""
+    try:
+        import mmap
+
+        memory = mmap.mmap(-1, 8 * slots)
+        if hasattr(mmap, "MADV_NOHUGEPAGE"):
+            memory.madvise(mmap.MADV_NOHUGEPAGE)
+        return np.frombuffer(memory, dtype=np.uint64)
+    except (OSError, ValueError):
+        return np.zeros(slots, dtype=np.uint64)
 
 
 def block_capacity(values: int) -> int:
@@ -80,55 +94,29 @@ def block_capacity(values: int) -> int:
     return values + 8 * math.isqrt(values) + 16
 
 
-class ValueSet:
-    """Distinct uint64 values as sorted runs (a log-structured set): a new
-    run is merged into the one before while that leaves it no more than
-    twice the new run's length and no longer than ``max_run``; ``add``
-    counts the values already present."""
-
-    def __init__(self, max_run: int) -> None:
-        self.max_run = max_run
-        self.runs: list[np.ndarray] = []
-        self.size = 0
-
-    def add(self, values: np.ndarray) -> int:
-        """Insert ``values``; return how many of them equal a value inserted
-        before them (earlier in ``values`` included)."""
-        if len(values) == 0:
-            return 0
-        new = np.unique(values)
-        repeats = len(values) - len(new)
-        for run in self.runs:
-            at = np.searchsorted(run, new)
-            present = run[np.minimum(at, len(run) - 1)] == new
-            repeats += int(present.sum())
-            new = new[~present]
-        self.runs.append(new)
-        self.size += len(new)
-        while (len(self.runs) > 1 and 2 * len(self.runs[-1]) > len(self.runs[-2])
-               and len(self.runs[-1]) + len(self.runs[-2]) <= self.max_run):
-            last = self.runs.pop()
-            self.runs[-1] = np.sort(np.concatenate([self.runs[-1], last]), kind="stable")  # timsort merges the two runs
-        return repeats
-
-
 class Block:
     """What one block has seen: its kept values, the distinct ones among
-    the first ``capacity`` (compared), and the repeats among those."""
+    the first ``capacity`` (compared) in an open-addressing set
+    (_counts.set_insert), and the repeats among those."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self) -> None:
         self.kept = 0
         self.repeats = 0
-        self.values = ValueSet(max_run(capacity))
+        self.table: np.ndarray | None = None  # made at the first value compared
+        self.fill = np.zeros(2, dtype=np.int64)  # values in the set; whether 0 is one of them
 
     @property
     def compared(self) -> int:
-        return self.values.size + self.repeats
+        return int(self.fill[0]) + self.repeats
 
     def add(self, kept: np.ndarray, capacity: int, count: int | None = None) -> None:
         """Add the next kept values in stream order (``count`` of them, when
         only the first ones are given); those past ``capacity`` are only counted."""
-        self.repeats += self.values.add(kept[: max(0, capacity - self.compared)])
+        compared = kept[: max(0, capacity - self.compared)]
+        if len(compared):
+            if self.table is None:
+                self.table = empty_table(table_slots(capacity))
+            self.repeats += _counts.set_insert(self.table, self.fill, np.ascontiguousarray(compared, dtype=np.uint64))
         self.kept += len(kept) if count is None else count
 
 
@@ -152,7 +140,6 @@ class Head:
         self.kept += len(kept)
 
 
-
 class DecimatedCollisions(WholeBlockTest):
     name = "decimated_collisions"
     parameter_ranges: ClassVar[dict[str, Range]] = {
@@ -163,13 +150,12 @@ class DecimatedCollisions(WholeBlockTest):
         p = cls.with_defaults(params)
         capacity = block_capacity(p["values"])
         words = chunk_bytes // p["word_bytes"] + 1
-        kept = min(words, capacity)
-        # the block in progress (8 bytes a value); merging two runs, both and
-        # the result; a chunk's words as values and the mask of the kept ones,
-        # and for its kept values np.unique's sort and each run's lookup.
-        # A part that starts inside a block (a segment on a worker) also holds
-        # its own kept values until it is merged: 2^-zero_bits of its words.
-        return MemoryNeed(8 * capacity + OBJECT_BYTES, 16 * max_run(capacity) + 17 * words + 48 * kept)
+        # the set of the block in progress, 8 bytes a slot; a chunk's words as
+        # values, the mask of the kept ones and the kept ones.  A part that
+        # starts inside a block (a segment on a worker) also holds its own
+        # kept values until it is merged: 2^-zero_bits of its words, 8 bytes
+        # each; finalize counts them in a set of their own.
+        return MemoryNeed(8 * table_slots(capacity) + OBJECT_BYTES, 17 * words + 8 * min(words, capacity))
 
     def __init__(self, *, word_bytes: int = 8, bits: int = 64, zero_bits: int = 0, values: int = 1 << 16) -> None:
         if word_bytes not in (4, 8):
@@ -194,7 +180,7 @@ class DecimatedCollisions(WholeBlockTest):
         self.first_word = 0  # stream index of the first word this part sees (begin_at)
         self.words_seen = 0
         self.head = Head()  # the words before the first block boundary after first_word, if it is not on one
-        self.current = Block(self.capacity)  # the block in progress
+        self.current = Block()  # the block in progress
         self.blocks = 0  # complete blocks
         self.repeats = 0  # theirs
         self.kept = 0
@@ -241,7 +227,7 @@ class DecimatedCollisions(WholeBlockTest):
         self.blocks += 1
         self.repeats += self.current.repeats
         self.kept += self.current.kept
-        self.current = Block(self.capacity)
+        self.current = Block()
 
     def _add_counts(self, other: "DecimatedCollisions") -> None:
         # the right part's head continues this part's block in progress, which
@@ -264,7 +250,7 @@ class DecimatedCollisions(WholeBlockTest):
     def _counts(self) -> tuple[list[int], int, int]:
         """(sums of C(n, j), repeats, kept) with the unfinished blocks counted as they stand."""
         sums, repeats, kept = list(self.binomial_sums), self.repeats, self.kept
-        head = Block(self.capacity)
+        head = Block()
         for part in self.head.parts:
             head.add(part, self.capacity)
         head.kept = self.head.kept

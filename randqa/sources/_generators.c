@@ -213,24 +213,6 @@ lcg64_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
 /* Generators that pass PractRand and BigCrush but fail SmokeRand's
  * targeted tests (randqa/battery/birthday_spacings.py, gap16.py, ...).  */
 
-/* a * b as the 128-bit value *hi 2^64 + (return value): __int128 where the
- * compiler has it, 32-bit halves elsewhere (RANDQA_NO_INT128 forces those) */
-static inline uint64_t
-mul_64x64(uint64_t a, uint64_t b, uint64_t *hi)
-{
-#if defined(__SIZEOF_INT128__) && !defined(RANDQA_NO_INT128)
-    unsigned __int128 p = (unsigned __int128)a * b;
-    *hi = (uint64_t)(p >> 64);
-    return (uint64_t)p;
-#else
-    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
-    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    return (mid << 32) | (p00 & 0xFFFFFFFFu);
-#endif
-}
-
 /* Multiplicative LCG modulo the prime m = 2^64 - 59 with L'Ecuyer's
  * multiplier 13891176665706064842 (P. L'Ecuyer, "Tables of linear
  * congruential generators of different sizes and good lattice structure",
@@ -293,27 +275,21 @@ lcg128_seed(lcg128_state *s, uint64_t seed_hi, uint64_t seed_lo)
     lcg128_step(s);
 }
 
-static void
-lcg128_top64_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    lcg128_state s = g->st.lcg128;
-    for (size_t k = 0; k < n; k++) {
-        lcg128_step(&s);
-        store_le64(out + 8 * k, s.hi);
+/* NAME: the top WORD bytes of each new state, STORE(out, state) */
+#define LCG128_FILL(NAME, WORD, STORE)                                  \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)    \
+    {                                                                   \
+        lcg128_state s = g->st.lcg128;                                  \
+        for (size_t k = 0; k < n; k++) {                                \
+            lcg128_step(&s);                                            \
+            STORE(out + (WORD) * k, s.hi);                              \
+        }                                                               \
+        g->st.lcg128 = s;                                               \
     }
-    g->st.lcg128 = s;
-}
 
-static void
-lcg128_top32_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    lcg128_state s = g->st.lcg128;
-    for (size_t k = 0; k < n; k++) {
-        lcg128_step(&s);
-        store_le32(out + 4 * k, (uint32_t)(s.hi >> 32));
-    }
-    g->st.lcg128 = s;
-}
+static inline void store_top32(uint8_t *p, uint64_t v) { store_le32(p, (uint32_t)(v >> 32)); }
+LCG128_FILL(lcg128_top64_fill, 8, store_le64)
+LCG128_FILL(lcg128_top32_fill, 4, store_top32)
 
 /* Additive lagged Fibonacci LFib(19937, 9842, +) mod 2^64: X_n = X_{n-19937}
  * + X_{n-9842} (Brent, "Uniform random number generators for supercomputers",
@@ -333,20 +309,25 @@ lfib_refresh(uint64_t *x)
         x[i] += x[i - LFIB_S];
 }
 
-static void
-lfib_fill(GenObject *g, uint8_t *RESTRICT out, size_t n)
-{
-    uint64_t *x = g->st.lfib.x;
-    unsigned pos = g->st.lfib.pos;
-    for (size_t k = 0; k < n; k++) {
-        if (pos == LFIB_R) {
-            lfib_refresh(x);
-            pos = 0;
-        }
-        store_le64(out + 8 * k, x[pos++]);
+/* NAME: each value (WORD = 8) or its top 32 bits (WORD = 4, SmokeRand's
+ * lfib_par: the lowest bit output is bit 32, which carries make non-linear) */
+#define LFIB_FILL(NAME, WORD, STORE)                                    \
+    static void NAME(GenObject *g, uint8_t *RESTRICT out, size_t n)    \
+    {                                                                   \
+        uint64_t *x = g->st.lfib.x;                                     \
+        unsigned pos = g->st.lfib.pos;                                  \
+        for (size_t k = 0; k < n; k++) {                                \
+            if (pos == LFIB_R) {                                        \
+                lfib_refresh(x);                                        \
+                pos = 0;                                                \
+            }                                                           \
+            STORE(out + (WORD) * k, x[pos++]);                          \
+        }                                                               \
+        g->st.lfib.pos = pos;                                           \
     }
-    g->st.lfib.pos = pos;
-}
+
+LFIB_FILL(lfib_fill, 8, store_le64)
+LFIB_FILL(lfib_top32_fill, 4, store_top32)
 
 /* SplitMix64's algorithm on a B-bit state (16 <= B <= 64): the counter
  * x += gamma and the mix z ^= z >> s1, z *= m1, z ^= z >> s2, z *= m2,
@@ -691,17 +672,22 @@ make_narrow_splitmix(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
+/* lfib19937(seed, top_bits): 64 (whole values) or 32 (their top 32 bits) */
 static PyObject *
 make_lfib19937(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *seed_obj;
     uint64_t seed;
-    if (!PyArg_ParseTuple(args, "O", &seed_obj) || get_uint(seed_obj, 64, "seed", &seed) < 0)
+    int top_bits = 64;
+    if (!PyArg_ParseTuple(args, "O|i", &seed_obj, &top_bits) || get_uint(seed_obj, 64, "seed", &seed) < 0)
         return NULL;
+    if (top_bits != 64 && top_bits != 32)
+        return PyErr_Format(PyExc_ValueError, "top_bits must be 64 or 32");
     uint64_t *x = PyMem_Malloc(LFIB_R * sizeof *x);
     if (x == NULL)
         return PyErr_NoMemory();
-    GenObject *g = gen_new(lfib_fill, 8, "additive lagged Fibonacci (19937, 9842) mod 2^64");
+    GenObject *g = top_bits == 64 ? gen_new(lfib_fill, 8, "additive lagged Fibonacci (19937, 9842) mod 2^64")
+                                  : gen_new(lfib_top32_fill, 4, "additive lagged Fibonacci (19937, 9842) mod 2^64, top 32 bits");
     if (g == NULL) {
         PyMem_Free(x);
         return NULL;
@@ -935,7 +921,7 @@ static PyMethodDef module_methods[] = {
     {"lcg128", make_lcg128, METH_VARARGS, "lcg128(seed_lo, seed_hi, top_bits): PCG's 128-bit LCG seeded as pcg_oneseq_128_srandom_r, top 64 or 32 bits."},
     {"lcg128_raw", make_lcg128_raw, METH_VARARGS, "lcg128_raw(state_lo, state_hi, top_bits): PCG's 128-bit LCG from that state, no seeding."},
     {"narrow_splitmix", make_narrow_splitmix, METH_VARARGS, "narrow_splitmix(state, bits): SplitMix64's algorithm on a state of 16 to 64 bits."},
-    {"lfib19937", make_lfib19937, METH_VARARGS, "lfib19937(seed): additive LFib(19937, 9842) mod 2^64 from 19937 SplitMix64(seed) values."},
+    {"lfib19937", make_lfib19937, METH_VARARGS, "lfib19937(seed[, top_bits]): additive LFib(19937, 9842) mod 2^64 from 19937 SplitMix64(seed) values; 64 bits or the top 32."},
     {"mt19937", make_mt19937, METH_VARARGS, "mt19937(seed): MT19937 after init_genrand(seed)."},
     {"mt19937_by_array", make_mt19937_by_array, METH_VARARGS, "mt19937_by_array(key): MT19937 after init_by_array(key)."},
     {"rc4", make_rc4, METH_VARARGS, "rc4(key, drop): RC4 keystream after dropping `drop` bytes."},

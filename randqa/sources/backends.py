@@ -11,7 +11,8 @@ Where they come from:
   ``xorshift32``, ``mmix-lcg``, ``splitmix64``,
   ``python-random``, the generators that pass PractRand but not targeted
   tests (``lcg64-prime``, ``lcg128-top64``, ``lcg128-top32``,
-  ``lfib19937``) and the numpy/randomgen
+  ``lfib19937``, ``lfib19937-top32``), ``splitmix:B`` (SplitMix on a
+  B-bit state) and the numpy/randomgen
   BitGenerators (``pcg64``, ``chacha``, ``aes-ctr``, ...);
 - the generators of the runtimes applications call (group "runtimes"):
   each ``NAME`` is randqa's bit-exact C, each ``NAME-live`` the installed
@@ -30,8 +31,9 @@ original API says otherwise:
   ``minstd``, ``randu``, ``python-random``, ``java-random``, ``mmix-lcg``)
   write each output as 4
   little-endian bytes; ``glibc-rand`` writes its 31-bit ``rand()`` values
-  the same way (bit 31 always 0), and ``lcg128-top32`` its top 32 bits;
-  ``splitmix64``, ``lcg64-prime``, ``lcg128-top64`` and ``lfib19937`` write 8.
+  the same way (bit 31 always 0), and ``lcg128-top32`` and
+  ``lfib19937-top32`` their top 32 bits; ``splitmix64``, ``splitmix:B``
+  (B-bit values), ``lcg64-prime``, ``lcg128-top64`` and ``lfib19937`` write 8.
 - ``glibc-rand-short``, ``msvc-rand-short`` and ``ansi-c-rand`` write
   ``rand() & 0xffff`` as 2 little-endian bytes per call; the ``-byte``
   variants write ``rand() & 0xff``, one call per byte.  MSVC's and the ANSI

@@ -193,6 +193,11 @@ COMPILED: dict[str, tuple[str, Opener]] = {
         _simple("lfib19937", 64, "SplitMix64 takes a 64-bit seed", _generators.lfib19937,
                 "each output as 8 little-endian bytes",
                 "the 19937 lagged values are SplitMix64(seed)'s first outputs, the lowest bit of the oldest set")),
+    "lfib19937-top32": (
+        "the same lagged Fibonacci's top 32 bits as 4 LE bytes: its lowest output bit is not linear",
+        _simple("lfib19937-top32", 64, "SplitMix64 takes a 64-bit seed", lambda s: _generators.lfib19937(s, 32),
+                f"bits 63..32 of each output, {LE4}",
+                "the 19937 lagged values are SplitMix64(seed)'s first outputs, the lowest bit of the oldest set")),
     "splitmix": (
         f"SplitMix64's algorithm on a B-bit state (splitmix:B, 16 <= B <= 64; default B = {DEFAULT_SPLITMIX_BITS}): "
         "its outputs never repeat within 2^B, the decimated collision test's scale model",

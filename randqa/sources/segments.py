@@ -35,7 +35,7 @@ How each source is split (:func:`split_method`):
   The arithmetic is in ``_jump.c``; tests/sources/test_segments.py checks
   every one against the sequential stream.
 - ``"sequential"``: everything else (stdin, ``--format bits`` text, RC4 and
-  its variants, siprand, lfib19937, sfc64, jsf, hc128, sfmt, lxm, romu, efiix64, tyche, a
+  its variants, siprand, lfib19937 (and -top32), sfc64, jsf, hc128, sfmt, lxm, romu, efiix64, tyche, a
   user's ``module:attr`` without a working ``advance``).  One producer must
   read or generate the stream in order and hand segments out.
 - ``"independent"``: ``urandom``, ``getrandom``, ``openssl``.  No run of

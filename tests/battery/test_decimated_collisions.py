@@ -1,5 +1,6 @@
 """decimated_collisions (O'Neill's decimated birthday test, SmokeRand's
-coll64dec): the repeats equal a plain numpy count per block, the mean is
+coll64dec): its set counts repeats as a Python set does and never fills past
+three quarters, the repeats equal a plain numpy count per block, the mean is
 the birthday problem's exact one and P(no repeat) its exact product (mpmath),
 a stream cut into parts placed anywhere merges into the one-pass result
 (with blocks and capacity overflows across the cuts), and the scale model
@@ -17,7 +18,8 @@ import numpy as np
 import pytest
 
 from accumulators import feed_in_pieces
-from randqa.battery.decimated_collisions import DecimatedCollisions, ValueSet, block_capacity
+from randqa.battery import _counts
+from randqa.battery.decimated_collisions import DecimatedCollisions, block_capacity, table_slots
 from randqa.battery.suites import parse_suite
 from randqa.engine import run_progressive
 from randqa.sources import open_backend
@@ -25,19 +27,26 @@ from randqa.sources import open_backend
 rng = np.random.default_rng(20240611)
 
 
-def test_value_set_counts_repeats_and_keeps_sorted_disjoint_runs():
+def test_the_set_counts_repeats_as_a_python_set():
     seen: set[int] = set()
-    values = ValueSet(max_run=1 << 16)
+    table, fill = np.zeros(table_slots(300_000), dtype=np.uint64), np.zeros(2, dtype=np.int64)
     for size in (1, 5, 1000, 70_000, 3, 200_000, 17):
-        batch = rng.integers(0, 150_000, size=size, dtype=np.uint64)
+        batch = rng.integers(0, 150_000, size=size, dtype=np.uint64)  # many repeats, zero among them
         expected = 0
         for v in batch.tolist():
             expected += v in seen
             seen.add(v)
-        assert values.add(batch) == expected
-    assert values.size == len(seen) == sum(len(r) for r in values.runs)
-    assert set(np.concatenate(values.runs).tolist()) == seen
-    assert all(np.all(np.diff(run.astype(np.int64)) > 0) for run in values.runs)
+        assert _counts.set_insert(table, fill, batch) == expected
+    assert fill[0] == len(seen) and fill[1] == (0 in seen)
+    assert set(table[table != 0].tolist()) == seen - {0}
+
+
+def test_the_set_refuses_to_fill_past_three_quarters():
+    table, fill = np.zeros(100, dtype=np.uint64), np.zeros(2, dtype=np.int64)
+    assert _counts.set_insert(table, fill, np.arange(1, 76, dtype=np.uint64)) == 0
+    with pytest.raises(ValueError, match="three quarters"):
+        _counts.set_insert(table, fill, np.arange(76, 78, dtype=np.uint64))
+    assert fill[0] == 75  # nothing of the refused values went in
 
 
 def reference_repeats(data: bytes, word_bytes: int, bits: int, zero_bits: int, values: int) -> tuple[int, list[int]]:

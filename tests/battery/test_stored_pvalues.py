@@ -63,6 +63,9 @@ RUNS: dict[str, list[str]] = {
     "standard": ["--suite", "standard"],
     "nist-sp800-22": ["--suite", "nist-sp800-22", "--sequences", "3"],
     "rc4": ["--suite", "rc4", "-n", "17M"],
+    "frontier": ["--suite", "frontier"],
+    # its statement (2.6 GiB) is over the default --max-memory of a small machine
+    "collisions64": ["--suite", "collisions64", "--max-memory", "4G"],
 }
 
 COMPARED = ("statistic", "p_value", "p_value_low", "verdict")
@@ -94,7 +97,11 @@ def summary(document: dict) -> dict:
         kept = {key: entry.get(key) for key in COMPARED}
         if "min_p" in entry.get("details", {}):
             kept["min_p"] = entry["details"]["min_p"]
-        results[entry["name"]] = kept
+        name, repeat = entry["name"], 1
+        while name in results:  # entries that give results of one name: "name #2", as randqa.Result names them
+            repeat += 1
+            name = f"{entry['name']} #{repeat}"
+        results[name] = kept
     return {"bytes_tested": document["bytes_tested"], "results": results}
 
 

@@ -33,6 +33,7 @@ from randqa.engine.execute import Progressive, run_stream
 from randqa.engine.launch import Execution, launch
 from randqa.errors import InputError, UsageError
 from randqa.sources import open_source
+from small_suites import collision_suite
 
 SEED = 7
 
@@ -60,8 +61,8 @@ class StopAfter(Checkpoint):
             raise KeyboardInterrupt
 
 
-def _run(tmp_path, suite_name: str, *, limit=None, progressive=None, stop_after=None, segment=1 << 20):
-    suite = load_suite(suite_name)
+def _run(tmp_path, suite_name, *, limit=None, progressive=None, stop_after=None, segment=1 << 20):
+    suite = load_suite(suite_name) if isinstance(suite_name, str) else suite_name
     spec = RunSpec(kind="test", source="pcg64", suite=suite_to_json(suite), seed=SEED, limit=limit,
                    progressive=None if progressive is None else vars(progressive), segment=segment)
     path = str(tmp_path / "run.ckpt")
@@ -78,7 +79,8 @@ def _run(tmp_path, suite_name: str, *, limit=None, progressive=None, stop_after=
     ("quick", {"limit": (5 << 20) + 3}, 2),
     ("standard", {"progressive": Progressive(1 << 10, 6 << 20, keep_going=True), "segment": None}, 10),
     ("nist-sp800-22", {"limit": 3 * 125_000 + 10, "segment": 125_000}, 2),
-])
+    (collision_suite(), {"limit": (5 << 20) + 8}, 3),  # sets of kept values and a block across segments
+], ids=["quick", "standard", "nist-sp800-22", "collisions"])
 def test_a_run_stopped_and_resumed_gives_the_uninterrupted_results(tmp_path, suite_name, kwargs, saves):
     expected, _, _ = _run(tmp_path, suite_name, **kwargs)
     stopped, path, spec = _run(tmp_path, suite_name, stop_after=saves, **kwargs)

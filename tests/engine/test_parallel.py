@@ -38,12 +38,13 @@ import pytest
 
 from schema_check import assert_valid_document
 
-from randqa.battery.suites import load_suite, parse_suite
+from randqa.battery.suites import load_suite
 from randqa.engine.execute import Progressive, run_stream, segment_size, suite_alignment
 from randqa.engine.parallel import WorkerVersionError, Workers, check_version, version_problems
 from randqa.errors import UsageError
 from randqa.sources import open_source, read_full
 from randqa.sources.folded import FoldedSource
+from small_suites import collision_suite
 
 SEED = 1
 #: (suite, bytes tested, segment): every suite at its smallest useful segment, ending inside a segment
@@ -188,19 +189,8 @@ def test_retests_on_workers_read_the_block_one_process_reads(workers, tmp_path):
 
 def test_collision_blocks_across_segments_on_workers(workers):
     """decimated_collisions' values of a block span many segments: each
-    worker keeps its segment's kept values until they are merged in order,
-    here into small blocks (many repeats) and into one spanning every segment."""
-    suite = parse_suite(b"""name = "collisions"
-[[tests]]
-test = "decimated_collisions"
-bits = 24
-values = 8192
-[[tests]]
-test = "decimated_collisions"
-bits = 40
-zero_bits = 2
-values = 4194304
-""", "collisions.toml")
+    worker keeps its segment's kept values until they are merged in order."""
+    suite = collision_suite()
     size, segment = (24 << 20) + 8 * 123, 4 << 20
     with open_source("pcg64", seed=SEED) as source:
         expected = comparable(run_stream(source, suite, limit=size))

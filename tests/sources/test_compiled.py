@@ -42,7 +42,7 @@ def test_compiled_backends_are_the_c_generators():
     assert set(compiled_backend_names()) == {
         "glibc-rand", "glibc-rand-byte", "glibc-rand-short", "msvc-rand-byte", "msvc-rand-short", "dnet-arc4",
         "arc4", "arc4-drop", "lfsr113", "siprand", "ansi-c-rand", "randu", "minstd", "mt19937", "xorshift32",
-        "mmix-lcg", "splitmix64", "lcg64-prime", "lcg128-top64", "lcg128-top32", "lfib19937", "splitmix"}
+        "mmix-lcg", "splitmix64", "lcg64-prime", "lcg128-top64", "lcg128-top32", "lfib19937", "lfib19937-top32", "splitmix"}
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="needs glibc's own rand()")
@@ -219,7 +219,9 @@ def test_lcg128_steps_as_numpys_pcg64_state():
 
 @pytest.mark.parametrize("seed", [0, 1, 2**64 - 1])
 def test_lfib19937_equals_its_recurrence(seed):
-    assert words("lfib19937", seed, 45_000, "<u8") == lagged_fibonacci_19937(seed, 45_000)
+    values = lagged_fibonacci_19937(seed, 45_000)
+    assert words("lfib19937", seed, 45_000, "<u8") == values
+    assert words("lfib19937-top32", seed, 45_000, "<u4") == [v >> 32 for v in values]
 
 
 def test_splitmix64_reference_is_the_backend():

@@ -44,7 +44,7 @@ JUMPING = [
     "pcg64", "pcg64dxsm", "philox", "mt19937-numpy", "chacha", "aes-ctr", "threefry", "speck128", "pcg32",
     "mwc128x", "squares", "blabla", "xoshiro256", "xoshiro512", "xoroshiro128", "xorshift1024", "mt64",
 ]
-SEQUENTIAL = ["dnet-arc4", "arc4", "arc4-drop", "siprand", "lfib19937", "sfc64", "jsf", "hc128", "sfmt", "lxm"]
+SEQUENTIAL = ["dnet-arc4", "arc4", "arc4-drop", "siprand", "lfib19937", "lfib19937-top32", "sfc64", "jsf", "hc128", "sfmt", "lxm"]
 INDEPENDENT = ["urandom", "getrandom"]
 
 

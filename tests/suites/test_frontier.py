@@ -1,10 +1,10 @@
 """The frontier suite (suites/frontier.toml) catches what PractRand 0.94
 misses: the multiplicative LCG modulo the prime 2^64 - 59 by its full-width
 birthday spacings (too few repeats: within 4 GiB, here at 512 MiB, where
-PCG64 passes), the additive lagged Fibonacci (19937, 9842) mod 2^64 by the
-linear complexity of its lowest bit within 1 MiB.  (The decimated spacings
-entries are the standard suite's and tests/suites/test_standard.py runs
-them.)
+PCG64 passes), the top 64 bits of a 128-bit LCG by its decimated birthday
+spacings at 1 GiB (PCG64 passes), the additive lagged Fibonacci (19937,
+9842) mod 2^64 by the linear complexity of its lowest bit within 1 MiB.
+(tests/battery/test_gap16.py runs gap16 on the same generator's top 32 bits.)
 """
 
 from __future__ import annotations
@@ -26,6 +26,18 @@ def test_full_width_birthday_spacings_fail_the_prime_modulus_lcg_within_4_gib():
     assert spacings.statistic < spacings.details["expected"] / 2 and spacings.pvalue_low < 1e-6
     with open_backend("pcg64", 1) as source:
         assert run(source, suite, limit=256 << 20).verdict == "pass"
+
+
+def test_decimated_spacings_fail_the_top_64_bits_of_a_128_bit_lcg_at_1_gib():
+    """One block of the 64-bit entry, 1 GiB, fails it (PractRand 0.94: none to
+    4 GiB); PCG64 passes the same block."""
+    suite = load_suite("frontier", tests="decimated_spacings")
+    with open_backend("lcg128-top64", 1) as source:
+        lcg = run(source, suite, limit=1 << 30)
+    with open_backend("pcg64", 1) as source:
+        pcg = run(source, suite, limit=1 << 30)
+    assert lcg.verdict == "fail" and pcg.verdict == "pass"
+    assert min(r.pvalue for r in lcg.results if r.pvalue is not None) < 1e-12
 
 
 def test_lagged_fibonacci_fails_the_frontier_suite_within_1_mib():

@@ -4,8 +4,7 @@ stdin8` on the same streams), and does not cry wolf on PCG64 (100 streams
 of 256 KiB).  Every F2-linear generator of up to about 20,000 bits of
 state fails it within 1 MiB, whatever the width of the words it writes
 (suites/standard.toml explains which entry guarantees what), the lagged
-Fibonacci (19937, 9842) mod 2^64 among them, and the top 64 bits of a 128-bit
-LCG fail its decimated birthday spacings at 1 GiB.  Its strong
+Fibonacci (19937, 9842) mod 2^64 among them.  Its strong
 tests, scaled to short streams, give no false alarms on 50 PCG64 streams of
 160 KiB and uniform p-values on 240 of 1 MiB.
 """
@@ -151,18 +150,6 @@ def test_linear_backends_fail_within_1_mib(name):
     assert fails_at is not None and fails_at <= 1 << 20
     assert any(n.startswith("bit_linear_complexity") for n in failed), failed
 
-
-
-def test_decimated_spacings_fail_the_top_64_bits_of_a_128_bit_lcg_at_1_gib():
-    """PractRand 0.94 needs 64 GiB; the standard suite's decimated birthday
-    spacings need one block, 1 GiB, and PCG64 passes the same block."""
-    suite = load_suite("standard", tests="decimated_spacings")
-    with open_backend("lcg128-top64", 1) as source:
-        lcg = run(source, suite, limit=1 << 30)
-    with open_backend("pcg64", 1) as source:
-        pcg = run(source, suite, limit=1 << 30)
-    assert lcg.verdict == "fail" and pcg.verdict == "pass"
-    assert min(r.pvalue for r in lcg.results) < 1e-12
 
 
 #: the strong tests as proposed for the standard suite (scaled to short streams)
