@@ -607,8 +607,14 @@ class RunLoop:
         return self.progress.elapsed_s + time.perf_counter() - self._start
 
     def _record(self, position: int, accumulators: list[Any]) -> list[TestResult]:
-        """Judge a progressive length, settle the retests that end there,
-        and stop the run at its first failure (unless it keeps going)."""
+        """Settle the retests that end at a progressive length and judge it,
+        and stop the run at its first failure (unless it keeps going).  A
+        retest that makes the first failure stops the run before this length
+        is judged: the run's results are then the failing length's, whose
+        own results have had their repeat (this length's would have none)."""
+        repeated = self._settle_retests(position)
+        if repeated and not self.plan.keep_going:
+            self._stop_if_failed(position, True)
         entries = self.workload.judge_entries(accumulators)
         results = [r for group in entries for r in group]
         verdict = worst_verdict([r.verdict for r in results])
@@ -616,8 +622,7 @@ class RunLoop:
                   "tests": [r.to_json() for r in results]}
         self.progress.lengths.append(record)
         self.final = results
-        failed = verdict == Verdict.FAIL
-        failed = self._settle_retests(position) or failed
+        failed = verdict == Verdict.FAIL or repeated
         self._schedule_retests(position, entries, record)
         self._stop_if_failed(position, failed)
         return results
