@@ -24,8 +24,8 @@ A good generator fails one tail check with probability at most
 1.1 fail_at_once + (1.1 fail)(1.1 suspicious): p-values are exact or within
 1.1 times nominal at the thresholds (benchmarks/calibration.py), and the
 retest reads other bytes.  A run's bound adds that over its checks
-(``false_fail_bound``, the union bound): about 1.2e-9 a check, so 1.5e-6 for
-the default ``randqa compare`` run's 1,200 or so.
+(``false_fail_bound``, the union bound): about 1.2e-9 a check, so 9.7e-7 for
+the default ``randqa compare`` run's 805.
 """
 
 from __future__ import annotations
@@ -373,7 +373,7 @@ def false_fail_bound(checks: int, thresholds: Thresholds) -> float:
 
 def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any] | None) -> str:
     """A run's ``false_fail_rate`` in words, for reports ("" without one):
-    "a good generator FAILs this run with probability at most 1.5e-06 (1,184
+    "a good generator FAILs this run with probability at most 9.7e-07 (805
     tail checks; FAIL: p < 1e-06 repeated on fresh data, or p < 1e-20)"."""
     if not rate or not thresholds or "fail_at_once" not in thresholds:
         return ""
