@@ -50,9 +50,11 @@ def assert_random(source: object, n: Size | None = "16M", suite: str = "quick", 
     Raises
     ------
     AssertionError
-        A test failed, or no test had data enough for a verdict.  The
-        message is the table of the failed and suspicious tests with their
-        p-values, and the source's seed, to reproduce the run.
+        A test failed, or was unconfirmed (below the fail threshold where
+        the source gave no fresh data to repeat it on: bytes, a file), or no
+        test had data enough for a verdict.  The message is the table of
+        the failed, unconfirmed and suspicious tests with their p-values,
+        and the source's seed, to reproduce the run.
     KeyboardInterrupt
         The run was interrupted (a partial run proves nothing).
     TypeError, ValueError
@@ -76,7 +78,7 @@ def assert_random(source: object, n: Size | None = "16M", suite: str = "quick", 
     result = test(source, n, suite=suite, **kw)
     if result.interrupted:
         raise KeyboardInterrupt("randqa.testing.assert_random: the run was interrupted")
-    if result.verdict == Verdict.FAIL:
+    if not result.passed:  # failed, or below the fail threshold with no fresh data to repeat it on
         raise AssertionError(failure_message(result, source, n, suite, kw))
     if result.verdict == Verdict.INSUFFICIENT:
         raise AssertionError(f"{_who(result)}: no test of the {result.suite} suite had data enough for a verdict "
@@ -95,9 +97,11 @@ def failure_message(result: Result, source: object, n: Size | None, suite: str, 
 
     doc = result.to_json()
     failed = sum(1 for t in result if t.verdict == Verdict.FAIL)
+    unconfirmed = sum(1 for t in result if t.verdict == Verdict.UNCONFIRMED)
     suspicious = sum(1 for t in result if t.verdict == Verdict.SUSPICIOUS)
+    also = f", {unconfirmed} unconfirmed" if unconfirmed else ""
     lines = [f"{_who(result)} failed the {result.suite} suite on {format_size(result.bytes_tested)}: "
-             f"{failed} failed, {suspicious} suspicious of {len(result)} tests", render_problems(doc)]
+             f"{failed} failed{also}, {suspicious} suspicious of {len(result)} tests", render_problems(doc)]
     if result.seed is not None and isinstance(source, str):
         options = {"n": n, **{k: v for k, v in kw.items() if k != "seed"}, "seed": result.seed, "suite": suite}
         args = ", ".join(f"{k}={v!r}" for k, v in options.items() if v is not None)

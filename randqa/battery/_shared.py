@@ -50,12 +50,12 @@ other bytes.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Hashable
+from typing import Any, ClassVar, Hashable
 
 import numpy as np
 
 from randqa.battery import _counts, _pair_table
-from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.folding import FoldCarry, fold_low_bits
 
 #: bytes of the stream's start kept: the first m - 1 <= 19 bits of overlapping_serial
@@ -351,14 +351,21 @@ class SharesStatistic(Accumulator):
 class BitTotalsTest(SharesStatistic):
     """Base of the tests that keep running totals of the stream's bits
     (frequency, runs): a few integers, counted by the test itself or
-    finalised from the shared ``ByteCounts``."""
+    finalised from the shared ``ByteCounts``.  Their p-value is the exact
+    binomial tail (``pvalues = "exact"``) or NIST SP 800-22's formula
+    (``"sts"``, which the nist-sp800-22 suite names)."""
+
+    parameter_ranges: ClassVar[dict[str, Range]] = {"pvalues": Range(3, 5, text=True)}
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         return MemoryNeed(OBJECT_BYTES, 0)
 
-    def __init__(self) -> None:
+    def __init__(self, *, pvalues: str = "exact") -> None:
+        if pvalues not in ("exact", "sts"):
+            raise ValueError(f"pvalues must be 'exact' or 'sts', not {pvalues!r}")
         super().__init__()
+        self.pvalues = pvalues
         # when sharing the byte counts: the final 1-7 bits of a bit stream only
         self.bits = 0
         self.ones = 0

@@ -33,7 +33,15 @@ Parameters:
                 (default [8, 32, 256, 2048, 16384]); one result each
   letters       d, 2 to 16 (default 5)
   tuple_length  t, 2 to 8, with ceil(log2 d) * t <= 20 (default 4)
-Each block size needs 5 expected words in the rarest cell.
+A verdict at a block size needs 14 expected words in the rarest cell; from
+5 on only a tail below fail_at_once (1e-20) gives one.  Equiprobable
+multinomial sums of squares over as many cells (625) are above the
+chi-square's 1e-6 point 1 + 142 K^-0.70 e^-1.12 times too often for a
+mean of e expected per cell (exact sums, randqa/battery/_multinomial.py;
+benchmarks/calibration.py): 10% at e = 13.  The long blocks' letters are
+nearly equally likely, so their rarest cell is close to the (harmonic)
+mean: 14 in the rarest keeps e at 15 or more at every block size, within
+9%, where 10 left 2048- and 16384-bit blocks at 11 to 12 (13% over).
 """
 
 from __future__ import annotations
@@ -49,7 +57,9 @@ from randqa.battery._blocks import WholeBlocks, pending_block_bytes
 from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
-MIN_EXPECTED = 5
+MIN_EXPECTED = 14
+#: from this many in the rarest cell on, a tail below fail_at_once fails
+DECISIVE_MIN_EXPECTED = 5
 MAX_BLOCK_BITS = 2**20
 
 
@@ -231,8 +241,9 @@ class BCFN(Accumulator):
         for _ in range(t - 1):
             word_probs = np.outer(word_probs, level.probs).ravel()
         needed = math.ceil(MIN_EXPECTED / word_probs.min())
-        if level.blocks < needed:
-            return insufficient(label, f"at least {needed * level.block_bytes} bytes ({needed} blocks)", blocks=level.blocks)
+        needs = f"at least {needed * level.block_bytes} bytes ({needed} blocks)"
+        if level.blocks < math.ceil(DECISIVE_MIN_EXPECTED / word_probs.min()):
+            return insufficient(label, needs, blocks=level.blocks)
         packed = level.counts.copy()
         # the words that wrap around: the last t-1 letters then the first t-1
         tail = level.recent_letters()
@@ -245,4 +256,8 @@ class BCFN(Accumulator):
         q_t1 = pearson_statistic(shorter, n * shorter_probs)
         statistic = q_t - q_t1
         dof = level.cells - level.cells // level.letters
-        return chi_square_result(label, statistic, dof, {"blocks": n, "letters": level.letters, "tuple_length": t, "dof": dof, "letter_probabilities": level.probs.tolist()})
+        result = chi_square_result(label, statistic, dof, {"blocks": n, "letters": level.letters, "tuple_length": t,
+                                                           "dof": dof, "letter_probabilities": level.probs.tolist()})
+        if n < needed:
+            result.withhold_verdict_unless_decisive(needs)
+        return result

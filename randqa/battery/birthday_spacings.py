@@ -211,6 +211,7 @@ class BirthdaySpacings(WholeBlockTest):
                 statistic=float(total),
                 pvalue=poisson_sf(total - 1, mean),
                 pvalue_low=poisson_cdf(total, mean),
+                pvalue_kind="discrete",
                 details={"blocks": self.blocks, "expected": mean, "mean_per_block": self.mean_per_block,
                          "lambda_per_block": self.lambda_per_block, "cell_bits": self.cell_bits,
                          **({"every": self.every} if self.every > 1 else {})},

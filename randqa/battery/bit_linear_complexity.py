@@ -30,7 +30,12 @@ approximate, here used exactly for the chosen n.  Two results per bit:
     d >= D over the N sequences, with the exact class probabilities; D is
     the largest of 5, 4, 3, 2, 1 that leaves at least 5 expected sequences
     in every class (NIST's D = 3 needs N >= 480), so the result exists from
-    N = 30 on; chi-square with 2D degrees of freedom, upper tail.
+    N = 30 on; upper tail.  With so few expected in the rarest classes the
+    chi-square law with 2D degrees of freedom is far off in the tail (4.5
+    times too few p-values below 1e-6 with N = 256), so the tail is the
+    exact multinomial one (randqa/battery/_multinomial.py) up to N = 16384;
+    beyond, D is the largest that leaves 1000 expected in every class, where
+    the chi-square law is within 10% at 1e-6.
 ``...[bit=b/w,lowest]``
     the lowest complexity seen, L_min, against the exact distribution of
     the minimum of N independent complexities:
@@ -58,9 +63,10 @@ import numpy as np
 
 from randqa.battery import _linear
 from randqa.battery._blocks import WholeBlockTest
+from randqa.battery._multinomial import choose_classes, class_result
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.battery.linear_complexity import complexity_pmf
-from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic, smallest_of
+from randqa.results import TestResult, insufficient, smallest_of
 
 MIN_EXPECTED = 5
 MAX_HALF_WIDTH = 5
@@ -184,6 +190,7 @@ class BitLinearComplexity(WholeBlockTest):
                 statistic=float(lowest),
                 pvalue=pvalue,
                 details={"sequences": count, "length": n, "lowest_complexity": lowest, "P(L<=lowest)": tail},
+                pvalue_kind="discrete",
             )
         )
         return results
@@ -192,23 +199,21 @@ class BitLinearComplexity(WholeBlockTest):
         n = self.length
         pmf = complexity_pmf(n)
         centre = n // 2
+        candidates = []
         for half in range(MAX_HALF_WIDTH, 0, -1):
-            # classes d <= -half, -half+1 .. half-1, d >= half (d = L - n/2)
-            edges = [centre - half + 1 + k for k in range(2 * half)]  # first level of classes 1..2half
-            probs = np.add.reduceat(pmf, [0] + edges)
-            if count * probs.min() >= MIN_EXPECTED:
-                break
-        else:
+            # classes d <= -half, -half+1 .. half-1, d >= half (d = L - n/2): where each starts
+            starts = np.array([0] + [centre - half + 1 + k for k in range(2 * half)])
+            candidates.append((np.add.reduceat(pmf, starts), starts))
+        classes = choose_classes(candidates, count, min_expected=MIN_EXPECTED)
+        if classes is None:
             # the coarsest classes, d <= -1 / 0 / >= 1, have probabilities 1/6, 1/2, 1/3
             return insufficient(label, f"at least {6 * MIN_EXPECTED} sequences (5 expected in each class)", sequences=count)
-        observed = np.add.reduceat(hist, [0] + edges).astype(np.float64)
-        expected = count * probs
-        dof = len(probs) - 1
-        return chi_square_result(label, pearson_statistic(observed, expected), dof, {
+        observed = np.add.reduceat(hist, classes.starts).astype(np.float64)
+        half = len(classes.starts) // 2
+        return class_result(label, observed, classes, lower_tail=False, details={
             "sequences": count,
             "length": n,
-            "dof": dof,
             "classes": f"L - n/2 <= {-half}, ..., >= {half}",
             "observed": observed.astype(np.int64).tolist(),
-            "expected": expected.tolist(),
-        }, lower_tail=False)
+            "expected": (count * classes.probs).tolist(),
+        })

@@ -273,6 +273,7 @@ class DecimatedCollisions(WholeBlockTest):
         pvalue_low = self._no_repeat_probability(sums) if repeats == 0 else poisson_cdf(repeats, mean)
         return [TestResult(
             name=label, statistic=float(repeats), pvalue=poisson_sf(repeats - 1, mean), pvalue_low=pvalue_low,
+            pvalue_kind="discrete",
             details={"complete_blocks": self.blocks, "kept_values": kept, "expected": mean,
                      "cells": f"2^{self.bits - self.zero_bits}", "values_per_block": self.values})]
 

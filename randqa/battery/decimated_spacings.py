@@ -191,7 +191,7 @@ class DecimatedSpacings(WholeBlockTest):
             return [insufficient(name, needs) for name in names]
         mean = self.blocks * self.mean_per_block
         return [TestResult(name=name, statistic=float(total), pvalue=poisson_sf(total - 1, mean),
-                           pvalue_low=poisson_cdf(total, mean),
+                           pvalue_low=poisson_cdf(total, mean), pvalue_kind="discrete",
                            details={"blocks": self.blocks, "expected": mean, "lambda_per_block": self.lambda_per_block,
                                     "cell_bits": self.cell_bits, "kept_words": self.blocks * self.block_words})
                 for name, total in zip(names, self.collisions)]

@@ -35,13 +35,20 @@ The cells are equiprobable, where Pearson's sum keeps the chi-square
 variance up to a factor 1 - 1/m for any expected count and the chi-square
 approximation holds down to small expected counts (Koehler and Larntz); the
 statistic's mean is exactly P * 255^2 for every m (the adjacent-pair terms
-cancel).  randqa asks for one expected pair per cell: 3,000 PCG64 streams
-of 64 KiB gave a variance within 2% of 2 * 255^2 and uniform p-values.
+cancel).  3,000 PCG64 streams of 64 KiB (one expected pair per cell) gave
+a variance within 2% of 2 * 255^2 and uniform p-values.  At the fail
+threshold randqa asks for two expected pairs per cell: the exact tails of
+equiprobable multinomial sums of squares (randqa/battery/_multinomial.py)
+are above the chi-square's 1e-6 point about 1 + A/e times as often, A
+falling with the cells as K^-0.6 (13.8 for 16 cells, 2.4 for 256), which
+puts 65,536 cells at about 9% with one expected and 4% with two
+(benchmarks/calibration.py).
 
 Parameters:
   position_mod  0 (default) for one table, or P >= 2 for one table per
                 position class i mod P (256 for RC4; memory 512 KiB * P)
-Needs 65,536 pairs per table: 64 KiB + 1 byte, times P.
+A verdict needs 131,072 pairs per table: 128 KiB + 1 byte, times P; from
+one pair per cell on only a tail below fail_at_once (1e-20) gives one.
 """
 
 from __future__ import annotations
@@ -56,7 +63,9 @@ from randqa.battery._shared import BytePairs, SharesStatistic
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient
 
-MIN_EXPECTED = 1
+MIN_EXPECTED = 2
+#: from this many pairs per cell on, a tail below fail_at_once fails
+DECISIVE_MIN_EXPECTED = 1
 MAX_POSITION_MOD = 4096
 
 
@@ -106,12 +115,9 @@ class Digraph(SharesStatistic, BytePairTest):
         tables = counts.reshape(self.classes, 256, 256)
         pairs = tables.sum(axis=(1, 2))
         needed = MIN_EXPECTED * 65536
-        if pairs.min() < needed:
-            return [
-                insufficient(
-                    label, f"at least {needed * self.classes + 1} bytes (one expected pair per cell)", pairs=int(pairs.sum())
-                )
-            ]
+        needs = f"at least {needed * self.classes + 1} bytes ({MIN_EXPECTED} expected pairs per cell)"
+        if pairs.min() < DECISIVE_MIN_EXPECTED * 65536:
+            return [insufficient(label, needs, pairs=int(pairs.sum()))]
         statistic = 0.0
         for table, m in zip(tables, pairs):
             m = int(m)
@@ -121,6 +127,8 @@ class Digraph(SharesStatistic, BytePairTest):
             x2_cols = float(np.sum((table.sum(axis=0) - m / 256) ** 2)) / (m / 256)
             statistic += x2_pairs - x2_rows - x2_cols
         dof = self.classes * 255 * 255
-        return [
-            chi_square_result(label, statistic, dof, {"pairs": int(pairs.sum()), "dof": dof, "expected_per_cell": float(pairs.min()) / 65536})
-        ]
+        result = chi_square_result(label, statistic, dof, {"pairs": int(pairs.sum()), "dof": dof,
+                                                           "expected_per_cell": float(pairs.min()) / 65536})
+        if pairs.min() < needed:
+            result.withhold_verdict_unless_decisive(needs)
+        return [result]

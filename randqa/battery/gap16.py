@@ -120,7 +120,7 @@ class Gap16(WholeBlockTest):
         return [TestResult(
             name=self.name,
             statistic=float((inside[at] - expected) / math.sqrt(max(expected * (1 - q[at]), 1e-300))),
-            pvalue=float(min(1.0, tails * smallest[at])),
+            pvalue=float(min(1.0, tails * smallest[at])), pvalue_kind="bound",
             details={"distance": int(looked[at]), "words": int(total[at]), "occurred": int(inside[at]),
                      "expected": float(expected), "bin_p_value": float(smallest[at]), "tails": tails,
                      "gaps": int(self.total.sum())})]

@@ -133,5 +133,6 @@ class LaggedRepeats(WholeBlockTest):
                                        "expected": round(float(expected[fewest]), 3)},
                     "words_stopped": stopped,
                 },
+                pvalue_kind="bound",
             )
         ]

@@ -2,19 +2,27 @@
 
 Source: NIST SP 800-22 Rev 1a (2010), section 2.3.
 
-With n bits, pi = #ones / n and V_n = 1 + (number of adjacent unequal bit
-pairs), p = erfc(|V_n - 2 n pi (1 - pi)| / (2 sqrt(2n) pi (1 - pi))).
-Bits are read most significant first in each byte.
+With n bits, pi = #ones / n and the statistic V_n = 1 + T, T the number of
+adjacent unequal bit pairs.  Bits are read most significant first in each
+byte.
 
-The frequency pre-condition: the test is only applicable when
-|pi - 1/2| < tau = 2 / sqrt(n).  When it does not hold the standard sets the
-p-value to 0.0; randqa does the same, reports the pre-condition in
-``details`` and gives the verdict ``suspicious`` rather than ``fail``: a
-bias of that size (four standard deviations) is the frequency test's to
-judge, and happens to a good generator about 6 times in 100,000.
+The p-value, parameter ``pvalues``:
 
-Parameters: none.  The standard asks for n >= 100 bits; shorter input is
-``insufficient``.
+- ``"exact"`` (default): for independent fair bits the n - 1 indicators
+  "bit i differs from bit i + 1" are independent fair coins, so T ~
+  Bin(n - 1, 1/2) exactly, whatever the share of ones; p = P(|T' - (n-1)/2|
+  >= |T - (n-1)/2|) for T' of that law (1 when T is the centre).  No
+  pre-condition is needed: a bias is the frequency test's to judge;
+- ``"sts"``: the standard's p = erfc(|V_n - 2 n pi (1 - pi)| / (2 sqrt(2n)
+  pi (1 - pi))), the normal approximation of the runs' law given pi (the
+  nist-sp800-22 suite).  It is only applicable when |pi - 1/2| < tau =
+  2 / sqrt(n); when that does not hold the standard sets the p-value to
+  0.0, and randqa does the same, reports the pre-condition in ``details``
+  and gives the verdict ``suspicious`` rather than ``fail``: a bias of that
+  size (four standard deviations) is the frequency test's to judge, and
+  happens to a good generator about 6 times in 100,000.
+
+The standard asks for n >= 100 bits; shorter input is ``insufficient``.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._shared import BitTotalsTest
-from randqa.results import TestResult, Verdict, insufficient
+from randqa.results import TestResult, Verdict, insufficient, symmetric_binomial_two_sided
 
 MIN_BITS = 100
 
@@ -33,8 +41,8 @@ MIN_BITS = 100
 class Runs(BitTotalsTest):
     name = "runs"
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, *, pvalues: str = "exact") -> None:
+        super().__init__(pvalues=pvalues)
         self.transitions = 0
         self.first_bit: int | None = None
         self.last_bit: int | None = None
@@ -84,9 +92,12 @@ class Runs(BitTotalsTest):
         needs = f"at least {MIN_BITS} bits (NIST SP 800-22 2.3.7)"
         if n < MIN_BITS:
             return [insufficient(self.name, needs, bits=n)]
+        v_obs = transitions + 1
+        if self.pvalues == "exact":
+            p = symmetric_binomial_two_sided(transitions, n - 1)
+            return [TestResult(self.name, float(v_obs), p, details={"bits": n, "V_n": v_obs}, pvalue_kind="discrete")]
         pi = ones / n
         tau = 2 / math.sqrt(n)
-        v_obs = transitions + 1
         details = {"bits": n, "pi": pi, "tau": tau, "V_n": v_obs, "precondition_passed": abs(pi - 0.5) < tau}
         if not details["precondition_passed"]:
             details["note"] = "frequency pre-condition |pi - 1/2| < tau failed; test not applicable, p-value 0 as in SP 800-22"

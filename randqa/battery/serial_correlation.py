@@ -16,9 +16,20 @@ This is exact in its first two moments for every n, with no assumption on
 the byte distribution; the same moments hold for any lag with n > 2 lag
 (every value still has exactly two neighbours).
 
+How far the normal tail is off: for independent bytes the centred sum
+T = sum u_i u_{i+1} (u_i = x_i - mean, circular, n >= 5) has excess
+kurtosis (k^2 + 6k - 9) / n, k = E u^4 / (E u^2)^2 = 1.8 for uniform bytes
+(expand E T^4: each u must appear at least twice, so only the terms u_i^4
+u_{i+1}^4 and the pairs Y_i^2 Y_j^2 remain), 5.04 / n; T is symmetric, so
+Edgeworth's first correction to the two-sided tail at z is the relative
+(phi(z) / Phi(-z)) (z^3 - 3z) kurtosis / 24: 110 / n at z = 4.9 (p =
+1e-6), 11% at 1 KiB.  A verdict therefore needs 4 KiB (under 3%;
+benchmarks/calibration.py); below that only a tail under fail_at_once
+(1e-20) gives one.
+
 Parameters:
   lags   list of lags (default [1]); lag 1 is ENT's coefficient.
-Needs at least 100 bytes and n > 2 * lag.
+Needs at least 4096 bytes for a verdict (100 for a p-value) and n > 2 * lag.
 """
 
 from __future__ import annotations
@@ -35,6 +46,8 @@ from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, Verdict, insufficient, normal_sf
 
 MIN_BYTES = 100
+#: bytes for a verdict: where the normal tail is within 3% at 1e-6 (module doc)
+VERDICT_BYTES = 4096
 _VALUES = np.arange(256, dtype=object)
 
 
@@ -122,9 +135,10 @@ class SerialCorrelation(SharesStatistic):
             )
             # var = 0: every ordering of these bytes gives the same R, so R is not unusual
             z = float(t1 - mean) / math.sqrt(var) if var > 0 else 0.0
-            results.append(
-                TestResult(label, float(r), 2 * normal_sf(abs(z)), details={"lag": k, "z": z, "bytes": n})
-            )
+            result = TestResult(label, float(r), 2 * normal_sf(abs(z)), details={"lag": k, "z": z, "bytes": n})
+            if n < VERDICT_BYTES:
+                result.withhold_verdict_unless_decisive(f"at least {VERDICT_BYTES} bytes (the normal tail is off below)")
+            results.append(result)
         return results
 
 

@@ -23,7 +23,7 @@ from randqa.cli.streams import stream_options
 from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
 from randqa.engine.plan import TestOptions, plan_test
 from randqa.report.terminal import render_run
-from randqa.results import RunResult, Verdict
+from randqa.results import FAILING, RunResult, Verdict
 from randqa.sources import FORMATS
 
 
@@ -90,7 +90,7 @@ def _report_run(result: RunResult, json_path: str | None, html_path: str | None)
     stopped = write_then_print(result.to_json(), lambda: render_run(result), json_path, html_path)
     if result.interrupted or stopped:
         return interrupted_exit_code()
-    return EXIT_FAILED if result.verdict == Verdict.FAIL else EXIT_OK
+    return EXIT_FAILED if result.verdict in FAILING else EXIT_OK
 
 
 @click.command("suites")

@@ -64,7 +64,7 @@ from randqa.engine.execute import Progress, Saver
 from randqa.errors import InputError, SuiteError, UsageError, one_line
 from randqa.files import write_atomically
 from randqa.interleaving import MAX_STREAMS
-from randqa.results import Verdict
+from randqa.results import PVALUE_KINDS, Verdict
 from randqa.sizes import MAX_SIZE, format_size
 
 FORMAT = "randqa-checkpoint"
@@ -95,7 +95,7 @@ def suite_to_json(suite: Suite) -> dict[str, Any]:
     return {
         "name": suite.name,
         "description": suite.description,
-        "thresholds": {"suspicious": suite.thresholds.suspicious, "fail": suite.thresholds.fail},
+        "thresholds": suite.thresholds.to_json(),
         "tests": [t.to_json() for t in suite.tests],
         "path": suite.path,
     }
@@ -286,13 +286,16 @@ def progress_from_json(data: Any, run: RunSpec) -> Progress:
                and _number(record["elapsed_s"]) and isinstance(record["tests"], list), "progressive length")
         for test in record["tests"]:
             _check(isinstance(test, dict) and {"name", "statistic", "p_value", "verdict"} <= set(test)
-                   <= {"name", "statistic", "p_value", "p_value_low", "verdict", "needs", "details"}, "test result")
+                   <= {"name", "statistic", "p_value", "p_value_low", "verdict", "needs", "details", "p_value_kind",
+                       "retest"}, "test result")
             _check(isinstance(test["name"], str) and test["verdict"] in set(Verdict)
                    and all(test.get(key) is None or _number(test[key], -math.inf, math.inf) for key in ("statistic",)
                            ) and all(test.get(key) is None or _number(test[key], 0.0, 1.0)
                                      for key in ("p_value", "p_value_low"))
                    and (test.get("needs") is None or isinstance(test["needs"], str))
-                   and isinstance(test.get("details", {}), dict) and _plain(test.get("details")), "test result")
+                   and isinstance(test.get("details", {}), dict) and _plain(test.get("details"))
+                   and test.get("p_value_kind") in (None, *PVALUE_KINDS)
+                   and isinstance(test.get("retest", {}), dict) and _plain(test.get("retest")), "test result")
     return progress
 
 

@@ -46,9 +46,9 @@ import numpy as np
 from randqa.battery import Accumulator
 from randqa.battery._state import StateError, export_state, import_state
 from randqa.battery.suites import Suite
-from randqa.engine.run import CHUNK_BYTES, DEFAULT_CHECKPOINT_EVERY_S, InterruptGuard, feed, judge
+from randqa.engine.run import CHUNK_BYTES, DEFAULT_CHECKPOINT_EVERY_S, InterruptGuard, feed, judge, judge_entries
 from randqa.errors import InputError, UsageError
-from randqa.results import RunResult, TestResult, Verdict, worst_verdict
+from randqa.results import RunResult, TestResult, Thresholds, Verdict, resolve_retest, worst_verdict
 from randqa.sizes import format_size
 from randqa.sources import Source, read_full
 
@@ -268,6 +268,26 @@ class Workload(ABC):
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         """The results of the accumulators, with verdicts."""
 
+    def judge_entries(self, accumulators: list[Any]) -> list[list[TestResult]]:
+        """``judge``'s results, one list per entry that can be retested
+        (``fresh_entry``); by default one list, never retested."""
+        return [self.judge(accumulators)]
+
+    #: the verdicts' thresholds (a retest settles a result with them)
+    thresholds: Thresholds = Thresholds()
+
+    def fresh_entry(self, entry: int) -> Any | None:
+        """A fresh accumulator of entry ``entry`` that reads what it is fed
+        as a stream of its own: a retest on fresh data.  None: this workload's
+        results are not retested."""
+        return None
+
+    def reread(self, accumulators: list[Any], start: int, count: int) -> int | None:
+        """Feed units ``[start, start + count)`` to ``accumulators`` from a
+        fresh opening of the source; how many there were, or None when the
+        source cannot be read again (stdin)."""
+        return None
+
     def close(self) -> None:
         pass
 
@@ -372,6 +392,35 @@ class StreamWorkload(Workload):
 
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         return judge(accumulators, self.suite.thresholds)
+
+    def judge_entries(self, accumulators: list[Any]) -> list[list[TestResult]]:
+        return judge_entries(accumulators, self.suite.thresholds)
+
+    @property
+    def thresholds(self) -> Thresholds:  # type: ignore[override]
+        return self.suite.thresholds
+
+    def fresh_entry(self, entry: int) -> Any:
+        return self.suite.tests[entry].build()
+
+    def reread(self, accumulators: list[Any], start: int, count: int) -> int | None:
+        if self.spec is None or self.unit_bits == 1:
+            return None
+        if self.remote_open:
+            with self.job.reader(start, count, None) as reader:
+                return reader.feed(accumulators, count)
+        if not self.source.endless:
+            return None  # stdin: what was read is gone
+        # a generator that only runs forward: open it again and read up to the block
+        from randqa.sources import open_source
+        from randqa.sources.folded import FoldedSource
+
+        source: Source = open_source(self.spec, seed=self.source.seed)
+        if self.fold is not None:
+            source = FoldedSource(source, *self.fold)
+        with _SourceReader(source) as reader:
+            skipped = reader.feed([], start)
+            return reader.feed(accumulators, count) if skipped == start else 0
 
     def close(self) -> None:
         self.source.close()
@@ -487,6 +536,33 @@ class _StopRun(Exception):
     """A progressive run failed and does not keep going."""
 
 
+@dataclass
+class _Retest:
+    """One suite entry run again on fresh data, for its results that were
+    unconfirmed or suspicious at ``start`` units: the next ``start`` units,
+    ``[start, 2 start)``, read as a stream of its own (a fresh accumulator).
+    It rides along the run's own reading while that passes through this
+    process (``fed`` counts what it had); a block the run read elsewhere
+    (on workers) is read again when due."""
+
+    entry: int
+    start: int
+    accumulators: list[Any]
+    #: (the progressive length's record, or None for the final results; the
+    #: result's place in it; the result)
+    results: list[tuple[dict[str, Any] | None, int, TestResult]]
+    #: units fed along the run's own reading; -1 once part of the block was read elsewhere
+    fed: int = 0
+
+    @property
+    def length(self) -> int:
+        return self.start
+
+    @property
+    def end(self) -> int:
+        return 2 * self.start
+
+
 class RunLoop:
     """One run of a workload: pieces in this process or segments on workers,
     merged in stream order, judged at the end or at each progressive length."""
@@ -520,6 +596,8 @@ class RunLoop:
         self.data_short = size is not None and plan.limit is not None and size < plan.limit
         self.final: list[TestResult] | None = None
         self._stopped_with: list[Any] | None = None
+        #: entries being run again on the block after the length that made them suspicious
+        self.retests: list[_Retest] = []
         self._start = time.perf_counter()
         self._last_save = time.monotonic()
 
@@ -529,24 +607,135 @@ class RunLoop:
         return self.progress.elapsed_s + time.perf_counter() - self._start
 
     def _record(self, position: int, accumulators: list[Any]) -> list[TestResult]:
-        results = self.workload.judge(accumulators)
+        """Settle the retests that end at a progressive length and judge it,
+        and stop the run at its first failure (unless it keeps going).  A
+        retest that makes the first failure stops the run before this length
+        is judged: the run's results are then the failing length's, whose
+        own results have had their repeat (this length's would have none)."""
+        repeated = self._settle_retests(position)
+        if repeated and not self.plan.keep_going:
+            self._stop_if_failed(position, True)
+        entries = self.workload.judge_entries(accumulators)
+        results = [r for group in entries for r in group]
         verdict = worst_verdict([r.verdict for r in results])
         record = {"bytes": position, "verdict": verdict, "elapsed_s": round(self.elapsed(), 6),
                   "tests": [r.to_json() for r in results]}
         self.progress.lengths.append(record)
         self.final = results
-        if verdict == Verdict.FAIL and self.progress.first_failure is None:
+        failed = verdict == Verdict.FAIL or repeated
+        self._schedule_retests(position, entries, record)
+        self._stop_if_failed(position, failed)
+        return results
+
+    def _stop_if_failed(self, position: int, failed: bool) -> None:
+        if failed and self.progress.first_failure is None:
             self.progress.first_failure = position
             if not self.plan.keep_going:
                 raise _StopRun
-        return results
+
+    # -- retests --------------------------------------------------------------
+
+    def _schedule_retests(self, position: int, entries: list[list[TestResult]], record: dict[str, Any] | None) -> None:
+        """For each entry with results to retest (unconfirmed, suspicious), a
+        fresh accumulator for the block ``[position, 2 position)``."""
+        if not self.workload.thresholds.retests:
+            return
+        index = 0
+        for entry, results in enumerate(entries):
+            wanted = [(record, index + k, r) for k, r in enumerate(results) if r.needs_retest()]
+            index += len(results)
+            if not wanted or position <= 0:
+                continue
+            fresh = self.workload.fresh_entry(entry)
+            if fresh is None:
+                continue
+            self.retests.append(_Retest(entry, position, [fresh], wanted))
+
+    def _settle_retests(self, position: int) -> bool:
+        """Settle the retests whose block ends at or before ``position``
+        (reading the block again if the run read part of it elsewhere);
+        True when one of them turned a result into a failure."""
+        due = [r for r in self.retests if r.end <= position]
+        failed = False
+        for retest in due:
+            self.retests.remove(retest)
+            got: int | None = retest.fed
+            if retest.fed != retest.length:
+                retest.accumulators = [self.workload.fresh_entry(retest.entry)]
+                got = self.workload.reread(retest.accumulators, retest.start, retest.length)
+            failed = self._settle(retest, got) or failed
+        return failed
+
+    def _settle(self, retest: _Retest, got: int | None) -> bool:
+        """Resolve a retest's results from what it read (``got`` units; None:
+        the source cannot be read again); True when one of them now fails."""
+        again: dict[str, TestResult] = {}
+        if got == retest.length:
+            for r in retest.accumulators[0].finalize():
+                again.setdefault(r.name, r)
+        missing = "the source cannot be read again" if got is None else "the data ended"
+        failed = False
+        for record, index, result in retest.results:
+            resolve_retest(result, again.get(result.name), self.workload.thresholds, start=retest.start,
+                           length=retest.length, missing=missing)
+            failed = failed or result.verdict == Verdict.FAIL
+            if record is not None:
+                record["tests"][index] = result.to_json()
+                record["verdict"] = worst_verdict([t["verdict"] for t in record["tests"]])
+        return failed
+
+    def _ride_along(self, segment: Any, start: int, end: int) -> None:
+        """The retests whose block overlaps units ``[start, end)`` of a
+        segment tested on a worker take that part from the data this process
+        read for it (a producer's segment); where the worker opened the source
+        itself there is no such data, and the block is read again when due."""
+        for retest in self.retests:
+            low, high = max(start, retest.start), min(end, retest.end)
+            if retest.fed < 0 or low >= high:
+                continue
+            if segment.data is None or retest.start + retest.fed != low:
+                retest.fed = -1
+                continue
+            piece = segment.data[low - segment.start:high - segment.start]
+            for first in range(0, len(piece), CHUNK_BYTES):
+                for acc in retest.accumulators:
+                    acc.update(piece[first:first + CHUNK_BYTES])
+            retest.fed += high - low
+
+    def _read_on(self, position: int) -> None:
+        """At the end of the run: the retests whose block goes past it read
+        on from the source where the run stopped reading (or read their
+        block again), and are settled."""
+        pending, self.retests = self.retests, []
+        along = [r for r in pending if r.fed == position - r.start]
+        at, ended = position, False
+        try:
+            while not ended:
+                going = [r for r in along if r.end > at]
+                if not going:
+                    break
+                end = min(r.end for r in going)
+                fed, interrupted = self.workload.feed([a for r in going for a in r.accumulators], at, end - at,
+                                                      self.threads, None)
+                if interrupted:
+                    raise KeyboardInterrupt
+                for r in going:
+                    r.fed += fed
+                ended = fed < end - at
+                at += fed
+        except (InputError, OSError):
+            along = []  # the source cannot go on from here: each retest reads its block again, or says why not
+        riding = {id(r) for r in along}
+        for retest in pending:
+            got: int | None = retest.fed
+            if id(retest) not in riding or (retest.fed < retest.length and not ended):
+                retest.accumulators = [self.workload.fresh_entry(retest.entry)]
+                got = self.workload.reread(retest.accumulators, retest.start, retest.length)
+            if self._settle(retest, got) and self.plan.progressive and self.progress.first_failure is None:
+                self.progress.first_failure = retest.end
 
     def _points_after(self, position: int) -> list[int]:
         return [n for n in self.plan.lengths if n > position] if self.plan.progressive else []
-
-    def _judge_if_point(self, position: int) -> None:
-        if self.plan.progressive and position in self.plan.lengths:
-            self._record(position, self.merged)
 
     # -- saving -------------------------------------------------------------
 
@@ -566,6 +755,9 @@ class RunLoop:
         points = self._points_after(position)
         if points:
             end = min(end, points[0])
+        ends = [r.end for r in self.retests if r.end > position]
+        if ends:
+            end = min(end, min(ends))
         if self.limit is not None:
             end = min(end, self.limit)
         return end
@@ -585,11 +777,16 @@ class RunLoop:
 
     def _in_process_piece(self, guard: InterruptGuard, position: int) -> int:
         count = self._next_boundary(position) - position
+        # retests whose block this piece is part of ride along
+        riders = [r for r in self.retests if r.start <= position < r.end and r.fed == position - r.start]
         guard.updating = False
         try:
-            fed, interrupted = self.workload.feed(self.merged, position, count, self.threads, self.on_progress)
+            fed, interrupted = self.workload.feed(self.merged + [a for r in riders for a in r.accumulators],
+                                                  position, count, self.threads, self.on_progress)
         finally:
             guard.updating = True
+        for r in riders:
+            r.fed += fed
         position += fed
         self.progress.position = position
         self.progress.in_process += fed
@@ -598,7 +795,10 @@ class RunLoop:
         if fed < count:
             self.progress.ended = True
             return position
-        self._judge_if_point(position)
+        if self.plan.progressive and position in self.plan.lengths:
+            self._record(position, self.merged)
+        else:
+            self._stop_if_failed(position, self._settle_retests(position))
         self._maybe_save()
         return position
 
@@ -635,11 +835,14 @@ class RunLoop:
         for segment, result in in_stream_order(self.workers, job, self._segments(guard, position),
                                                lambda: guard.pending):
             count = int(result["count"])
+            along = segment.start  # the segment's units the retests have had
             for point in segment.snapshots:
                 if point > segment.start + count:
                     break
                 judged = copy_accumulators(job, self.merged)
                 _merge(judged, loaded(job, segment.start, result["snapshots"][point]))
+                self._ride_along(segment, along, point)
+                along = point
                 try:
                     self._record(point, judged)
                 except _StopRun:
@@ -650,12 +853,16 @@ class RunLoop:
             position = segment.start + count
             self.progress.position = position
             self.progress.segments += 1
+            self._ride_along(segment, along, position)
             if self.on_progress:
                 self.on_progress(count * self.workload.unit_bytes)
             if count < segment.count:
                 self.progress.ended = True
                 return position
-            self._judge_if_point(position)
+            if self.plan.progressive and position in self.plan.lengths:
+                self._record(position, self.merged)
+            else:
+                self._stop_if_failed(position, self._settle_retests(position))
             self._maybe_save()
             if guard.pending:
                 raise KeyboardInterrupt
@@ -708,11 +915,14 @@ class RunLoop:
 
     def _finish_judging(self, position: int) -> None:
         if not self.plan.progressive:
-            self.final = self.workload.judge(self.merged)
-            return
-        lengths = self.progress.lengths
-        if position and (not lengths or lengths[-1]["bytes"] != position):
-            self._record(position, self.merged)  # the data ended between two lengths
+            entries = self.workload.judge_entries(self.merged)
+            self.final = [r for group in entries for r in group]
+            self._schedule_retests(position, entries, None)
+        else:
+            lengths = self.progress.lengths
+            if position and (not lengths or lengths[-1]["bytes"] != position):
+                self._record(position, self.merged)  # the data ended between two lengths
+        self._read_on(position)
 
     def _judge_interrupted(self, lengths: list[dict[str, Any]]) -> list[TestResult]:
         results = self.workload.judge(self.merged)

@@ -195,12 +195,18 @@ def feed(
     return fed, 8 * fed + tail_bits, interrupted
 
 
+def judge_entries(accumulators: list[Accumulator], thresholds: Thresholds) -> list[list[TestResult]]:
+    """Every accumulator's results so far, each with its verdict: one list per accumulator."""
+    entries = [acc.finalize() for acc in accumulators]
+    for results in entries:
+        for r in results:
+            classify(r, thresholds)
+    return entries
+
+
 def judge(accumulators: list[Accumulator], thresholds: Thresholds) -> list[TestResult]:
     """Every accumulator's results so far, each with its verdict."""
-    results = [r for acc in accumulators for r in acc.finalize()]
-    for r in results:
-        classify(r, thresholds)
-    return results
+    return [r for results in judge_entries(accumulators, thresholds) for r in results]
 
 
 def run(

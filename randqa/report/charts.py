@@ -28,6 +28,7 @@ VERDICT_STYLE = {
     Verdict.PASS: ("#2e7d32", "o"),
     Verdict.SUSPICIOUS: ("#e08a00", "D"),
     Verdict.FAIL: ("#c62828", "X"),
+    Verdict.UNCONFIRMED: ("#ad1457", "P"),
     Verdict.INSUFFICIENT: ("#757575", "s"),
 }
 
@@ -114,6 +115,8 @@ def _label(ax: Any, x: float, y: float, text: str, dy: float = 0.0) -> None:
 
 def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
     levels = [Verdict.FAIL, Verdict.SUSPICIOUS, Verdict.PASS]
+    if any(r["verdict"] == Verdict.UNCONFIRMED for r in points):
+        levels.insert(1, Verdict.UNCONFIRMED)
     if any(r["verdict"] == Verdict.INSUFFICIENT for r in points):
         levels.insert(0, Verdict.INSUFFICIENT)
     level = {v: i for i, v in enumerate(levels)}
@@ -218,12 +221,29 @@ def _heat_colours(suspicious_y: float, fail_y: float, top: float) -> Any:
     return LinearSegmentedColormap.from_list("randqa_p", nodes)
 
 
+def uniformity_pvalues(run: dict[str, Any]) -> tuple[list[float], list[float]]:
+    """The final p-values a uniformity check can take (continuous, one per
+    statistic: the upper tail, and no result that shares an earlier one's
+    counts), and apart from them the discrete ones and conservative bounds,
+    which a good generator puts on or above the diagonal by construction."""
+    continuous, apart = [], []
+    for t in run.get("tests", []):
+        if t.get("p_value") is None or t.get("verdict") == Verdict.INSUFFICIENT:
+            continue
+        kind = t.get("p_value_kind")
+        if kind == "dependent":
+            continue
+        (apart if kind else continuous).append(t["p_value"])
+    return sorted(continuous), sorted(apart)
+
+
 def _uniformity_panel(ax: Any, run: dict[str, Any]) -> None:
-    """Final p-values against U(0,1): a QQ plot with the KS test's p-value
-    and its 95% band (p-values of a good generator stay inside it, about)."""
+    """Final p-values against U(0,1): a QQ plot of the continuous ones with
+    the KS test's p-value and its 95% band (a good generator's stay inside
+    it, about); the discrete ones and bounds drawn apart, not in the test."""
     from scipy import stats
 
-    pvalues = sorted(t["p_value"] for t in run.get("tests", []) if t.get("p_value") is not None)
+    pvalues, apart = uniformity_pvalues(run)
     n = len(pvalues)
     ax.set_box_aspect(1)
     ax.set_xlim(0, 1)
@@ -232,8 +252,12 @@ def _uniformity_panel(ax: Any, run: dict[str, Any]) -> None:
     ax.set_xlabel("U(0,1) quantile", fontsize=8)
     ax.set_ylabel("p-value (sorted)", fontsize=8)
     ax.tick_params(labelsize=7)
+    if apart:
+        ax.scatter([(i + 0.5) / len(apart) for i in range(len(apart))], apart, s=10, facecolors="none",
+                   edgecolors="#9e9e9e", linewidths=0.7, zorder=2)
+    extra = f" ({len(apart)} discrete or bounds: hollow, not in KS)" if apart else ""
     if n < 2:
-        ax.set_title("p-value uniformity: too few p-values", fontsize=8)
+        ax.set_title(f"p-value uniformity: too few continuous p-values{extra}", fontsize=8)
         return
     band = float(stats.kstwo.ppf(0.95, n))
     ax.fill_between([0, 1], [-band, 1 - band], [band, 1 + band], color="#2e7d32", alpha=0.10, linewidth=0)
@@ -241,7 +265,7 @@ def _uniformity_panel(ax: Any, run: dict[str, Any]) -> None:
     ks = float(stats.kstest(pvalues, "uniform").pvalue)
     colour = VERDICT_STYLE[Verdict.PASS][0] if ks >= 1e-3 else VERDICT_STYLE[Verdict.SUSPICIOUS][0]
     ax.scatter(expected, pvalues, s=9 if n <= 60 else 4, color=colour, zorder=3, linewidths=0)
-    ax.set_title(f"p-value uniformity, {n} p-values\nKS p = {ks:.3g}", fontsize=8)
+    ax.set_title(f"p-value uniformity, {n} continuous p-values{extra}\nKS p = {ks:.3g}", fontsize=8)
 
 
 def run_overview_svg(run: dict[str, Any], id_prefix: str) -> str | None:

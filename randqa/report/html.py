@@ -21,8 +21,8 @@ from markupsafe import Markup
 from randqa.errors import InputError
 from randqa.report.json_report import read_json_document, write_output_file
 from randqa.report import charts
-from randqa.report.terminal import PREDICTABLE_NOTE, format_number
-from randqa.results import Verdict
+from randqa.report.terminal import PREDICTABLE_NOTE, format_number, retest_lines
+from randqa.results import Verdict, false_fail_statement, retest_summary
 from randqa.sizes import format_size
 from randqa.report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
                                        runtimes_answer)
@@ -88,6 +88,7 @@ def _test_rows(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "p_value": format_number(test.get("p_value")),
             "p_value_low": None if test.get("p_value_low") is None else format_number(test["p_value_low"]),
             "verdict": test["verdict"],
+            "retest": retest_summary(test.get("retest")),
             "needs": test.get("needs"),
             "details": detail_text if len(detail_text) <= 160 else detail_text[:157] + "…",
             "details_full": ", ".join(f"{k}={v}" for k, v in details.items()),
@@ -157,6 +158,8 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "suite": run["suite"],
                 "elapsed": "—" if run.get("elapsed_s") is None else f"{run['elapsed_s']:.2f} s",
                 "notes": list(run.get("notes", [])),
+                "false_fail": false_fail_statement(run.get("false_fail_rate"), run.get("thresholds")),
+                "retests": retest_lines(run.get("lengths") or []),
                 "counts": counts,
                 "tests": _test_rows(run["tests"]),
                 "overview_svg": None if overview is None else Markup(overview),

@@ -26,6 +26,7 @@ _BADGE = {
     Verdict.PASS: ("#2e7d32", "#e8f5e9"),
     Verdict.SUSPICIOUS: ("#8a5300", "#fff3e0"),
     Verdict.FAIL: ("#b71c1c", "#fdecea"),
+    Verdict.UNCONFIRMED: ("#8e244d", "#fce4ec"),
     Verdict.INSUFFICIENT: ("#555555", "#eeeeee"),
 }
 _CELL = "padding:2px 8px;border-bottom:1px solid #ddd;text-align:{align}"

@@ -7,7 +7,7 @@ from typing import Any
 
 from randqa.interleaving import view_of
 from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
-from randqa.results import RunResult, TestResult, Verdict, worst_verdict
+from randqa.results import RunResult, TestResult, Verdict, false_fail_statement, retest_summary, worst_verdict
 from randqa.sizes import format_size
 
 
@@ -38,6 +38,8 @@ def render_run(run: RunResult) -> str:
     lines.append(f"{'test':<{width}}  {'statistic':>14}  {'p-value':>12}  verdict")
     for r in shown:
         verdict = r.verdict if r.needs is None else f"{r.verdict} (needs {r.needs})"
+        if r.retest:
+            verdict += f"; {retest_summary(r.retest)}"
         lines.append(f"{r.name:<{width}}  {format_number(r.statistic):>14}  {format_number(r.pvalue):>12}  {verdict}")
     lines.append("")
     lengths = run.extra.get("lengths")
@@ -45,14 +47,35 @@ def render_run(run: RunResult) -> str:
         lines.append("progressive: verdict after each length (worst test)")
         for entry in lengths:
             worst = [t for t in entry["tests"] if t["verdict"] == entry["verdict"]]
-            which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in (Verdict.FAIL, Verdict.SUSPICIOUS) else ""
-            lines.append(f"  {format_size(entry['bytes']):>10}  {entry['verdict']:<12} {which}")
+            shown = (Verdict.FAIL, Verdict.UNCONFIRMED, Verdict.SUSPICIOUS)
+            which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in shown else ""
+            lines.append(f"  {format_size(entry['bytes']):>10}  {entry['verdict']:<12} {which}".rstrip())
+        lines.extend(retest_lines(lengths))
         first = run.extra.get("first_failure_bytes")
         lines.append(f"first failure at {format_size(first)}" if first else "no failure up to " + format_size(run.bytes_tested))
         lines.append("")
     lines.extend(f"note: {n}" for n in run.notes)
     lines.append(f"verdict: {run.verdict.upper()}")
+    document = run.to_json()
+    statement = false_fail_statement(document.get("false_fail_rate"), document.get("thresholds"))
+    if statement:
+        lines.append(statement)
     return "\n".join(lines)
+
+
+def retest_lines(lengths: list[dict[str, Any]]) -> list[str]:
+    """What the retests of a progressive run's suspicious and unconfirmed
+    results found: "  gap[...]: suspicious at 256 MiB (p = 2.1e-05), not
+    repeated on the next 256 MiB (p = 0.41)", one line each."""
+    lines = []
+    for entry in lengths:
+        for t in entry["tests"]:
+            if t.get("retest"):
+                tails = [p for p in (t.get("p_value"), t.get("p_value_low")) if p is not None]
+                seen = f" (p = {min(tails):.2g})" if tails else ""
+                lines.append(f"  {t['name']}: {t['verdict']} at {format_size(entry['bytes'])}{seen}, "
+                             f"{retest_summary(t['retest'])}")
+    return lines
 
 
 def _smallest_p(results: list[TestResult]) -> str:
@@ -87,15 +110,16 @@ def _streams_summary(results: list[TestResult], streams: dict[str, Any]) -> tupl
         lines.append(f"{'  pairs XOR (quick suite)':<28}  {worst_verdict([r.verdict for r in paired]):<12}  "
                      f"{len(pairs)} pairs, {len(paired)} results, {_smallest_p(paired)}")
     lines.append("")
-    shown = [r for r in results if view_of(r.name) is None or r.verdict in (Verdict.FAIL, Verdict.SUSPICIOUS)]
+    shown = [r for r in results if view_of(r.name) is None or r.verdict in (Verdict.FAIL, Verdict.UNCONFIRMED, Verdict.SUSPICIOUS)]
     return shown, lines
 
 
 def failing_tests(run: dict[str, Any]) -> list[str]:
-    """Names of the tests that failed or looked suspicious, worst first."""
-    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.SUSPICIOUS)]
+    """Names of the tests that failed, were unconfirmed ('!') or looked suspicious ('?'), worst first."""
+    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.UNCONFIRMED, Verdict.SUSPICIOUS)]
     bad.sort(key=lambda t: -Verdict(t["verdict"]).severity)
-    return [t["name"] + ("" if t["verdict"] == Verdict.FAIL else "?") for t in bad]
+    mark = {Verdict.FAIL: "", Verdict.UNCONFIRMED: "!", Verdict.SUSPICIOUS: "?"}
+    return [t["name"] + mark[Verdict(t["verdict"])] for t in bad]
 
 
 #: what the compare table's "predictable from" column means
@@ -128,7 +152,7 @@ def render_compare(doc: dict[str, Any]) -> str:
             "-" if speed is None else f"{speed:.1f} {marker}".rstrip(),
             "-" if generation is None else f"{generation:.1f}",
             format_size(run["bytes_tested"]),
-            run["verdict"].upper() if run["verdict"] == Verdict.FAIL else run["verdict"],
+            run["verdict"].upper() if run["verdict"] in (Verdict.FAIL, Verdict.UNCONFIRMED) else run["verdict"],
             ("none" if failure is None else format_size(failure)) if progressive else "",
             _predictable_from(run) if predicted else "",
             "-" if seed is None else str(seed),
@@ -145,7 +169,7 @@ def render_compare(doc: dict[str, Any]) -> str:
         return "  ".join(out).rstrip()
 
     lines = [f"suite {doc['suite']}  MB/s: as applications call each generator (a, b, ... below), median of "
-             f"{doc['speed_repeats']} runs apart from testing  ('?' = suspicious)", "", line(header)]
+             f"{doc['speed_repeats']} runs apart from testing  ('?' = suspicious, '!' = unconfirmed)", "", line(header)]
     lines += [line(r) for r in rows]
     lines.append("")
     lines += [f"{marker}: {method}" for method, marker in markers.items()]
@@ -158,6 +182,12 @@ def render_compare(doc: dict[str, Any]) -> str:
     for run in doc["runs"]:
         for note in run.get("notes", []):
             lines.append(f"note: {run['source']['name']}: {note}")
+        for line_ in retest_lines(run.get("lengths") or [{"bytes": run["bytes_tested"], "tests": run["tests"]}]):
+            lines.append(f"retest: {run['source']['name']}:{line_[1:]}")
+    rates = [r["false_fail_rate"]["at_most"] for r in doc["runs"] if r.get("false_fail_rate")]
+    if rates:
+        lines.append(f"false FAIL: a good generator FAILs each of these runs with probability at most {max(rates):.2g} "
+                     f"(README, Verdicts)")
     if doc.get("interrupted"):
         lines.append("note: interrupted: sources after the last row were not tested")
     for answer in (nmap_answer(doc["runs"]), runtimes_answer(doc["runs"])):
@@ -217,7 +247,7 @@ def render_predict(doc: dict[str, Any], *, width: int = 120) -> str:
 def render_problems(run: dict[str, Any]) -> str:
     """The failed and suspicious tests of a run document with their p-values,
     failures first, then by their smaller tail p (one line each, after a header)."""
-    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.SUSPICIOUS)]
+    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.UNCONFIRMED, Verdict.SUSPICIOUS)]
 
     def order(test: dict[str, Any]) -> tuple[int, float]:
         tails = [p for p in (test.get("p_value"), test.get("p_value_low")) if p is not None]

@@ -48,10 +48,11 @@ from reference_generators import pcg64_array
 DATA = np.random.default_rng(2024).bytes(300_007)  # odd length on purpose
 
 #: longer streams for the tests whose defaults need more than DATA before every
-#: result is a real statistic: bcfn's 3342 blocks of 16384 bits,
+#: result is a real statistic: bcfn's 6683 blocks of 16384 bits,
+#: overlapping_serial's 100 expected per pattern of m = 16 bits,
 #: bit_linear_complexity's 30 sequences of 4096 32-bit words, and
 #: fluhrer_mcgrew's 64 MiB (its MIN_BYTES)
-LONGER_STREAMS = {"bcfn": 6_844_416 + 7, "bit_linear_complexity": 30 * 16384 + 7, "fluhrer_mcgrew": (64 << 20) + 7}
+LONGER_STREAMS = {"bcfn": 13_686_784 + 7, "overlapping_serial": 819_200 + 7, "bit_linear_complexity": 30 * 16384 + 7, "fluhrer_mcgrew": (64 << 20) + 7}
 
 
 @functools.cache
@@ -130,7 +131,7 @@ STRONG_TESTS = [
 
 @pytest.mark.parametrize("cls,params", STRONG_TESTS, ids=lambda x: getattr(x, "name", str(x)))
 def test_results_do_not_depend_on_chunk_boundaries(cls, params) -> None:
-    data = pcg64_array(200_003, seed=11)
+    data = pcg64_array(400_003, seed=11)
     results = results_of(cls(**params), data)
     assert_no_insufficient(results)
     whole = summary(results)
@@ -142,7 +143,7 @@ def test_results_do_not_depend_on_chunk_boundaries(cls, params) -> None:
 
 @pytest.mark.parametrize("cls,params", STRONG_TESTS, ids=lambda x: getattr(x, "name", str(x)))
 def test_merge_equals_concatenation(cls, params) -> None:
-    data = pcg64_array(200_000, seed=12)  # digraph[position_mod=3] needs 3 x 65,537 bytes
+    data = pcg64_array(400_000, seed=12)  # digraph[position_mod=3] needs 3 x 131,073 bytes
     results = results_of(cls(**params), data)
     assert_no_insufficient(results)
     whole = summary(results)

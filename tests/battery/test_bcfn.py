@@ -45,8 +45,8 @@ def test_bcfn_counts_and_statistic_match_direct_computation() -> None:
 
 
 def test_bcfn_fails_minstd_and_passes_pcg64() -> None:
-    assert "bcfn[block_bits=32]" in failed(results_of(BCFN(block_bits=[32]), reference_stream("minstd", 65536)))
-    assert not failed(results_of(BCFN(block_bits=[8, 32]), pcg64_array(65536, seed=51)))
+    assert "bcfn[block_bits=32]" in failed(results_of(BCFN(block_bits=[32]), reference_stream("minstd", 131072)))
+    assert not failed(results_of(BCFN(block_bits=[8, 32]), pcg64_array(131072, seed=51)))
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """digraph: the chi-square of successive byte pairs less the row and column
 terms (Good's second difference on a circular stream), per position class
 when position_mod > 1, against a direct computation; it catches a
-position-dependent bias and needs one pair per cell (65,537 bytes).
+position-dependent bias and needs two pairs per cell (131,073 bytes).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from accumulators import failed, results_of
+from randqa.results import Thresholds, classify
 from randqa.battery.digraph import Digraph
 from reference_generators import pcg64_array
 
@@ -35,7 +36,7 @@ def _digraph_reference(data: np.ndarray, position_mod: int) -> float:
 
 @pytest.mark.parametrize("position_mod", [0, 2])
 def test_digraph_statistic_matches_direct_computation(position_mod: int) -> None:
-    data = pcg64_array(140_001, seed=31)
+    data = pcg64_array(280_001, seed=31)
     result = results_of(Digraph(position_mod=position_mod), data, [5, 77_777])[0]
     assert math.isclose(result.statistic, _digraph_reference(data, position_mod), rel_tol=1e-10)
     assert result.details["dof"] == max(position_mod, 1) * 255**2
@@ -45,7 +46,7 @@ def test_digraph_statistic_matches_direct_computation(position_mod: int) -> None
 def test_digraph_circular_stream_equals_goods_second_difference() -> None:
     """With the first byte repeated at the end, rows = columns = byte counts of
     the circular sequence, and the statistic is Good's ψ²_2 - 2ψ²_1."""
-    data = pcg64_array(70_000, seed=32)
+    data = pcg64_array(140_000, seed=32)
     circular = np.append(data, data[0])
     statistic = results_of(Digraph(), circular)[0].statistic
     x = data.astype(np.int64)
@@ -73,12 +74,16 @@ def test_digraph_detects_a_position_dependent_bias() -> None:
     assert not failed(results_of(Digraph(), data))
 
 
-def test_digraph_needs_one_pair_per_cell() -> None:
-    assert results_of(Digraph(), pcg64_array(65_536, seed=1))[0].verdict == "insufficient"
-    assert results_of(Digraph(), pcg64_array(65_537, seed=1))[0].verdict is None
-
-
-@pytest.mark.parametrize("position_mod", [-1, 5000, 1.5])
-def test_digraph_refuses_bad_parameters(position_mod) -> None:
-    with pytest.raises(ValueError):
-        Digraph(position_mod=position_mod)
+def test_digraph_needs_two_pairs_per_cell() -> None:
+    # below one pair per cell no statistic; from one to two, only a tail below 1e-20 fails
+    assert results_of(Digraph(), pcg64_array(65_536, seed=1))[0].statistic is None
+    between = results_of(Digraph(), pcg64_array(131_072, seed=1))[0]
+    assert between.statistic is not None and "131073" in between.needs
+    assert classify(between, Thresholds()) == "insufficient"
+    assert results_of(Digraph(), pcg64_array(131_073, seed=1))[0].verdict is None
+    # each byte followed by one of only 16: decisive at one pair per cell
+    steps = pcg64_array(65_537, seed=2) & 15
+    data = (np.cumsum(steps, dtype=np.int64) % 256).astype(np.uint8)
+    blatant = results_of(Digraph(), data)[0]
+    assert blatant.needs is not None
+    assert classify(blatant, Thresholds()) == "fail" and blatant.needs is None  # failed, whatever more data says

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from randqa.battery import _differences
+from randqa.battery._multinomial import multinomial_tail
 from randqa.battery.lagged_difference import LaggedDifference, power_divergence
 from reference_generators import MMIX_INCREMENT, MMIX_MULTIPLIER, pcg64_bytes, truncated_lcg_bytes
 
@@ -69,9 +70,29 @@ def test_statistic_is_cressie_read_and_result_is_the_bonferroni_minimum():
     acc.update(np.frombuffer(pcg64_bytes(1 << 16, 8), dtype=np.uint8))
     result = acc.finalize()[0]
     judged = acc.counts[acc.counts.sum(axis=1) >= 128]
-    p = stats.chi2.sf(power_divergence(judged, judged.sum(axis=1)), 15)
+    samples = judged.sum(axis=1)
+    statistics = power_divergence(judged, samples)
+    p = stats.chi2.sf(statistics, 15)
+    # lags with fewer than 32 expected per class near the smallest p-value: the exact tail
+    if p.min() * len(p) < 0.01:
+        near = (samples < 1024) & (p < 2 * p.min())
+        p[near] = [multinomial_tail(np.full(16, 1 / 16), int(n), x, kind="cressie_read").pvalue
+                   for n, x in zip(samples[near], statistics[near])]
     assert result.details["lags_judged"] == len(judged)
     assert result.pvalue == pytest.approx(min(1.0, p.min() * len(p)), rel=1e-9)
+    assert result.pvalue_kind == "bound"
+
+
+def test_a_lag_with_few_samples_takes_the_exact_tail():
+    # 128 counted starts at lag 1 (8 expected per class): the result is the
+    # exact multinomial tail (1.07e-4 at most), not chi-square's 1.12e-4
+    acc = LaggedDifference(max_lag=1)
+    acc.counts[0, :] = [22, 20] + [6] * 13 + [8]
+    result = acc.finalize()[0]
+    statistic = float(power_divergence(acc.counts[:1], acc.counts[:1].sum(axis=1))[0])
+    exact = multinomial_tail(np.full(16, 1 / 16), 128, statistic, kind="cressie_read")
+    assert result.pvalue == exact.pvalue == pytest.approx(1.0666e-4, rel=1e-3)
+    assert stats.chi2.sf(statistic, 15) == pytest.approx(1.1240e-4, rel=1e-3)
 
 
 def test_too_little_data_is_insufficient_and_says_how_much():

@@ -52,7 +52,7 @@ def test_overlapping_serial_counts_are_circular_nist_counts(m: int, tail: int) -
 
 def test_overlapping_serial_fails_a_biased_bit_pattern() -> None:
     # the low 4 bits of RANDU words have period 4: [Low4/32] folding makes it blatant
-    data = reference_stream("randu", 4096)
+    data = reference_stream("randu", 32768)  # 100 expected per pattern: 25,600 folded bits
     folded = FoldedTest(OverlappingSerial(m=8), word_bits=32, low_bits=4)
     assert "overlapping_serial[m=8,nabla][low4/32]" in failed(results_of(folded, data))
 

@@ -50,13 +50,13 @@ def test_generate_writes_what_test_reads(capsys, tmp_path):
     assert np.array_equal(np.fromfile(tmp_path / "both.bin", dtype=np.uint8), np.stack(parts, axis=1).reshape(-1))
     report = tmp_path / "r.json"
     code, _, _ = run_cli_inprocess(capsys, "test", "minstd", "--streams", "2", "--stream-seeds", "consecutive",
-                                   "--seed", "5", "--interleave", "8", "-n", "8K", "--suite", "quick", "-j", "1",
+                                   "--seed", "5", "--interleave", "8", "-n", "16K", "--suite", "quick", "-j", "1",
                                    "--json", str(report))
     doc = json.loads(report.read_text())
     assert code == 1 and assert_valid_document(doc) == "run"
     assert doc["source"]["streams"] == {"count": 2, "scheme": "consecutive", "interleave_bytes": 8,
                                         "members": [{"index": 0, "seed": 5}, {"index": 1, "seed": 6}]}
-    # MINSTD fails alone, and its consecutive seeds' XOR too
+    # MINSTD fails alone, and its consecutive seeds' XOR too (8 KiB a stream: chi_square's 32 expected per bin)
     failed = {t["name"] for t in doc["tests"] if t["verdict"] == "fail"}
     assert {"chi_square[stream 0]", "chi_square[stream 1]", "chi_square[streams 0 xor 1]"} <= failed
 

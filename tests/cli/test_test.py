@@ -177,9 +177,18 @@ def by_name(result, name):
     return next(t for t in result.json()["tests"] if t["name"] == name)
 
 
+@pytest.fixture
+def sts_suite(tmp_path):
+    """frequency and runs with SP 800-22's p-values (the suites' default is the exact binomial tail)."""
+    path = tmp_path / "sts.toml"
+    path.write_text('[[tests]]\ntest = "frequency"\npvalues = "sts"\n[[tests]]\ntest = "runs"\npvalues = "sts"\n')
+    return str(path)
+
+
 @pytest.mark.parametrize("test_name, expected", [("frequency", 0.109599), ("runs", 0.500798)])
-def test_nist_100_bit_examples(cli, test_name, expected):
-    result = cli("test", "-", "--format", "bits", "--tests", test_name, "--json", "-", input=EPSILON_100.encode())
+def test_nist_100_bit_examples(cli, sts_suite, test_name, expected):
+    result = cli("test", "-", "--format", "bits", "--suite", sts_suite, "--tests", test_name, "--json", "-",
+                 input=EPSILON_100.encode())
     assert result.returncode == 0, result.stderr
     entry = by_name(result, test_name)
     assert f"{entry['p_value']:.6f}" == f"{expected:.6f}"
@@ -187,10 +196,11 @@ def test_nist_100_bit_examples(cli, test_name, expected):
     assert result.json()["bits_tested"] == 100
 
 
-def test_nist_10_bit_frequency_example_is_insufficient(cli):
+def test_nist_10_bit_frequency_example_is_insufficient(cli, sts_suite):
     # SP 800-22 2.1.4: epsilon = 1011010101 gives 0.527089; the standard asks
     # for n >= 100, so randqa shows the p-value but gives no verdict
-    result = cli("test", "-", "--format", "bits", "--tests", "frequency", "--json", "-", input=b"1011010101\n")
+    result = cli("test", "-", "--format", "bits", "--suite", sts_suite, "--tests", "frequency", "--json", "-",
+                 input=b"1011010101\n")
     assert result.returncode == 0, result.stderr
     entry = by_name(result, "frequency")
     assert f"{entry['p_value']:.6f}" == "0.527089"

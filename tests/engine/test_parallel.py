@@ -162,6 +162,31 @@ def test_progressive_stop_inside_a_segment(workers, tmp_path):
         assert comparable(result) == expected
 
 
+def test_retests_on_workers_read_the_block_one_process_reads(workers, tmp_path):
+    """A stream whose first MiB is biased (frequency 1.2e-8 there, below the
+    fail threshold) and fair after: the 1 MiB length ends the segment run in
+    this process, and its retest block, the next MiB, is tested on a
+    worker.  The retest reads it again from the file (pread), or takes it from
+    the segment this process read for the worker (in order): the JSON of one
+    process either way, the failure not repeated."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "biased-then-fair.bin"
+    path.write_bytes(np.packbits(rng.random(8 << 20) < 0.500967).tobytes() + rng.bytes(3 << 20))
+    suite = load_suite("quick")
+    progressive = Progressive(1 << 20, 4 << 20)
+    with open_source(str(path)) as source:
+        expected = comparable(run_stream(source, suite, progressive=progressive))
+    frequency = expected["lengths"][0]["tests"][0]
+    assert frequency["name"] == "frequency" and 1e-20 < frequency["p_value"] < 1e-6
+    assert frequency["verdict"] == "suspicious" and frequency["retest"]["repeated"] is False
+    assert frequency["retest"]["from_bytes"] == frequency["retest"]["bytes"] == 1 << 20
+    for spec in (str(path), None):
+        with open_source(str(path)) as source:
+            result = run_stream(source, suite, progressive=progressive, spec=spec, segment=1 << 20, workers=workers)
+        assert result.extra["execution"]["segments_on_workers"] == 3
+        assert comparable(result) == expected
+
+
 def test_collision_blocks_across_segments_on_workers(workers):
     """decimated_collisions' values of a block span many segments: each
     worker keeps its segment's kept values until they are merged in order."""
@@ -206,7 +231,7 @@ def test_short_runs_stay_in_process():
         with open_source("minstd", seed=SEED) as source:
             result = run_stream(source, load_suite("quick"), progressive=Progressive(1 << 10, 1 << 30), spec="minstd",
                                 segment=1 << 20, workers=unstarted)
-        assert result.extra["first_failure_bytes"] == 2048
+        assert result.extra["first_failure_bytes"] == 4096  # chi_square of the bytes below 1e-20 at 4 KiB
         assert not unstarted.started
 
 

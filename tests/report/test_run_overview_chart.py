@@ -55,7 +55,7 @@ def test_190_results_fold_into_one_row_per_test_family():
     assert [g[0] for g in grid] == [2e-5, 0.3, 0.9, None]  # the family's smallest p, as the verdicts judge each
     svg = charts.run_overview_svg(_run(tests), "n")
     assert "template (smallest of 148)" in svg
-    assert re.findall(r"uniformity, (\d+) p-values", svg) == ["189"]  # every final p-value in the QQ panel
+    assert re.findall(r"uniformity, (\d+) continuous p-values", svg) == ["189"]  # every final p-value in the QQ panel
 
 
 def test_uniformity_panel_states_the_ks_p_value():
@@ -67,7 +67,23 @@ def test_uniformity_panel_states_the_ks_p_value():
     svg = charts.run_overview_svg(_run([_test(f"t{i}", p) for i, p in enumerate(skewed)]), "u")
     assert float(re.search(r"KS p = ([0-9.e-]+)", svg).group(1)) < 1e-10
     few = charts.run_overview_svg(_run([_test("only", 0.4)]), "f")
-    assert "too few p-values" in few
+    assert "too few continuous p-values" in few
+
+
+def test_uniformity_panel_leaves_discrete_bounded_and_dependent_pvalues_out_of_ks():
+    """Discrete p-values sit on or above the diagonal by construction (a
+    lowest-complexity p of 2/3 at every length, say) and would pull KS down;
+    a result from the same counts as another would count them twice."""
+    continuous = list(np.random.default_rng(5).random(30))
+    others = [dict(_test(f"d{i}", 2 / 3), p_value_kind="discrete") for i in range(20)]
+    others += [dict(_test("b", 1.0), p_value_kind="bound"), dict(_test("dep", 0.001), p_value_kind="dependent")]
+    run = _run([_test(f"t{i}", p) for i, p in enumerate(continuous)] + others)
+    assert charts.uniformity_pvalues(run) == (sorted(continuous), sorted([2 / 3] * 20 + [1.0]))
+    svg = charts.run_overview_svg(run, "k")
+    assert f"KS p = {stats.kstest(continuous, 'uniform').pvalue:.3g}" in svg
+    assert "30 continuous p-values (21 discrete or bounds: hollow, not in KS)" in svg
+    mixed = stats.kstest(continuous + [2 / 3] * 20 + [1.0, 0.001], "uniform").pvalue
+    assert mixed < 0.01 < stats.kstest(continuous, "uniform").pvalue  # what the old panel would have shown
 
 
 def test_chart_marks_the_levels_and_the_first_failure():
