@@ -22,15 +22,12 @@ the seconds each took (wall clock; the machine may be shared).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
-import subprocess
-import sys
-import time
+
+from _practrand import doubling_limit, practrand_first_failure, practrand_path, randqa_first_failure
 
 from randqa.report.environment import cpu_model
-from randqa.sizes import format_size, parse_size
+from randqa.sizes import format_size
 from randqa.sources import open_source
 from randqa.sources.segments import word_bytes
 
@@ -43,48 +40,10 @@ FAMILIES = {
     "lfib19937-top32": ("the lagged Fibonacci's top 32 bits", 32),
 }
 
-LENGTH = re.compile(r"^length=.*\(2\^(\d+) bytes\)")
 
-
-def practrand_first_failure(practrand: str, name: str, seed: int, limit: int) -> tuple[int | None, float]:
-    """(first length PractRand fails, or None; seconds)."""
-    width = FAMILIES[name][1] if name in FAMILIES else 8 * word_bytes(open_source(name, seed=seed))
-    start = time.perf_counter()
-    generate = subprocess.Popen([sys.executable, "-m", "randqa", "generate", name, "--seed", str(seed), "-n", str(limit)],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    practrand_cmd = [practrand, f"stdin{width}", "-tlmin", "1KB", "-tlmax", f"{limit >> 10}KB"]
-    pr = subprocess.Popen(practrand_cmd, stdin=generate.stdout, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    generate.stdout.close()  # PractRand holds the pipe now: randqa generate ends when it closes
-    length, failed_at = None, None
-    for line in pr.stdout:
-        m = LENGTH.match(line.strip())
-        if m:
-            length = 1 << int(m.group(1))
-        elif "FAIL" in line and length is not None:
-            failed_at = length
-            break
-    pr.kill()
-    pr.wait()
-    generate.wait()
-    return failed_at, time.perf_counter() - start
-
-
-def randqa_first_failure(name: str, seed: int, limit: int, suite: str) -> tuple[int | None, str, float]:
-    """(first failing length or None, the tests that failed there, seconds)."""
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "randqa", "test", name, "--seed", str(seed), "--suite", suite,
-                           "--progressive", "--max", str(limit), "--json", "-", "--no-progress"],
-                          capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        sys.exit(f"randqa test {name} --suite {suite} exited {proc.returncode}: {proc.stderr.strip()[-300:]}")
-    doc = json.loads(proc.stdout)
-    failed = ", ".join(sorted({t["name"].split("[")[0] for t in doc["tests"] if t["verdict"] == "fail"}))
-    return doc["first_failure_bytes"], failed, seconds
-
-
-def shown(length: int | None, limit: int) -> str:
-    return format_size(length) if length is not None else f"none to {format_size(limit)}"
+def word_bits(name: str, seed: int) -> int:
+    """The width PractRand reads the generator's words at."""
+    return FAMILIES[name][1] if name in FAMILIES else 8 * word_bytes(open_source(name, seed=seed))
 
 
 def main() -> None:
@@ -94,22 +53,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--families", default=",".join(FAMILIES), help="backends, comma-separated")
     args = parser.parse_args()
-    practrand = os.path.abspath(args.practrand)
-    if not os.access(practrand, os.X_OK):
-        sys.exit(f"--practrand {args.practrand}: not an executable file")
-    limit = parse_size(args.max)
-    if limit < 1024 or limit & (limit - 1):
-        sys.exit("--max must be a power of two of at least 1K (PractRand's lengths double)")
+    practrand = practrand_path(args.practrand)
+    limit = doubling_limit(args.max)
     families = [f.strip() for f in args.families.split(",") if f.strip()]
     print(f"{cpu_model()}, {os.cpu_count()} CPUs; seed {args.seed}; lengths double from 1 KiB to {format_size(limit)}")
     print(f"{'family':<16} {'PractRand 0.94':>18} {'randqa standard':>18} {'randqa frontier':>18}  "
           f"{'failed (frontier)':<34} seconds (PR / std / frontier)")
     for name in families:
-        pr, pr_s = practrand_first_failure(practrand, name, args.seed, limit)
-        std, _, std_s = randqa_first_failure(name, args.seed, limit, "standard")
-        front, failed, front_s = randqa_first_failure(name, args.seed, limit, "frontier")
-        print(f"{name:<16} {shown(pr, limit):>18} {shown(std, limit):>18} {shown(front, limit):>18}  {failed:<34} "
-              f"{pr_s:.0f} / {std_s:.0f} / {front_s:.0f}", flush=True)
+        pr = practrand_first_failure(practrand, [name, "--seed", str(args.seed)], word_bits(name, args.seed), limit)
+        common = [name, "--seed", str(args.seed), "--max", str(limit)]
+        std = randqa_first_failure([*common, "--suite", "standard"])
+        front = randqa_first_failure([*common, "--suite", "frontier"])
+        failed = ", ".join(sorted({t.split("[")[0] for t in front.tests}))
+        print(f"{name:<16} {pr.shown(limit):>18} {std.shown(limit):>18} {front.shown(limit):>18}  {failed:<34} "
+              f"{pr.seconds:.0f} / {std.seconds:.0f} / {front.seconds:.0f}", flush=True)
     print("; ".join(f"{n}: {FAMILIES[n][0]}" for n in families if n in FAMILIES))
 
 

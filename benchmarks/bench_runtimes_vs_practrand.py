@@ -25,20 +25,16 @@ PractRand (or not at all), so the claim is checked, not just shown.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 
-from randqa.report.environment import cpu_model
-from randqa.sizes import format_size, parse_size
-from randqa.sources.runtimes import find_runtime_backend, runtime_backends
+from _practrand import doubling_limit, practrand_first_failure, practrand_path, randqa_first_failure
 
-#: PractRand's result block for one length, and a failure inside it
-LENGTH_LINE = re.compile(r"^length=.*\(2\^(\d+(?:\.\d+)?) bytes\)", re.M)
+from randqa.report.environment import cpu_model
+from randqa.sizes import format_size
+from randqa.sources.runtimes import find_runtime_backend, runtime_backends
 
 
 @dataclass
@@ -65,39 +61,6 @@ class Row:
         return pr is None or (self.randqa is not None and self.randqa <= pr)
 
 
-def randqa_first_failure(name: str, seed: int, limit: int) -> int | None:
-    command = [sys.executable, "-m", "randqa", "test", name, "--seed", str(seed), "--progressive", "--min", "1K",
-               "--max", str(limit), "--jobs", "1", "--no-progress", "--json", "-"]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode not in (0, 1):
-        sys.exit(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()[-300:]}")
-    return json.loads(done.stdout)["first_failure_bytes"]
-
-
-def practrand_first_failure(practrand: str, word: str, name: str, seed: int, limit: int) -> int | None:
-    """PractRand's first failing length on ``randqa generate``'s bytes, or None up to ``limit``."""
-    generate = subprocess.Popen([sys.executable, "-m", "randqa", "generate", name, "--seed", str(seed), "-n", str(limit)],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert generate.stdout is not None
-    try:
-        done = subprocess.run([practrand, word, "-tlmin", "1KB", "-tlmax", f"{limit // 1024}KB"], stdin=generate.stdout,
-                              capture_output=True, text=True, check=False)
-    finally:
-        generate.stdout.close()
-        generate.wait()
-    if done.returncode != 0:
-        sys.exit(f"RNG_test {word} on {name} exited {done.returncode}: {done.stderr.strip()[-300:]}")
-    blocks = LENGTH_LINE.split(done.stdout)
-    # split gives [head, exponent, block, exponent, block, ...]
-    for exponent, block in zip(blocks[1::2], blocks[2::2]):
-        if "FAIL" in block:
-            return int(round(2.0 ** float(exponent)))
-    lengths = [float(e) for e in blocks[1::2]]
-    if not lengths or 2.0 ** max(lengths) != limit:
-        sys.exit(f"RNG_test {word} on {name} stopped before {limit} bytes without a FAIL:\n{done.stdout[-500:]}")
-    return None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", metavar="NAME", help="runtime backends (default: all)")
@@ -105,12 +68,8 @@ def main() -> None:
     parser.add_argument("--max", default="256M", help="longest length tested (a power of two; default 256M)")
     parser.add_argument("--seed", type=int, default=1, help="seed of every generator (default 1)")
     args = parser.parse_args()
-    practrand = os.path.abspath(args.practrand)
-    if not os.access(practrand, os.X_OK):
-        sys.exit(f"--practrand {args.practrand}: not an executable file")
-    limit = parse_size(args.max)
-    if limit < 1024 or limit & (limit - 1):
-        sys.exit(f"--max {args.max}: PractRand's lengths are powers of two of at least 1 KiB")
+    practrand = practrand_path(args.practrand)
+    limit = doubling_limit(args.max)
     names = args.names or [b.name for b in runtime_backends()]
     backends = []
     for name in names:
@@ -122,15 +81,16 @@ def main() -> None:
     start = time.perf_counter()
     rows = []
     for backend in backends:
-        words = ["stdin8"] + ([f"stdin{backend.bits_per_call}"] if backend.bits_per_call in (32, 64) else [])
-        t0 = time.perf_counter()
-        ours = randqa_first_failure(backend.name, args.seed, limit)
-        t1 = time.perf_counter()
-        theirs = {word: practrand_first_failure(practrand, word, backend.name, args.seed, limit) for word in words}
-        row = Row(backend.name, backend.bits_per_call, ours, theirs, t1 - t0, time.perf_counter() - t1)
+        widths = [8] + ([backend.bits_per_call] if backend.bits_per_call in (32, 64) else [])
+        ours = randqa_first_failure([backend.name, "--seed", str(args.seed), "--min", "1K", "--max", str(limit),
+                                     "--jobs", "1"])
+        theirs = {f"stdin{bits}": practrand_first_failure(practrand, [backend.name, "--seed", str(args.seed)], bits,
+                                                          limit) for bits in widths}
+        row = Row(backend.name, backend.bits_per_call, ours.length, {w: f.length for w, f in theirs.items()},
+                  ours.seconds, sum(f.seconds for f in theirs.values()))
         rows.append(row)
-        shown = ", ".join(f"{w} {format_size(v) if v else '-'}" for w, v in theirs.items())
-        print(f"  {backend.name}: randqa {format_size(ours) if ours else '-'} ({row.randqa_s:.1f} s); "
+        shown = ", ".join(f"{w} {format_size(v) if v else '-'}" for w, v in row.practrand.items())
+        print(f"  {backend.name}: randqa {format_size(row.randqa) if row.randqa else '-'} ({row.randqa_s:.1f} s); "
               f"PractRand {shown} ({row.practrand_s:.1f} s)", file=sys.stderr, flush=True)
 
     print(f"first failure up to {format_size(limit)}, seed {args.seed}, standard suite vs PractRand 0.94 "

@@ -1,0 +1,102 @@
+"""First failures of randqa and PractRand 0.94 on the same bytes, for the
+benchmarks that set them side by side (bench_frontier, bench_runtimes_vs_practrand,
+bench_streams_vs_practrand).
+
+PractRand reads ``randqa generate``'s bytes on a pipe, as ``RNG_test stdinW
+-tlmin 1KB -tlmax MAX`` (W: the generator's word size in bits, so PractRand
+folds the words as it would the generator's own); it reports at every power
+of two and stops after its first failing length (``-tlfail``, its default).
+randqa runs ``randqa test ... --progressive`` on the same generator and seed.
+PractRand is not part of randqa: build RNG_test from its public source in a
+folder of your own and give its path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from randqa.sizes import format_size, parse_size
+
+#: PractRand's report of one length: "length= 2 megabytes (2^21 bytes), time= ..."
+LENGTH = re.compile(r"^length=.*\(2\^(\d+(?:\.\d+)?) bytes\)")
+#: a result line judged a failure: "  [Low1/32]BCFN(2+0,13-2,T)   R= +49.2  p =  2.1e-25   FAIL !!"
+FAILED = re.compile(r"^\s+(\S+)\s+R=.*\bFAIL\b")
+
+
+@dataclass
+class FirstFailure:
+    """A tester's first failing length (None: none up to the limit), the tests failed there, its wall time."""
+
+    length: int | None
+    tests: list[str]
+    seconds: float
+
+    def shown(self, limit: int) -> str:
+        return format_size(self.length) if self.length is not None else f"none to {format_size(limit)}"
+
+
+def practrand_path(given: str) -> str:
+    """``--practrand``'s RNG_test as an absolute path; exits with one line if it cannot run."""
+    path = os.path.abspath(given)
+    if not os.access(path, os.X_OK) or not os.path.isfile(path):
+        sys.exit(f"--practrand {given}: not an executable file")
+    return path
+
+
+def doubling_limit(text: str, option: str = "--max") -> int:
+    """A length both testers reach: a power of two of at least 1 KiB (PractRand's lengths double)."""
+    limit = parse_size(text)
+    if limit < 1024 or limit & (limit - 1):
+        sys.exit(f"{option} {text}: PractRand's lengths are powers of two of at least 1 KiB")
+    return limit
+
+
+def practrand_first_failure(practrand: str, generate_args: list[str], word_bits: int, limit: int) -> FirstFailure:
+    """PractRand's first failure on ``randqa generate GENERATE_ARGS``'s bytes, up to ``limit``."""
+    start = time.perf_counter()
+    # endless: PractRand reads a little past -tlmax, and the closed pipe ends randqa generate
+    generate = subprocess.Popen([sys.executable, "-m", "randqa", "generate", *generate_args, "--quiet"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert generate.stdout is not None
+    command = [practrand, f"stdin{word_bits}", "-tlmin", "1KB", "-tlmax", f"{limit >> 10}KB"]
+    try:
+        done = subprocess.run(command, stdin=generate.stdout, capture_output=True, text=True, check=False)
+    finally:
+        generate.stdout.close()  # PractRand has stopped reading: randqa generate ends on the closed pipe
+        generate.wait()
+    seconds = time.perf_counter() - start
+    length, first, failed = None, None, []
+    for line in done.stdout.splitlines():
+        reported = LENGTH.match(line)
+        if reported:
+            length = round(2.0 ** float(reported.group(1)))
+            continue
+        failure = FAILED.match(line)
+        if failure and length is not None:
+            first = length if first is None else first
+            if length == first:
+                failed.append(failure.group(1))
+    if first is None and length != limit:
+        sys.exit(f"{' '.join(command)} on randqa generate {' '.join(generate_args)} stopped before "
+                 f"{format_size(limit)} without a FAIL (exit {done.returncode}):\n{done.stdout[-500:]}{done.stderr[-300:]}")
+    return FirstFailure(first, failed, seconds)
+
+
+def randqa_first_failure(test_args: list[str]) -> FirstFailure:
+    """randqa's first failure: ``randqa test TEST_ARGS --progressive``, the tests failed there."""
+    command = [sys.executable, "-m", "randqa", "test", *test_args, "--progressive", "--json", "-", "--no-progress"]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        sys.exit(f"{' '.join(command[2:])} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    document = json.loads(done.stdout)
+    # a progressive run that fails stops at that length: its final results are the failing length's
+    failed = [t["name"] for t in document["tests"] if t["verdict"] == "fail"]
+    return FirstFailure(document["first_failure_bytes"], failed if document["first_failure_bytes"] else [], seconds)
