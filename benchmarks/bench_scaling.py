@@ -91,7 +91,7 @@ def cluster_cpu(suite: str, workers: int, repeats: int = 3) -> float:
     ``suite``: the imports and tables its tests need) and closing it, beyond
     making this process ready: work a one-process run never does, taken
     from the cores the tests use."""
-    ready = ("from randqa.battery.suites import load_suite\nfrom randqa.engine.execute import StreamJob\n"
+    ready = ("from randqa.battery.suites import load_suite\nfrom randqa.engine.jobs import StreamJob\n"
              f"job = StreamJob(load_suite({suite!r}), 'pcg64', 1)\njob.compute(0, 0, (), None)\n")
     on_workers = (f"{ready}from randqa.engine.parallel import Workers\n"
                   f"with Workers({workers}, notice=lambda line: None) as w:\n"
@@ -181,7 +181,8 @@ def segment_cpu(suite: str, size: int, workers: int, segment: int, alignment: in
 
 
 def overhead(suites: list[str], workers: int, repeats: int, measured: list[str], size: int) -> None:
-    from randqa.engine.execute import OPENED_SEGMENT_BYTES, StreamJob, _loaded, _merge, segment_size, suite_alignment
+    from randqa.engine.jobs import StreamJob, loaded, merge_into
+    from randqa.engine.segment_policy import OPENED_SEGMENT_BYTES, segment_size, suite_alignment
     from randqa.engine.parallel import Workers
 
     with Workers(workers, notice=lambda line: None) as pool:
@@ -216,7 +217,7 @@ def overhead(suites: list[str], workers: int, repeats: int, measured: list[str],
             state_bytes = len(data)
             merged = job.build(at)  # the merged prefix, which ends where this segment starts
             start = time.perf_counter()
-            _merge(merged, _loaded(job, at, pickle.loads(data)["states"]))
+            merge_into(merged, loaded(job, at, pickle.loads(data)["states"]))
             client_s.append(time.perf_counter() - start)
         o, c = statistics.median(worker), statistics.median(client_s)
         # a run no longer than a segment stays in one process, so r needs a few segments

@@ -76,7 +76,7 @@ from randqa.battery import _spacings, _tails
 from randqa.battery._multinomial import multinomial_tail
 from randqa.battery.bit_linear_complexity import complexity_cdf
 from randqa.battery.suites import load_suite
-from randqa.engine.run import judge_entries
+from randqa.engine.judging import judge_entries
 from randqa.results import Thresholds, TestResult
 from randqa.sizes import format_size, parse_size
 

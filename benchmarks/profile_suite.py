@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from randqa.battery.suites import load_suite
-from randqa.engine.run import CHUNK_BYTES
+from randqa.engine import CHUNK_BYTES
 from randqa.sizes import parse_size
 
 

@@ -13,7 +13,7 @@ import signal
 import sys
 from typing import Any
 
-#: the signals that stop randqa with its results so far (randqa.engine.run.STOP_SIGNALS)
+#: the signals that stop randqa with its results so far (randqa.engine.signals.STOP_SIGNALS)
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 

@@ -28,7 +28,7 @@ import click
 from randqa._version import __version__
 from randqa.cli import backends, predict, reports, resume, test
 from randqa.cli.common import EXIT_INTERNAL, EXIT_USAGE, interrupted_exit_code, reserve_standard_streams, silence_stdout
-from randqa.engine.run import InterruptGuard, clear_stop_signal, last_stop_signal
+from randqa.engine.signals import InterruptGuard, clear_stop_signal, last_stop_signal
 from randqa.errors import OutputClosed, OutputError, RandqaError, one_line
 
 #: set to 1 in the environment: tracebacks of internal errors, as --debug

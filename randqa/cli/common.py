@@ -11,7 +11,7 @@ from typing import Any, Callable, TextIO
 
 import click
 
-from randqa.engine.run import InterruptGuard, last_stop_signal
+from randqa.engine.signals import InterruptGuard, last_stop_signal
 from randqa.errors import OutputError
 from randqa.report.json_report import write_json
 from randqa.sizes import parse_size

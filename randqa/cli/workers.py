@@ -13,7 +13,7 @@ import click
 
 from randqa.cli.common import ProgressBar, command_line, size_option
 from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
-from randqa.engine.run import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import UsageError
 from randqa.results import RunResult
 

@@ -6,6 +6,10 @@
 - ``compare``: several sources, speed next to quality.
 """
 
-from randqa.engine.run import CHUNK_BYTES, UNTIL_END, InterruptGuard, feed, judge, run, run_progressive
+from randqa.engine.feeding import CHUNK_BYTES, feed
+from randqa.engine.judging import judge
+from randqa.engine.lengths import UNTIL_END
+from randqa.engine.run import run, run_progressive
+from randqa.engine.signals import InterruptGuard
 
 __all__ = ["CHUNK_BYTES", "UNTIL_END", "InterruptGuard", "feed", "judge", "run", "run_progressive"]

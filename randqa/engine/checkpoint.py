@@ -60,7 +60,7 @@ from randqa._version import __version__
 from randqa.battery._state import MAX_DEPTH, array_names, from_document, to_document
 from randqa.battery.base import RESULT_BYTES
 from randqa.battery.suites import Suite, suite_from_document
-from randqa.engine.execute import Progress, Saver
+from randqa.engine.records import Progress, Saver
 from randqa.errors import InputError, SuiteError, UsageError, one_line
 from randqa.files import write_atomically
 from randqa.interleaving import MAX_STREAMS

@@ -28,7 +28,7 @@ from randqa import engine
 from randqa._version import __version__
 from randqa.speed.as_called import AsCalledSpeed, as_called_speed
 from randqa.speed.generation import REPEATS as SPEED_REPEATS
-from randqa.engine.run import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import RandqaError, UsageError
 from randqa.results import RunResult
 from randqa.sources import Source, is_data_spec, open_source, read_full

@@ -18,8 +18,9 @@ from typing import Any, Callable, ContextManager
 
 from randqa.battery._state import StateError
 from randqa.engine.checkpoint import Checkpoint, RunSpec, Saved, file_identity, read_checkpoint, suite_from_json
-from randqa.engine.execute import DEFAULT_CHECKPOINT_EVERY_S, Progressive, run_stream
-from randqa.engine.run import UNTIL_END
+from randqa.engine.lengths import UNTIL_END
+from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.run import Progressive, run_stream
 from randqa.errors import InputError, UsageError, one_line
 from randqa.results import RunResult
 from randqa.sizes import format_size
@@ -129,7 +130,7 @@ def check_resume(saved: Saved) -> None:
 
 
 def _check_state(run: RunSpec, suite: Any, saved: Saved) -> None:
-    from randqa.engine.execute import StreamJob, loaded
+    from randqa.engine.jobs import StreamJob, loaded
 
     if run.seed_sweep is not None:
         from randqa.engine.seed_sweep import SeedSweepJob

@@ -34,7 +34,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
 from randqa.battery.suites import DEFAULT_SUITE, Suite, check_memory, load_suite
-from randqa.engine.run import CHUNK_BYTES, UNTIL_END, run, run_progressive
+from randqa.engine.feeding import CHUNK_BYTES
+from randqa.engine.lengths import UNTIL_END
+from randqa.engine.run import run, run_progressive
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
 from randqa.folding import check_folding

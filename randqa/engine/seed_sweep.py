@@ -41,9 +41,15 @@ from typing import Any, Callable
 import numpy as np
 from scipy import stats
 
-from randqa.engine.execute import (DEFAULT_SEGMENT_BYTES, Plan, Progress, Reader, RunLoop, Saver, SegmentJob,
-                                   Workload)
-from randqa.engine.run import InterruptGuard, judge
+from randqa.engine.feeding import Reader
+from randqa.engine.jobs import SegmentJob
+from randqa.engine.judging import judge
+from randqa.engine.lengths import Plan
+from randqa.engine.loop import RunLoop
+from randqa.engine.records import Progress, Saver
+from randqa.engine.segment_policy import DEFAULT_SEGMENT_BYTES
+from randqa.engine.signals import InterruptGuard
+from randqa.engine.workloads import Workload
 from randqa.errors import UsageError
 from randqa.results import RunResult, TestResult, Thresholds, chi_square_result, insufficient, smallest_of
 from randqa.sources.base import Source, read_full
@@ -264,7 +270,7 @@ def run_seed_sweep(name: str, open_seeded: Callable[[int], Source], seeds: int, 
                    segment: int | None = None, saver: Saver | None = None,
                    resume: tuple[Progress, list[dict[str, Any]]] | None = None) -> RunResult:
     """Seed-sweep a generator, a block of seeds at a time, and judge the
-    results like any other run: the run loop of randqa.engine.execute, with
+    results like any other run: the run loop of randqa.engine.loop, with
     seeds for bytes (``workers`` take segments of ``segment`` bytes of
     starts).  Ctrl-C ends the sweep after the last whole block; the results
     then cover the seeds swept so far."""

@@ -14,7 +14,7 @@ import pytest
 from randqa.battery import _counts
 from randqa.battery._shared import ByteCounts, BytePairs, FoldedStatistic, share_statistics
 from randqa.battery.suites import load_suite, parse_suite
-from randqa.engine.run import feed
+from randqa.engine import feed
 from randqa.sources.streams import ByteStream
 
 rng = np.random.default_rng(2024)

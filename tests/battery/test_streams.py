@@ -20,7 +20,7 @@ from accumulators import feed_in_sizes, same_results
 from randqa.battery._state import export_state, from_document, import_state, to_document
 from randqa.battery._streams import ALL_PAIRS_UP_TO, stream_pairs
 from randqa.battery.suites import load_suite, spec_from_json
-from randqa.engine.run import judge
+from randqa.engine import judge
 from randqa.results import Thresholds
 
 BLOCK = 4

@@ -203,7 +203,7 @@ def _out_of_memory(*args, **kwargs):
 
 
 def test_memory_error_is_one_line_and_exit_2(monkeypatch, capsys):
-    monkeypatch.setattr("randqa.engine.execute.judge_entries", _out_of_memory)
+    monkeypatch.setattr("randqa.engine.workloads.judge_entries", _out_of_memory)
     with pytest.raises(SystemExit) as stop:
         main(["test", "pcg64", *QUICK])
     assert stop.value.code == 2

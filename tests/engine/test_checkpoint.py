@@ -29,7 +29,7 @@ from conftest import rewrite_checkpoint, run_main
 from randqa import __version__
 from randqa.battery.suites import load_suite
 from randqa.engine.checkpoint import Checkpoint, RunSpec, read_checkpoint, suite_from_json, suite_to_json
-from randqa.engine.execute import Progressive, run_stream
+from randqa.engine.run import Progressive, run_stream
 from randqa.engine.launch import Execution, launch
 from randqa.errors import InputError, UsageError
 from randqa.sources import open_source

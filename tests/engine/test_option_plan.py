@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from randqa.engine.plan import DEFAULT_GENERATOR_BYTES, PROGRESSIVE_GENERATOR_MAX, TestOptions, plan_compare, plan_test
-from randqa.engine.run import UNTIL_END
+from randqa.engine.lengths import UNTIL_END
 from randqa.errors import SuiteError, UsageError
 from randqa.files import check_output_paths
 

@@ -1,4 +1,4 @@
-"""Segment-parallel runs on Dask (randqa/engine/execute.py, parallel.py) give
+"""Segment-parallel runs on Dask (randqa/engine/loop.py, parallel.py) give
 the JSON of a one-process run, apart from timings and the ``execution``
 block that says how the run went: for every shipped suite, on a generator
 that jumps (pcg64), a file read with pread, and the same file read in order
@@ -39,7 +39,8 @@ import pytest
 from schema_check import assert_valid_document
 
 from randqa.battery.suites import load_suite
-from randqa.engine.execute import Progressive, run_stream, segment_size, suite_alignment
+from randqa.engine.run import Progressive, run_stream
+from randqa.engine.segment_policy import segment_size, suite_alignment
 from randqa.engine.parallel import WorkerVersionError, Workers, check_version, version_problems
 from randqa.errors import UsageError
 from randqa.sources import open_source, read_full
@@ -209,15 +210,16 @@ def test_default_segments_follow_the_split(stream_file, name, split, default):
     merge stay under 1% of its test), but at least two per worker when the
     run's length is known; a stream handed out in order keeps 256 MiB, of
     which a producer holds two per worker."""
-    from randqa.engine.execute import StreamWorkload, default_segment
+    from randqa.engine.segment_policy import default_segment
+    from randqa.engine.workloads import StreamWorkload
 
     spec = str(stream_file) if name == "file" else name
     with open_source(spec, seed=None if name in ("file", "urandom") else SEED) as source:
         workload = StreamWorkload(source, load_suite("quick"), spec=spec)
-        assert (workload.split, default_segment(workload)) == (split, default)
+        assert (workload.split, default_segment(workload.remote_open)) == (split, default)
         shorter = {(1 << 30, 2): 256 << 20, (3 << 30, 2): 768 << 20, (16 << 30, 2): 1 << 30, (1 << 30, 16): 256 << 20}
         for (limit, slots), opened in shorter.items():
-            assert default_segment(workload, limit, slots) == (opened if split != "sequential" else 256 << 20)
+            assert default_segment(workload.remote_open, limit, slots) == (opened if split != "sequential" else 256 << 20)
 
 
 def test_short_runs_stay_in_process():
@@ -386,7 +388,7 @@ class _InlineWorkers:
 
 def test_a_producer_holds_at_most_two_segments_per_worker():
     """Segments are read from the stream only as far as two per worker ahead of the merged prefix."""
-    from randqa.engine.execute import StreamJob
+    from randqa.engine.jobs import StreamJob
     from randqa.engine.parallel import Segment, in_stream_order
 
     job = StreamJob(load_suite("quick"))

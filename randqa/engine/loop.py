@@ -1,0 +1,469 @@
+"""The one run loop: plain runs, progressive runs and seed sweeps, in this
+process or on Dask workers, with checkpoints.
+
+A run of N units (bytes; seeds for a seed sweep) is cut into contiguous
+segments of S units, S a multiple of every accumulator's ``alignment``
+(``segment_size``).  Segment k covers ``[k S, (k+1) S)`` of exactly the
+stream a one-process run reads: a worker opens the source there
+(``randqa.sources.segments.open_at``: pread for files, a jump for
+generators that can, a fresh read of the OS for urandom and its kind), or
+gets the bytes from this process, which reads a sequential source (stdin,
+RC4, ...) in order and hands segments out.  Workers return their
+accumulators' state (plain data, ``Accumulator.state``) and this process
+merges them strictly in stream order, a contiguous prefix at a time, so the
+results are those of one process whatever the workers and the segment size.
+
+What runs where:
+
+- in this process: everything with ``--jobs 1``; a run no longer than one
+  segment (a cluster's start-up would cost more than it saves); the first
+  segment of a progressive run, whose short lengths are judged before any
+  cluster starts (a bad generator fails at 1 KiB and never waits for one);
+  a piece up to the next segment boundary after resuming mid-segment.
+  ``--jobs N`` then runs the suite's tests in N threads on each chunk;
+- on workers: every other segment.  A progressive length inside a segment
+  is reached by asking its worker for a snapshot of the state there, merged
+  onto a copy of the prefix and judged.
+
+The run's JSON says how it was executed (``execution``: mode, workers,
+segment size, how the source was split).  With a checkpoint the merged
+prefix is saved at most every ``checkpoint_every`` seconds and at exit
+(randqa/engine/checkpoint.py); a run resumes from any such state."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterator
+
+from randqa.battery._state import StateError
+from randqa.engine.feeding import CHUNK_BYTES
+from randqa.engine.jobs import copy_accumulators, load_into, loaded, merge_into
+from randqa.engine.lengths import Plan
+from randqa.engine.records import Outcome, Progress, Saver
+from randqa.engine.segment_policy import default_segment, segment_size
+from randqa.engine.signals import InterruptGuard
+from randqa.engine.workloads import Workload
+from randqa.errors import InputError
+from randqa.results import TestResult, Verdict, resolve_retest, worst_verdict
+
+
+class _StopRun(Exception):
+    """A progressive run failed and does not keep going."""
+
+
+@dataclass
+class _Retest:
+    """One suite entry run again on fresh data, for its results that were
+    unconfirmed or suspicious at ``start`` units: the next ``start`` units,
+    ``[start, 2 start)``, read as a stream of its own (a fresh accumulator).
+    It rides along the run's own reading while that passes through this
+    process (``fed`` counts what it had); a block the run read elsewhere
+    (on workers) is read again when due."""
+
+    entry: int
+    start: int
+    accumulators: list[Any]
+    #: (the progressive length's record, or None for the final results; the
+    #: result's place in it; the result)
+    results: list[tuple[dict[str, Any] | None, int, TestResult]]
+    #: units fed along the run's own reading; -1 once part of the block was read elsewhere
+    fed: int = 0
+
+    @property
+    def length(self) -> int:
+        return self.start
+
+    @property
+    def end(self) -> int:
+        return 2 * self.start
+
+
+class RunLoop:
+    """One run of a workload: pieces in this process or segments on workers,
+    merged in stream order, judged at the end or at each progressive length."""
+
+    def __init__(self, workload: Workload, plan: Plan, *, segment: int | None, workers: Any = None, threads: int = 1,
+                 saver: Saver | None = None, resume: tuple[Progress, list[dict[str, Any]]] | None = None,
+                 on_progress: Callable[[int], None] | None = None) -> None:
+        self.workload = workload
+        self.plan = plan
+        self.workers = workers
+        self.threads = threads
+        self.saver = saver
+        self.on_progress = on_progress
+        self.merged = workload.build()
+        self.progress = Progress()
+        self.resumed_at: int | None = None
+        if resume is not None:
+            self.progress, states = resume
+            self.resumed_at = self.progress.position
+            if len(states) != len(self.merged):
+                raise StateError(f"the saved state holds {len(states)} tests, the run {len(self.merged)}")
+            for acc, state in zip(self.merged, states):
+                load_into(acc, state)
+        size = workload.size()
+        self.limit = plan.limit if size is None else size if plan.limit is None else min(plan.limit, size)
+        if segment is None:  # the workload's default, which depends on the run's length and workers
+            slots = workers.planned_slots if workers is not None and workers.wanted else None
+            segment = segment_size(workload.alignment, None, default=default_segment(workload.remote_open, self.limit, slots))
+        self.segment = segment
+        #: a file shorter than asked: it ends at its size
+        self.data_short = size is not None and plan.limit is not None and size < plan.limit
+        self.final: list[TestResult] | None = None
+        self._stopped_with: list[Any] | None = None
+        #: entries being run again on the block after the length that made them suspicious
+        self.retests: list[_Retest] = []
+        self._start = time.perf_counter()
+        self._last_save = time.monotonic()
+
+    # -- judging ------------------------------------------------------------
+
+    def elapsed(self) -> float:
+        return self.progress.elapsed_s + time.perf_counter() - self._start
+
+    def _record(self, position: int, accumulators: list[Any]) -> list[TestResult]:
+        """Settle the retests that end at a progressive length and judge it,
+        and stop the run at its first failure (unless it keeps going).  A
+        retest that makes the first failure stops the run before this length
+        is judged: the run's results are then the failing length's, whose
+        own results have had their repeat (this length's would have none)."""
+        repeated = self._settle_retests(position)
+        if repeated and not self.plan.keep_going:
+            self._stop_if_failed(position, True)
+        entries = self.workload.judge_entries(accumulators)
+        results = [r for group in entries for r in group]
+        verdict = worst_verdict([r.verdict for r in results])
+        record = {"bytes": position, "verdict": verdict, "elapsed_s": round(self.elapsed(), 6),
+                  "tests": [r.to_json() for r in results]}
+        self.progress.lengths.append(record)
+        self.final = results
+        failed = verdict == Verdict.FAIL or repeated
+        self._schedule_retests(position, entries, record)
+        self._stop_if_failed(position, failed)
+        return results
+
+    def _stop_if_failed(self, position: int, failed: bool) -> None:
+        if failed and self.progress.first_failure is None:
+            self.progress.first_failure = position
+            if not self.plan.keep_going:
+                raise _StopRun
+
+    # -- retests --------------------------------------------------------------
+
+    def _schedule_retests(self, position: int, entries: list[list[TestResult]], record: dict[str, Any] | None) -> None:
+        """For each entry with results to retest (unconfirmed, suspicious), a
+        fresh accumulator for the block ``[position, 2 position)``."""
+        if not self.workload.thresholds.retests:
+            return
+        index = 0
+        for entry, results in enumerate(entries):
+            wanted = [(record, index + k, r) for k, r in enumerate(results) if r.needs_retest()]
+            index += len(results)
+            if not wanted or position <= 0:
+                continue
+            fresh = self.workload.fresh_entry(entry)
+            if fresh is None:
+                continue
+            self.retests.append(_Retest(entry, position, [fresh], wanted))
+
+    def _settle_retests(self, position: int) -> bool:
+        """Settle the retests whose block ends at or before ``position``
+        (reading the block again if the run read part of it elsewhere);
+        True when one of them turned a result into a failure."""
+        due = [r for r in self.retests if r.end <= position]
+        failed = False
+        for retest in due:
+            self.retests.remove(retest)
+            got: int | None = retest.fed
+            if retest.fed != retest.length:
+                retest.accumulators = [self.workload.fresh_entry(retest.entry)]
+                got = self.workload.reread(retest.accumulators, retest.start, retest.length)
+            failed = self._settle(retest, got) or failed
+        return failed
+
+    def _settle(self, retest: _Retest, got: int | None) -> bool:
+        """Resolve a retest's results from what it read (``got`` units; None:
+        the source cannot be read again); True when one of them now fails."""
+        again: dict[str, TestResult] = {}
+        if got == retest.length:
+            for r in retest.accumulators[0].finalize():
+                again.setdefault(r.name, r)
+        missing = "the source cannot be read again" if got is None else "the data ended"
+        failed = False
+        for record, index, result in retest.results:
+            resolve_retest(result, again.get(result.name), self.workload.thresholds, start=retest.start,
+                           length=retest.length, missing=missing)
+            failed = failed or result.verdict == Verdict.FAIL
+            if record is not None:
+                record["tests"][index] = result.to_json()
+                record["verdict"] = worst_verdict([t["verdict"] for t in record["tests"]])
+        return failed
+
+    def _ride_along(self, segment: Any, start: int, end: int) -> None:
+        """The retests whose block overlaps units ``[start, end)`` of a
+        segment tested on a worker take that part from the data this process
+        read for it (a producer's segment); where the worker opened the source
+        itself there is no such data, and the block is read again when due."""
+        for retest in self.retests:
+            low, high = max(start, retest.start), min(end, retest.end)
+            if retest.fed < 0 or low >= high:
+                continue
+            if segment.data is None or retest.start + retest.fed != low:
+                retest.fed = -1
+                continue
+            piece = segment.data[low - segment.start:high - segment.start]
+            for first in range(0, len(piece), CHUNK_BYTES):
+                for acc in retest.accumulators:
+                    acc.update(piece[first:first + CHUNK_BYTES])
+            retest.fed += high - low
+
+    def _read_on(self, position: int) -> None:
+        """At the end of the run: the retests whose block goes past it read
+        on from the source where the run stopped reading (or read their
+        block again), and are settled."""
+        pending, self.retests = self.retests, []
+        along = [r for r in pending if r.fed == position - r.start]
+        at, ended = position, False
+        try:
+            while not ended:
+                going = [r for r in along if r.end > at]
+                if not going:
+                    break
+                end = min(r.end for r in going)
+                fed, interrupted = self.workload.feed([a for r in going for a in r.accumulators], at, end - at,
+                                                      self.threads, None)
+                if interrupted:
+                    raise KeyboardInterrupt
+                for r in going:
+                    r.fed += fed
+                ended = fed < end - at
+                at += fed
+        except (InputError, OSError):
+            along = []  # the source cannot go on from here: each retest reads its block again, or says why not
+        riding = {id(r) for r in along}
+        for retest in pending:
+            got: int | None = retest.fed
+            if id(retest) not in riding or (retest.fed < retest.length and not ended):
+                retest.accumulators = [self.workload.fresh_entry(retest.entry)]
+                got = self.workload.reread(retest.accumulators, retest.start, retest.length)
+            if self._settle(retest, got) and self.plan.progressive and self.progress.first_failure is None:
+                self.progress.first_failure = retest.end
+
+    def _points_after(self, position: int) -> list[int]:
+        return [n for n in self.plan.lengths if n > position] if self.plan.progressive else []
+
+    # -- saving -------------------------------------------------------------
+
+    def _maybe_save(self, force: bool = False, accumulators: list[Any] | None = None) -> None:
+        if self.saver is None:
+            return
+        if not force and time.monotonic() - self._last_save < self.saver.every_s:
+            return
+        saved = replace(self.progress, elapsed_s=round(self.elapsed(), 3), lengths=list(self.progress.lengths))
+        self.saver.save(saved, accumulators if accumulators is not None else self.merged)
+        self._last_save = time.monotonic()
+
+    # -- pieces -------------------------------------------------------------
+
+    def _next_boundary(self, position: int) -> int:
+        end = (position // self.segment + 1) * self.segment
+        points = self._points_after(position)
+        if points:
+            end = min(end, points[0])
+        ends = [r.end for r in self.retests if r.end > position]
+        if ends:
+            end = min(end, min(ends))
+        if self.limit is not None:
+            end = min(end, self.limit)
+        return end
+
+    def _use_workers(self, position: int) -> bool:
+        workers = self.workers
+        if workers is None or not workers.wanted:
+            return False
+        if position % self.segment:
+            return False  # first reach a segment boundary here
+        if self.plan.progressive and position < self.segment:
+            return False  # short lengths first, in this process
+        if not workers.started and (self.limit - position <= self.segment if self.limit is not None
+                                    else position < self.segment):
+            return False  # too short to repay a cluster's start-up (an unknown length: its first segment tells)
+        return True
+
+    def _in_process_piece(self, guard: InterruptGuard, position: int) -> int:
+        count = self._next_boundary(position) - position
+        # retests whose block this piece is part of ride along
+        riders = [r for r in self.retests if r.start <= position < r.end and r.fed == position - r.start]
+        guard.updating = False
+        try:
+            fed, interrupted = self.workload.feed(self.merged + [a for r in riders for a in r.accumulators],
+                                                  position, count, self.threads, self.on_progress)
+        finally:
+            guard.updating = True
+        for r in riders:
+            r.fed += fed
+        position += fed
+        self.progress.position = position
+        self.progress.in_process += fed
+        if interrupted:
+            raise KeyboardInterrupt
+        if fed < count:
+            self.progress.ended = True
+            return position
+        if self.plan.progressive and position in self.plan.lengths:
+            self._record(position, self.merged)
+        else:
+            self._stop_if_failed(position, self._settle_retests(position))
+        self._maybe_save()
+        return position
+
+    def _segments(self, guard: InterruptGuard, position: int) -> Iterator[Any]:
+        from randqa.engine.parallel import Segment
+
+        index = position // self.segment
+        start = position
+        while self.limit is None or start < self.limit:
+            count = self.segment if self.limit is None else min(self.segment, self.limit - start)
+            data = None
+            if not self.workload.remote_open:
+                guard.updating = False  # a slow pipe: Ctrl-C stops the read
+                try:
+                    data = self.workload.produce(start, count)
+                finally:
+                    guard.updating = True
+                if len(data) == 0:
+                    return
+            short = data is not None and len(data) < count
+            if short:
+                count = len(data)
+            snapshots = tuple(n for n in self._points_after(start) if n < start + count)
+            yield Segment(index, start, count, snapshots, data)
+            if short:
+                return  # the data ended inside this segment
+            index += 1
+            start += count
+
+    def _on_workers(self, guard: InterruptGuard, position: int) -> int:
+        from randqa.engine.parallel import in_stream_order
+
+        job = self.workload.job
+        for segment, result in in_stream_order(self.workers, job, self._segments(guard, position),
+                                               lambda: guard.pending):
+            count = int(result["count"])
+            along = segment.start  # the segment's units the retests have had
+            for point in segment.snapshots:
+                if point > segment.start + count:
+                    break
+                judged = copy_accumulators(job, self.merged)
+                merge_into(judged, loaded(job, segment.start, result["snapshots"][point]))
+                self._ride_along(segment, along, point)
+                along = point
+                try:
+                    self._record(point, judged)
+                except _StopRun:
+                    self.progress.position = point
+                    self._stopped_with = judged
+                    raise
+            merge_into(self.merged, loaded(job, segment.start, result["states"]))
+            position = segment.start + count
+            self.progress.position = position
+            self.progress.segments += 1
+            self._ride_along(segment, along, position)
+            if self.on_progress:
+                self.on_progress(count * self.workload.unit_bytes)
+            if count < segment.count:
+                self.progress.ended = True
+                return position
+            if self.plan.progressive and position in self.plan.lengths:
+                self._record(position, self.merged)
+            else:
+                self._stop_if_failed(position, self._settle_retests(position))
+            self._maybe_save()
+            if guard.pending:
+                raise KeyboardInterrupt
+        if self.limit is None or position < self.limit:
+            self.progress.ended = True  # the producer found the end of the data
+        return position
+
+    # -- the run --------------------------------------------------------------
+
+    def run(self) -> Outcome:
+        progress = self.progress
+        interrupted = False
+        with InterruptGuard() as guard:
+            guard.updating = True  # outside reads, Ctrl-C waits until the merged state is consistent
+            progress.sessions += 1
+            try:
+                if not progress.complete:
+                    position = progress.position
+                    while not progress.ended and (self.limit is None or position < self.limit):
+                        if self._use_workers(position):
+                            position = self._on_workers(guard, position)
+                        else:
+                            position = self._in_process_piece(guard, position)
+                        if guard.pending:
+                            raise KeyboardInterrupt
+                    if self.data_short:
+                        progress.ended = True
+                    progress.tail_bits = self.workload.finish(self.merged, position)
+                    self._finish_judging(position)
+                    progress.complete = True
+            except KeyboardInterrupt:
+                interrupted = True
+            except _StopRun:
+                progress.complete = True
+            interrupted = interrupted or guard.pending
+            if progress.position == 0 and progress.tail_bits == 0 and not interrupted:
+                raise InputError(f"{self.workload.name}: no data (empty input)")
+            lengths = list(progress.lengths)
+            if interrupted:
+                results = self._judge_interrupted(lengths)
+            elif self._stopped_with is not None:
+                results = self.final or []
+            else:  # a finished run resumed has no final results yet: judged again
+                results = self.final if self.final is not None else self.workload.judge(self.merged)
+            if self.saver is not None:
+                final_state = self._stopped_with if self._stopped_with is not None else self.merged
+                self._maybe_save(force=True, accumulators=final_state)
+        return Outcome(results=results, progress=progress, interrupted=interrupted, elapsed_s=self.elapsed(),
+                       execution=self.execution(), lengths=lengths)
+
+    def _finish_judging(self, position: int) -> None:
+        if not self.plan.progressive:
+            entries = self.workload.judge_entries(self.merged)
+            self.final = [r for group in entries for r in group]
+            self._schedule_retests(position, entries, None)
+        else:
+            lengths = self.progress.lengths
+            if position and (not lengths or lengths[-1]["bytes"] != position):
+                self._record(position, self.merged)  # the data ended between two lengths
+        self._read_on(position)
+
+    def _judge_interrupted(self, lengths: list[dict[str, Any]]) -> list[TestResult]:
+        results = self.workload.judge(self.merged)
+        position = self.progress.position
+        if self.plan.progressive and position and (not lengths or lengths[-1]["bytes"] != position):
+            verdict = worst_verdict([r.verdict for r in results])
+            lengths.append({"bytes": position, "verdict": verdict, "elapsed_s": round(self.elapsed(), 6),
+                            "tests": [r.to_json() for r in results]})
+        return results
+
+    def execution(self) -> dict[str, Any]:
+        """How the run was executed, for its JSON: in this process (nothing
+        was split), or on workers, with the segment size and how the source
+        was split."""
+        data: dict[str, Any]
+        if self.progress.segments:
+            data = self.workers.describe() if self.workers is not None else {"mode": "in-process"}
+            data.update({
+                "split": self.workload.split,
+                f"segment_{self.workload.unit}": self.segment,
+                "segments_on_workers": self.progress.segments,
+                f"in_process_{self.workload.unit}": self.progress.in_process,
+            })
+        else:
+            data = {"mode": "in-process"}
+        if self.resumed_at is not None:
+            data.update({"sessions": self.progress.sessions, f"resumed_at_{self.workload.unit}": self.resumed_at})
+        return data

@@ -1,0 +1,56 @@
+"""How long a segment is: a multiple of every accumulator's alignment, near
+a default that depends on who opens the source and on the run's length."""
+
+from __future__ import annotations
+
+import math
+
+from randqa.battery.suites import Suite
+from randqa.errors import UsageError
+from randqa.sizes import format_size
+
+
+#: the default segment when workers open the source themselves (a jump, a
+#: pread, the OS's generator): long enough that what a segment costs besides
+#: its test (a Dask task, its state sent and merged: about 30 ms of CPU for
+#: the standard suite, benchmarks/bench_scaling.py) is about 1% of its test
+OPENED_SEGMENT_BYTES = 1 << 30
+#: the default segment of a stream this process reads and hands out, which
+#: holds two segments per worker in flight, and of a seed sweep
+DEFAULT_SEGMENT_BYTES = 256 << 20
+
+
+def suite_alignment(suite: Suite, fold: tuple[int, int] | None = None) -> int:
+    """The smallest segment every accumulator of the suite can be split at:
+    the lcm of their ``alignment``s (and, for a folded source, the folded
+    bytes that end on a whole word)."""
+    alignment = math.lcm(*(acc.alignment for acc in suite.build()))
+    if fold is not None:
+        low_bits = fold[1]
+        alignment = math.lcm(alignment, low_bits // math.gcd(low_bits, 8))
+    return alignment
+
+
+def segment_size(alignment: int, requested: int | None, *, unit: str = "bytes",
+                 default: int = DEFAULT_SEGMENT_BYTES) -> int:
+    """``--segment`` checked against the alignment, or the multiple of it nearest ``default``."""
+    if requested is not None:
+        if requested <= 0 or requested % alignment:
+            nearest = max(1, round(requested / alignment)) * alignment
+            raise UsageError(f"--segment {format_size(requested)} is not a multiple of {format_size(alignment)}, "
+                             f"the {unit} at which every test of the suite can be split (try {format_size(nearest)})")
+        return requested
+    return max(1, round(default / alignment)) * alignment
+
+
+def default_segment(remote_open: bool, limit: int | None = None, slots: int | None = None) -> int:
+    """The segment a run gets without --segment.  Where workers open the
+    source themselves, 1 GiB; but a run of ``limit`` units on ``slots``
+    workers gets at least two segments per worker (each at least 256 MiB),
+    or one segment would keep one worker busy while the others wait.  Where
+    this process hands the data out, 256 MiB."""
+    if not remote_open:
+        return DEFAULT_SEGMENT_BYTES
+    if limit is None or slots is None:
+        return OPENED_SEGMENT_BYTES
+    return max(DEFAULT_SEGMENT_BYTES, min(OPENED_SEGMENT_BYTES, -(-limit // (2 * slots))))

@@ -1,0 +1,223 @@
+"""What a run tests, seen from this process: a ``Workload`` feeds pieces
+here, produces segments for workers, judges and retests."""
+
+from __future__ import annotations
+
+import os
+import stat
+from abc import ABC, abstractmethod
+from typing import Any, Callable
+
+import numpy as np
+
+from randqa.battery.suites import Suite
+from randqa.engine.feeding import CHUNK_BYTES, SourceReader, feed
+from randqa.engine.jobs import SegmentJob, StreamJob
+from randqa.engine.judging import judge, judge_entries
+from randqa.engine.segment_policy import suite_alignment
+from randqa.errors import InputError
+from randqa.results import TestResult, Thresholds
+from randqa.sources import Source, read_full
+
+
+class Workload(ABC):
+    """What a run tests, seen from this process."""
+
+    #: how segments are produced: randqa.sources.segments.split_method, or "seeds"
+    split: str
+    #: what workers run
+    job: SegmentJob
+    #: segment boundaries must be multiples of this many units
+    alignment: int = 1
+    #: what one unit is
+    unit: str = "bytes"
+    #: bytes per unit, for the progress bar
+    unit_bytes: int = 1
+    #: the source's name, for messages
+    name: str = "source"
+
+    @property
+    def remote_open(self) -> bool:
+        """Whether workers open the data themselves (else this process produces it)."""
+        return self.split in ("jump", "pread", "independent")
+
+    def build(self) -> list[Any]:
+        return self.job.build(0)
+
+    @abstractmethod
+    def feed(self, accumulators: list[Any], start: int, count: int, threads: int,
+             on_progress: Callable[[int], None] | None) -> tuple[int, bool]:
+        """Feed units ``[start, start + count)`` here; return (units fed, interrupted)."""
+
+    def produce(self, start: int, count: int) -> np.ndarray:
+        """Read units ``[start, start + count)`` for a worker (sequential sources)."""
+        raise NotImplementedError
+
+    def finish(self, accumulators: list[Any], position: int) -> int:
+        """At the end of the data: feed what follows the last whole unit (bit text's final bits)."""
+        return 0
+
+    def size(self) -> int | None:
+        """Units the data holds, when known before reading it (a file)."""
+        return None
+
+    @abstractmethod
+    def judge(self, accumulators: list[Any]) -> list[TestResult]:
+        """The results of the accumulators, with verdicts."""
+
+    def judge_entries(self, accumulators: list[Any]) -> list[list[TestResult]]:
+        """``judge``'s results, one list per entry that can be retested
+        (``fresh_entry``); by default one list, never retested."""
+        return [self.judge(accumulators)]
+
+    #: the verdicts' thresholds (a retest settles a result with them)
+    thresholds: Thresholds = Thresholds()
+
+    def fresh_entry(self, entry: int) -> Any | None:
+        """A fresh accumulator of entry ``entry`` that reads what it is fed
+        as a stream of its own: a retest on fresh data.  None: this workload's
+        results are not retested."""
+        return None
+
+    def reread(self, accumulators: list[Any], start: int, count: int) -> int | None:
+        """Feed units ``[start, start + count)`` to ``accumulators`` from a
+        fresh opening of the source; how many there were, or None when the
+        source cannot be read again (stdin)."""
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+class StreamWorkload(Workload):
+    """A byte stream (stdin, a file, a generator, a folded one) through a suite.
+
+    ``source`` is read here for in-process pieces and as the producer of a
+    sequential stream; ``spec`` (the name the user gave) lets workers open
+    it themselves.  Without a spec the stream is treated as sequential.
+    """
+
+    def __init__(self, source: Source, suite: Suite, *, spec: str | None = None,
+                 fold: tuple[int, int] | None = None, limit_bits: int | None = None,
+                 chunk_bytes: int = CHUNK_BYTES) -> None:
+        from randqa.sources.segments import split_method
+
+        self.source = source
+        self.name = source.name
+        self.suite = suite
+        self.fold = fold
+        self.spec = spec
+        self.unit_bits = source.unit_bits
+        #: bit text: the run's limit in bits, for the final 1-7 bits
+        self.limit_bits = limit_bits
+        self.chunk_bytes = chunk_bytes
+        from randqa.sources.multistream import MultiStreamSource
+
+        self.split = split_method(source) if spec is not None else "sequential"
+        streams = source.layout.to_json() if isinstance(source, MultiStreamSource) else None
+        self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold, streams)
+        self.alignment = suite_alignment(suite, fold)
+        self._consumed: int | None = 0  # stream position of ``source``; None when unknown
+        self._tail_bits = 0
+
+    def _at(self, start: int) -> None:
+        """Put the local source at unit ``start``."""
+        if self._consumed == start:
+            return
+        if self.remote_open and self.spec is not None:
+            self.source.close()
+            reader = self.job.reader(start, 0, None)
+            assert isinstance(reader, SourceReader)
+            self.source = reader.source
+        elif self._consumed is not None and self._consumed < start:
+            # a sequential stream: read up to the position and drop it (stdin: the same data again)
+            scratch = np.empty(min(CHUNK_BYTES, start - self._consumed), dtype=np.uint8)
+            while self._consumed < start:
+                want = min(len(scratch), start - self._consumed)
+                got = read_full(self.source, memoryview(scratch)[:want])
+                self._consumed += got
+                if got < want:
+                    raise InputError(f"{self.source.name}: the data ended after {self._consumed} bytes, "
+                                     f"before the {start} already tested")
+        else:
+            raise InputError(f"{self.source.name}: cannot go back to byte {start} of a stream read in order")
+        self._consumed = start
+
+    def feed(self, accumulators: list[Any], start: int, count: int, threads: int,
+             on_progress: Callable[[int], None] | None) -> tuple[int, bool]:
+        self._at(start)
+        fed, bits, interrupted = feed(self.source, accumulators, limit=count * 8 // self.unit_bits, jobs=threads,
+                                      chunk_bytes=self.chunk_bytes, on_progress=on_progress)
+        # bit text that ends inside this piece: feed has given its final bits already
+        self._tail_bits = bits - 8 * fed
+        self._consumed = None if interrupted else start + fed
+        return fed, interrupted
+
+    def produce(self, start: int, count: int) -> np.ndarray:
+        self._at(start)
+        self._consumed = None  # until the read completes: Ctrl-C may stop it midway
+        buffer = np.empty(count, dtype=np.uint8)
+        got = read_full(self.source, memoryview(buffer))
+        self._consumed = start + got
+        return buffer[:got]
+
+    def finish(self, accumulators: list[Any], position: int) -> int:
+        if self.unit_bits != 1 or self._tail_bits:
+            return self._tail_bits
+        remaining = 7 if self.limit_bits is None else min(7, self.limit_bits - 8 * position)
+        if remaining <= 0:
+            return 0
+        self._at(position)
+        bits = self.source.read_bits(remaining)
+        if len(bits):
+            for acc in accumulators:
+                acc.update_tail_bits(bits)
+        return len(bits)
+
+    def size(self) -> int | None:
+        if self.split != "pread":
+            return None
+        inner = getattr(self.source, "inner", self.source)
+        reader = getattr(inner, "_reader", None)
+        if reader is None or reader.fd < 0 or not stat.S_ISREG(os.fstat(reader.fd).st_mode):
+            return None
+        size = os.fstat(reader.fd).st_size
+        if self.fold is not None:
+            word_bits, low_bits = self.fold
+            size = size // (word_bits // 8) * low_bits // 8
+        return size
+
+    def judge(self, accumulators: list[Any]) -> list[TestResult]:
+        return judge(accumulators, self.suite.thresholds)
+
+    def judge_entries(self, accumulators: list[Any]) -> list[list[TestResult]]:
+        return judge_entries(accumulators, self.suite.thresholds)
+
+    @property
+    def thresholds(self) -> Thresholds:  # type: ignore[override]
+        return self.suite.thresholds
+
+    def fresh_entry(self, entry: int) -> Any:
+        return self.suite.tests[entry].build()
+
+    def reread(self, accumulators: list[Any], start: int, count: int) -> int | None:
+        if self.spec is None or self.unit_bits == 1:
+            return None
+        if self.remote_open:
+            with self.job.reader(start, count, None) as reader:
+                return reader.feed(accumulators, count)
+        if not self.source.endless:
+            return None  # stdin: what was read is gone
+        # a generator that only runs forward: open it again and read up to the block
+        from randqa.sources import open_source
+        from randqa.sources.folded import FoldedSource
+
+        source: Source = open_source(self.spec, seed=self.source.seed)
+        if self.fold is not None:
+            source = FoldedSource(source, *self.fold)
+        with SourceReader(source) as reader:
+            skipped = reader.feed([], start)
+            return reader.feed(accumulators, count) if skipped == start else 0
+
+    def close(self) -> None:
+        self.source.close()
