@@ -60,7 +60,7 @@ from randqa._version import __version__
 from randqa.battery._state import MAX_DEPTH, array_names, from_document, to_document
 from randqa.battery.base import RESULT_BYTES
 from randqa.battery.suites import Suite, suite_from_document
-from randqa.engine.records import Progress, Saver
+from randqa.engine.records import CheckpointRecord, Saver
 from randqa.errors import InputError, SuiteError, UsageError, one_line
 from randqa.files import write_atomically
 from randqa.interleaving import MAX_STREAMS
@@ -267,10 +267,10 @@ def _plain(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def progress_from_json(data: Any, run: RunSpec) -> Progress:
+def record_from_json(data: Any, run: RunSpec) -> CheckpointRecord:
     """The progress a checkpoint records, every field checked against ``run``."""
-    _check_keys(data, "progress", {f.name for f in fields(Progress)})
-    progress = Progress(**data)
+    _check_keys(data, "progress", {f.name for f in fields(CheckpointRecord)})
+    progress = CheckpointRecord(**data)
     last = run.seed_sweep["seeds"] if run.seed_sweep else MAX_SIZE
     _check(_whole(progress.position, 0, last), "position")
     _check(_whole(progress.tail_bits, 0, 7 if run.fmt == "bits" else 0), "tail bits")
@@ -330,7 +330,7 @@ class Saved:
 
     path: str
     run: RunSpec
-    progress: Progress
+    progress: CheckpointRecord
     states: list[dict[str, Any]]
     command: str | None = None
     outputs: dict[str, Any] = field(default_factory=dict)
@@ -352,7 +352,7 @@ class Checkpoint(Saver):
         self.outputs = outputs or {}
         self.context = context
 
-    def save(self, progress: Progress, accumulators: list[Any]) -> None:
+    def save(self, progress: CheckpointRecord, accumulators: list[Any]) -> None:
         from randqa.battery._state import export_state
 
         arrays: dict[str, np.ndarray] = {}
@@ -446,7 +446,7 @@ def _read(f: BinaryIO, size: int, path: str, max_memory: int | None) -> Saved:
         _check_keys(meta, "metadata", {"format", "format_version", "randqa_version", "saved", "command", "outputs",
                                        "context", "run", "progress", "state", "digest"})
         run = RunSpec.from_json(meta["run"])
-        progress = progress_from_json(meta["progress"], run)
+        progress = record_from_json(meta["progress"], run)
         _check(isinstance(meta["saved"], str) and len(meta["saved"]) <= 64, "date")
         _check(meta["command"] is None or isinstance(meta["command"], str) and len(meta["command"]) <= 1 << 20,
                "command")
@@ -480,7 +480,7 @@ def _short_repr(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _check_counted(states: list[dict[str, Any]], run: RunSpec, progress: Progress) -> None:
+def _check_counted(states: list[dict[str, Any]], run: RunSpec, progress: CheckpointRecord) -> None:
     """Every accumulator counted what the progress says was tested: a state
     is bound to its run's length, not only to its digest."""
     if run.seed_sweep is not None:

@@ -40,7 +40,7 @@ from randqa.battery._state import StateError
 from randqa.engine.feeding import CHUNK_BYTES
 from randqa.engine.jobs import copy_accumulators, load_into, loaded, merge_into
 from randqa.engine.lengths import Plan
-from randqa.engine.records import Outcome, Progress, Saver
+from randqa.engine.records import Outcome, CheckpointRecord, Saver
 from randqa.engine.segment_policy import default_segment, segment_size
 from randqa.engine.signals import InterruptGuard
 from randqa.engine.workloads import Workload
@@ -84,7 +84,7 @@ class RunLoop:
     merged in stream order, judged at the end or at each progressive length."""
 
     def __init__(self, workload: Workload, plan: Plan, *, segment: int | None, workers: Any = None, threads: int = 1,
-                 saver: Saver | None = None, resume: tuple[Progress, list[dict[str, Any]]] | None = None,
+                 saver: Saver | None = None, resume: tuple[CheckpointRecord, list[dict[str, Any]]] | None = None,
                  on_progress: Callable[[int], None] | None = None) -> None:
         self.workload = workload
         self.plan = plan
@@ -93,7 +93,7 @@ class RunLoop:
         self.saver = saver
         self.on_progress = on_progress
         self.merged = workload.build()
-        self.progress = Progress()
+        self.progress = CheckpointRecord()
         self.resumed_at: int | None = None
         if resume is not None:
             self.progress, states = resume

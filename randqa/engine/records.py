@@ -15,7 +15,7 @@ DEFAULT_CHECKPOINT_EVERY_S = 300.0
 
 
 @dataclass
-class Progress:
+class CheckpointRecord:
     """How far a run got: what a checkpoint saves besides the accumulators."""
 
     position: int = 0
@@ -38,7 +38,7 @@ class Progress:
         return dict(vars(self))
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Progress":
+    def from_json(cls, data: dict[str, Any]) -> "CheckpointRecord":
         return cls(**data)
 
 
@@ -47,7 +47,7 @@ class Outcome:
     """What a run found, before it becomes a RunResult."""
 
     results: list[TestResult]
-    progress: Progress
+    progress: CheckpointRecord
     interrupted: bool
     elapsed_s: float
     execution: dict[str, Any]
@@ -61,5 +61,5 @@ class Saver(ABC):
     every_s: float = DEFAULT_CHECKPOINT_EVERY_S
 
     @abstractmethod
-    def save(self, progress: Progress, accumulators: list[Any]) -> None:
+    def save(self, progress: CheckpointRecord, accumulators: list[Any]) -> None:
         """Save the merged state of the longest finished prefix."""

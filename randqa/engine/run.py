@@ -11,7 +11,7 @@ from randqa.battery.suites import Suite
 from randqa.engine.feeding import CHUNK_BYTES
 from randqa.engine.lengths import UNTIL_END, Plan, doubling_lengths
 from randqa.engine.loop import RunLoop
-from randqa.engine.records import Progress, Saver
+from randqa.engine.records import CheckpointRecord, Saver
 from randqa.engine.segment_policy import segment_size
 from randqa.engine.workloads import StreamWorkload
 from randqa.results import RunResult
@@ -30,7 +30,7 @@ class Progressive:
 def run_stream(source: Source, suite: Suite, *, limit: int | None = None, progressive: Progressive | None = None,
                spec: str | None = None, fold: tuple[int, int] | None = None, segment: int | None = None,
                workers: Any = None, threads: int = 1, saver: Saver | None = None,
-               resume: tuple[Progress, list[dict[str, Any]]] | None = None,
+               resume: tuple[CheckpointRecord, list[dict[str, Any]]] | None = None,
                on_progress: Callable[[int], None] | None = None, chunk_bytes: int = CHUNK_BYTES) -> RunResult:
     """Test ``source`` with ``suite``: ``limit`` units (bits for bit text;
     None: to the end of the data), or progressively.  With ``spec`` (what the

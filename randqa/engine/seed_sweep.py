@@ -46,7 +46,7 @@ from randqa.engine.jobs import SegmentJob
 from randqa.engine.judging import judge
 from randqa.engine.lengths import Plan
 from randqa.engine.loop import RunLoop
-from randqa.engine.records import Progress, Saver
+from randqa.engine.records import CheckpointRecord, Saver
 from randqa.engine.segment_policy import DEFAULT_SEGMENT_BYTES
 from randqa.engine.signals import InterruptGuard
 from randqa.engine.workloads import Workload
@@ -268,7 +268,7 @@ def run_seed_sweep(name: str, open_seeded: Callable[[int], Source], seeds: int, 
                    base_seed: int = 0, thresholds: Thresholds = Thresholds(),
                    on_progress: Callable[[int], None] | None = None, workers: Any = None,
                    segment: int | None = None, saver: Saver | None = None,
-                   resume: tuple[Progress, list[dict[str, Any]]] | None = None) -> RunResult:
+                   resume: tuple[CheckpointRecord, list[dict[str, Any]]] | None = None) -> RunResult:
     """Seed-sweep a generator, a block of seeds at a time, and judge the
     results like any other run: the run loop of randqa.engine.loop, with
     seeds for bytes (``workers`` take segments of ``segment`` bytes of
