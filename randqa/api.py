@@ -597,12 +597,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     with _python_errors():
         plan = plan_test(options, {"--json": json_path, "--html": html_path},
                          (str(source),) if isinstance(source, (str, os.PathLike)) else ())
-        if options.seed_sweep is not None:
-            result = _sweep(plan, source, show)
-        else:
-            with _open_source(plan, source, label, _size(interleave, "interleave") if given else None) as opened:
-                with _progress_bar(show, plan.progress_total(opened)) as bar:
-                    result = plan.run(opened, bar)
+        result = _run(plan, source, label, _size(interleave, "interleave") if given else None, show)
     if label is not None and options.seed_sweep is not None:
         result.source["name"] = label
     result.extra["command"] = _call_text("test", source, call, _TEST_DEFAULTS)
@@ -628,9 +623,30 @@ def _bitgenerator_list(source: object) -> bool:
     return True
 
 
+def _run(plan: TestPlan, source: object, label: str | None, interleave: int | None, show: bool) -> RunResult:
+    """Run what ``randqa.test`` was given through randqa.engine.execute, in
+    this process with --jobs threads: a seed sweep of a generator name or a
+    BitGenerator class, or one source, opened here (Python objects, a list of
+    BitGenerators interleaved every ``interleave`` bytes) and named ``label``."""
+    from randqa.engine.execute import Execution, execute
+
+    execution = Execution(threads=plan.options.jobs)
+
+    def bars(total: int | None) -> ContextManager[Any]:
+        return _progress_bar(show, total)
+
+    if plan.options.seed_sweep is not None:
+        return _sweep(plan, source, execution, bars)
+    with _open_source(plan, source, label, interleave) as opened:
+        spec = _path(source, "source") if isinstance(source, (str, os.PathLike)) else opened.name
+        assert spec is not None
+        return execute(plan.request(spec, opened=opened), execution, bars, source=opened)
+
+
 def _open_source(plan: TestPlan, source: object, name: str | None, interleave: int | None = None) -> Source:
     """A Source for what ``randqa.test`` was given, folded as the plan says;
     a list of BitGenerators interleaved every ``interleave`` bytes."""
+    from randqa.engine.opening import open_named
     from randqa.sources.python_objects import python_object_source
     from randqa.sources.streams import BitTextStream
 
@@ -641,7 +657,8 @@ def _open_source(plan: TestPlan, source: object, name: str | None, interleave: i
     elif isinstance(source, (str, os.PathLike)):
         spec = _path(source, "source")
         assert spec is not None
-        opened = plan.open(spec)
+        opened = open_named(spec, seed=options.seed, fmt=options.fmt, layout=options.layout,
+                            fold=(options.word_bits, options.low_bits or 1) if options.word_bits else None)
     else:
         inner, kind = python_object_source(source, seed=options.seed, name=name)
         try:
@@ -677,21 +694,22 @@ def _given_streams(plan: TestPlan, bitgens: Sequence[Any], interleave: int | Non
     return given_streams(members, interleave)
 
 
-def _sweep(plan: TestPlan, source: object, show: bool) -> RunResult:
+def _sweep(plan: TestPlan, source: object, execution: Any, bars: Any) -> RunResult:
     """A seed sweep of a generator name or a BitGenerator class."""
+    from randqa.engine.execute import execute
     from randqa.sources.python_objects import bitgenerator_class_source, is_bitgenerator_class
 
-    with _progress_bar(show, plan.sweep_total) as bar:
-        if isinstance(source, (str, os.PathLike)):
-            spec = _path(source, "source")
-            assert spec is not None
-            return plan.sweep(spec, on_progress=bar)
-        if is_bitgenerator_class(source):
-            assert isinstance(source, type)
-            cls: type = source
-            with bitgenerator_class_source(cls, 0) as probe:
-                name = probe.name
-            return plan.sweep(name, lambda s: bitgenerator_class_source(cls, s), on_progress=bar)
+    if isinstance(source, (str, os.PathLike)):
+        spec = _path(source, "source")
+        assert spec is not None
+        return execute(plan.request(spec), execution, bars)
+    if is_bitgenerator_class(source):
+        assert isinstance(source, type)
+        cls: type = source
+        with bitgenerator_class_source(cls, 0) as probe:
+            name = probe.name
+        return execute(plan.request(name, check_sweep=False), execution, bars,
+                       seeded=lambda seed: bitgenerator_class_source(cls, seed))
     raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, silence_stdout, size_option, table_stream
 from randqa.cli.streams import stream_options
+from randqa.engine.options import option_type
 from randqa.errors import OutputClosed, OutputError, UsageError
 from randqa.files import check_output_paths
 from randqa.sizes import format_size
@@ -64,7 +65,7 @@ def _write_all(fd: int, data: memoryview) -> None:
 @click.argument("name", metavar="NAME")
 @click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
               help="How much to write (64K, 16M, 1G). Default: until the reader closes the pipe.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed (default: drawn from the OS and printed on stderr).")
+@click.option("--seed", type=option_type("seed"), help="Seed (default: drawn from the OS and printed on stderr).")
 @click.option("-o", "--output", "output_path", metavar="PATH", help="Write to PATH instead of stdout.")
 @click.option("--quiet", is_flag=True, help="Do not print the backend and seed on stderr.")
 @stream_options

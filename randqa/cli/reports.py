@@ -21,6 +21,7 @@ from randqa.cli.common import (
 from randqa.cli.streams import stream_options
 from randqa.cli.workers import checkpoint_lock, closing, parallel_options, workers_for
 from randqa.engine import compare as comparing
+from randqa.engine.options import option_type
 from randqa.engine.plan import plan_compare
 from randqa.errors import InputError, RandqaError
 from randqa.files import check_output_paths
@@ -36,7 +37,7 @@ DEFAULT_HTML = "randqa-report.html"
 @click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
               help=f"Test this much of each source (binary suffixes: 64M, 1G). Default: "
                    f"{comparing.DEFAULT_COMPARE_BYTES >> 20} MiB of a generator, all of a file.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed every generator with this (default: each drawn from the OS and recorded).")
+@click.option("--seed", type=option_type("seed"), help="Seed every generator with this (default: each drawn from the OS and recorded).")
 @click.option("--suite", default=DEFAULT_SUITE, show_default=True, help="Suite name (see `randqa suites`) or path of a suite TOML file.")
 @click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
 @click.option("--progressive/--no-progressive", default=True, show_default=True,
@@ -46,7 +47,7 @@ DEFAULT_HTML = "randqa-report.html"
               help=f"First length of --progressive (default {comparing.DEFAULT_PROGRESSIVE_MIN >> 10} KiB).")
 @click.option("--max", "max_bytes", callback=size_option, metavar="SIZE", help="Last length of --progressive (default: --bytes).")
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after the first failure.")
-@click.option("--speed-repeats", type=click.IntRange(min=1), default=comparing.SPEED_REPEATS, show_default=True,
+@click.option("--speed-repeats", type=option_type("speed_repeats"), default=comparing.SPEED_REPEATS, show_default=True,
               help="Timed speed runs per generator; the median is reported.")
 @stream_options(several_schemes=True)
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")

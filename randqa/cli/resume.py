@@ -40,7 +40,7 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
     from randqa.cli.reports import resume_comparison
     from randqa.cli.test import _report_run
     from randqa.engine.checkpoint import read_checkpoint
-    from randqa.engine.launch import check_resume
+    from randqa.engine.execute import check_resume
     from randqa.sources.numpy_backends import looks_like_module_attribute
 
     check_output_paths({"checkpoint": path})  # saved again at every checkpoint: its folder must take it
@@ -83,16 +83,14 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
 def _check_memory(saved: Any, jobs: int, max_memory: int | None) -> None:
     """Refuse, before the run, a run whose suite would take more than
     --max-memory, as `randqa test` does (a comparison: its options' suite)."""
-    from randqa.engine.checkpoint import suite_from_json
-    from randqa.engine.plan import check_run_memory, default_max_memory, progressive_lengths
+    from randqa.engine.plan import check_request_memory, default_max_memory
+    from randqa.engine.request import suite_from_json
 
-    run = saved.run
-    if run.seed_sweep is not None:
+    request = saved.run
+    if request.seed_sweep is not None:
         return
-    progressive = run.progressive
-    lengths = progressive_lengths(progressive["min_bytes"], progressive["max_bytes"]) if progressive else 1
-    check_run_memory(suite_from_json(run.suite), default_max_memory() if max_memory is None else max_memory,
-                     jobs=jobs, fmt=run.fmt, lengths=lengths)
+    check_request_memory(request, suite_from_json(request.suite),
+                         default_max_memory() if max_memory is None else max_memory, jobs)
 
 
 COMMANDS: list[click.Command] = [resume_command]

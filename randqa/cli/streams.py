@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from randqa.cli.common import size_option
-from randqa.interleaving import MAX_STREAMS
+from randqa.engine.options import option_type
 
 SCHEME_HELP = ("consecutive (seed, seed+1, ... through the generator's own seeding), spaced:D (seed + i*D), "
                "bitflip (seeds one bit apart, a Gray-code walk), jump (the generator's own jump, else randqa's "
@@ -21,7 +21,7 @@ def stream_options(command: Any = None, *, several_schemes: bool = False) -> Any
     """--streams, --stream-seeds and --interleave; with ``several_schemes``
     (compare) --stream-seeds may be given more than once."""
     options = [
-        click.option("--streams", type=click.IntRange(min=2, max=MAX_STREAMS), metavar="K",
+        click.option("--streams", type=option_type("streams"), metavar="K",
                      help="Test K streams of the generator: interleaved, each alone, and each pair's XOR "
                           "(the quick suite's tests)."),
         click.option("--stream-seeds", "stream_seeds", metavar="SCHEME", multiple=several_schemes,

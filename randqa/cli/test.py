@@ -2,7 +2,7 @@
 
 The options are checked by randqa.engine.plan (the Python API's
 ``randqa.test`` uses the same plan), and the run goes through
-randqa.engine.launch: in this process, or in segments on Dask workers.
+randqa.engine.execute: in this process, or in segments on Dask workers.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from randqa.cli.common import (
 )
 from randqa.cli.streams import stream_options
 from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
+from randqa.engine.options import option_type
 from randqa.engine.plan import TestOptions, plan_test
 from randqa.report.terminal import render_run
 from randqa.results import FAILING, RunResult, Verdict
-from randqa.sources import FORMATS
 
 
 @click.command("test")
@@ -32,16 +32,16 @@ from randqa.sources import FORMATS
 @click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
               help="Test this much (1000, 64K, 16MiB, 2G; binary suffixes). Counts bits with --format bits. "
                    "Default: all of a file or stdin, 64 MiB of a generator.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed of a generator backend (default: drawn from the OS and recorded).")
+@click.option("--seed", type=option_type("seed"), help="Seed of a generator backend (default: drawn from the OS and recorded).")
 @click.option("--suite", default=DEFAULT_SUITE, show_default=True, help="Suite name (see `randqa suites`) or path of a suite TOML file.")
 @click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="bytes", show_default=True,
+@click.option("--format", "fmt", type=option_type("format"), default="bytes", show_default=True,
               help="bytes: raw binary. bits: ASCII '0'/'1' text as NIST STS reads it.")
-@click.option("--word-bits", type=click.Choice(["8", "16", "32", "64"]),
+@click.option("--word-bits", type=option_type("word_bits"),
               help="Fold: every test reads only the low --low-bits bits of each word of this size (PractRand's [Low1/8]).")
-@click.option("--low-bits", type=click.IntRange(min=1, max=63),
+@click.option("--low-bits", type=option_type("low_bits"),
               help="With --word-bits: how many low bits of each word to keep (default 1).")
-@click.option("--sequences", type=click.IntRange(min=1), metavar="K",
+@click.option("--sequences", type=option_type("sequences"), metavar="K",
               help="For suites that test sequences (nist-sp800-22): test K sequences and give STS's second-level analysis.")
 @click.option("--progressive", is_flag=True, help="Test doubling lengths from --min to --max; stop at the first failure.")
 @click.option("--min", "min_size", callback=size_option, metavar="SIZE", default="1K", show_default=True,
@@ -49,9 +49,9 @@ from randqa.sources import FORMATS
 @click.option("--max", "max_size", callback=size_option, metavar="SIZE",
               help="Last length of --progressive (default: -n; else 1 GiB of a generator, or all of stdin or a file).")
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after a failure.")
-@click.option("--seed-sweep", "seed_sweep", type=click.IntRange(min=2), metavar="K",
+@click.option("--seed-sweep", "seed_sweep", type=option_type("seed_sweep"), metavar="K",
               help="Test the starts of K streams seeded --seed, --seed+1, ... (generators only; see randqa/engine/seed_sweep.py).")
-@click.option("--positions", type=click.IntRange(min=1, max=4096), default=256, show_default=True,
+@click.option("--positions", type=option_type("positions"), default=256, show_default=True,
               help="Bytes read from the start of each stream by --seed-sweep.")
 @stream_options
 @click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
@@ -73,9 +73,9 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
         keep_going=keep_going, seed_sweep=seed_sweep, positions=positions, jobs=jobs, max_memory=max_memory,
         streams=streams, stream_seeds=stream_seeds, interleave=interleave),
         {"--json": json_path, "--html": html_path, "--checkpoint": checkpoint}, (source,))
-    run = plan.run_spec(source, segment)
+    request = plan.request(source, segment)
     with checkpoint_lock(checkpoint):
-        return launch_run(run, jobs=jobs, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
+        return launch_run(request, jobs=jobs, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
                           checkpoint=checkpoint, checkpoint_every=checkpoint_every,
                           outputs={"json": json_path, "html": html_path}, progress=progress,
                           report=lambda result: _report_run(result, json_path, html_path))

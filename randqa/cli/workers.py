@@ -12,6 +12,7 @@ from typing import Any, Callable
 import click
 
 from randqa.cli.common import ProgressBar, command_line, size_option
+from randqa.engine.options import option_type
 from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import UsageError
@@ -23,7 +24,7 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
     --checkpoint and --checkpoint-every (test and compare; resume takes all
     but --segment and --checkpoint)."""
     options = [
-        click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=os.cpu_count() or 1,
+        click.option("-j", "--jobs", type=option_type("jobs"), default=os.cpu_count() or 1,
                      show_default="every core",
                      help="Worker processes that test segments of the stream side by side (an embedded Dask "
                           "cluster; 1: all in this process). Runs no longer than one segment stay in this process, "
@@ -105,13 +106,13 @@ def launch_run(run: Any, *, jobs: int, scheduler: str | None, scheduler_timeout:
                tls: dict[str, str | None] | None = None, checkpoint: str | None, checkpoint_every: float,
                outputs: dict[str, Any], progress: bool | None, report: Callable[[RunResult], int],
                saved: Any = None, command: str | None = None, resume_note: str = "") -> int:
-    """Run a RunSpec, in this process or with segments on Dask workers, and
+    """Run a RunRequest, in this process or with segments on Dask workers, and
     ``report`` it (its files written, its table printed) before the workers
     are shut down: a stopped run's results do not wait for that."""
-    from randqa.engine.launch import Execution, launch
+    from randqa.engine.execute import Execution, execute
 
     workers = workers_for(jobs, scheduler, scheduler_timeout, tls)
     execution = Execution(workers=workers, threads=jobs, checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
                           command=command or command_line(), outputs=outputs, resume_note=resume_note)
     with closing(workers):
-        return report(launch(run, execution, lambda total: ProgressBar(progress, total), saved=saved))
+        return report(execute(run, execution, lambda total: ProgressBar(progress, total), saved=saved))

@@ -9,7 +9,7 @@ rename), so a crash or ``kill -9`` at any moment leaves the previous
 checkpoint whole.  It holds:
 
 - ``meta``: UTF-8 JSON: the format and randqa version, the run
-  (``RunSpec``: source, recorded seed, suite as data, limits, progressive
+  (``RunRequest``: source, recorded seed, suite as data, limits, progressive
   and seed-sweep parameters), the command and output paths, the progress
   (bytes done, progressive lengths judged so far), the accumulators'
   state tree, whose arrays are named ``a0``, ``a1``, ..., and ``digest``,
@@ -51,19 +51,20 @@ import re
 import stat
 import struct
 import zipfile
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, BinaryIO
 
 import numpy as np
 
 from randqa._version import __version__
-from randqa.battery._state import MAX_DEPTH, array_names, from_document, to_document
+from randqa.battery._state import array_names, from_document, to_document
 from randqa.battery.base import RESULT_BYTES
-from randqa.battery.suites import Suite, suite_from_document
+from randqa.battery.suites import Suite
 from randqa.engine.records import CheckpointRecord, Saver
-from randqa.errors import InputError, SuiteError, UsageError, one_line
+from randqa.engine.request import (RunRequest, check_field, check_keys, is_number, is_plain, is_text, is_whole,
+                                   suite_from_json)
+from randqa.errors import InputError, UsageError, one_line
 from randqa.files import write_atomically
-from randqa.interleaving import MAX_STREAMS
 from randqa.results import PVALUE_KINDS, Verdict
 from randqa.sizes import MAX_SIZE, format_size
 
@@ -71,8 +72,6 @@ FORMAT = "randqa-checkpoint"
 #: 2: a statistic shared by several tests is saved once, with its owner;
 #: 3: a digest binds the state to the metadata
 FORMAT_VERSION = 3
-#: what a file's identity covers: its size and a hash of its first bytes
-IDENTITY_BYTES = 1 << 20
 #: the largest metadata member read (real ones: KiB, a few MiB for long progressive NIST runs)
 MAX_META_BYTES = 32 << 20
 #: the most members a checkpoint may hold (real ones: dozens)
@@ -84,222 +83,44 @@ STATE_SLACK_BYTES = 8 << 20
 ARRAY_KINDS = "biuf"
 #: the only member names a checkpoint has
 MEMBER_NAME = re.compile(r"meta\.npy|a(?:0|[1-9][0-9]{0,8})\.npy")
-#: the longest path or name a checkpoint may record
-MAX_TEXT = 4096
 #: the lock file beside a checkpoint, while a run uses it
 LOCK_SUFFIX = ".lock"
 
 
-def suite_to_json(suite: Suite) -> dict[str, Any]:
-    """A suite as data: enough to rebuild the same accumulators anywhere."""
-    return {
-        "name": suite.name,
-        "description": suite.description,
-        "thresholds": suite.thresholds.to_json(),
-        "tests": [t.to_json() for t in suite.tests],
-        "path": suite.path,
-    }
 
-
-def suite_from_json(data: Any, max_memory: int | None = None) -> Suite:
-    """The suite of :func:`suite_to_json`, validated as a suite file is
-    (every parameter in its test's range; with ``max_memory``, every entry
-    within it); ValueError when it is not such a suite."""
-    try:
-        _check_keys(data, "suite", {"name", "description", "thresholds", "tests", "path"})
-        _check(isinstance(data["path"], str) and _text_ok(data["path"]), "suite path")
-        _check(isinstance(data["description"], str), "suite description")
-        _check(isinstance(data["tests"], list) and 0 < len(data["tests"]) <= MAX_MEMBERS, "suite tests")
-        entries, views = [], None
-        for test in data["tests"]:
-            if "streams" in test:  # the entry Suite.with_streams adds, last: rebuilt from the suite's own entries
-                _check(views is None and isinstance(test["streams"], dict), "suite streams")
-                views = test["streams"]
-                _check(isinstance(views.get("count"), int) and 2 <= views["count"] <= MAX_STREAMS
-                       and isinstance(views.get("interleave"), int) and 1 <= views["interleave"] <= MAX_SIZE,
-                       "suite streams")
-                continue
-            _check(views is None, "suite streams")
-            _check_keys(test, "suite test", {"test", "params", "sequence_bits", "fold"})
-            _check(isinstance(test["params"], dict) and not {"test", "sequence_bits", "fold_word_bits",
-                                                             "fold_low_bits"} & set(test["params"]), "test parameters")
-            entry = {"test": test["test"], **test["params"]}
-            if test["sequence_bits"] is not None:
-                entry["sequence_bits"] = test["sequence_bits"]
-            if test["fold"] is not None:
-                _check(isinstance(test["fold"], list) and len(test["fold"]) == 2, "test fold")
-                entry["fold_word_bits"], entry["fold_low_bits"] = test["fold"]
-            entries.append(entry)
-        suite = suite_from_document({"name": data["name"], "description": data["description"],
-                                     "thresholds": data["thresholds"], "tests": entries}, data["path"],
-                                    max_memory, what="suite")
-        if views is not None:
-            suite = suite.with_streams(views["count"], views["interleave"])
-    except SuiteError as exc:
-        raise ValueError(str(exc)) from None
-    if suite_to_json(suite) != data:  # what the suite file format cannot say (a float where an int was)
-        raise ValueError(f"suite {data['path']}: not as randqa writes a suite")
-    return suite
-
-
-def file_identity(path: str) -> dict[str, Any] | None:
-    """A regular file's size and the SHA-256 of its first MiB (None for anything else):
-    a checkpoint of a file resumes only on the same data, wherever it was copied."""
-    try:
-        with open(path, "rb") as f:
-            if not os.path.isfile(path):
-                return None
-            head = f.read(IDENTITY_BYTES)
-            return {"size": os.fstat(f.fileno()).st_size, "sha256_first_mib": hashlib.sha256(head).hexdigest()}
-    except OSError:
-        return None
-
-
-@dataclass
-class RunSpec:
-    """A run, as data: what ``randqa resume`` needs to continue it."""
-
-    kind: str  # "test" or "seed-sweep"
-    source: str
-    suite: dict[str, Any]
-    seed: int | None = None
-    fmt: str = "bytes"
-    fold: list[int] | None = None
-    limit: int | None = None
-    progressive: dict[str, Any] | None = None
-    seed_sweep: dict[str, Any] | None = None
-    #: --segment as given (None: the default for the suite)
-    segment: int | None = None
-    identity: dict[str, Any] | None = None
-    #: --streams: randqa.sources.multistream.StreamLayout as data (the interleave resolved)
-    streams: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Any) -> "RunSpec":
-        """The run a checkpoint describes, every field checked; ValueError when it is not one."""
-        from randqa.folding import check_folding
-        from randqa.sources import FORMATS
-
-        _check_keys(data, "run", {f.name for f in fields(cls)})
-        spec = cls(**data)
-        _check(spec.kind in ("test", "seed-sweep"), "kind of run")
-        _check(isinstance(spec.source, str) and _text_ok(spec.source), "source")
-        _check(isinstance(spec.suite, dict), "suite")
-        _check(spec.seed is None or _whole(spec.seed, 0, None), "seed")
-        _check(spec.fmt in FORMATS, "format")
-        if spec.fold is not None:
-            _check(isinstance(spec.fold, list) and len(spec.fold) == 2, "fold")
-            check_folding(*spec.fold)
-        _check(spec.limit is None or _whole(spec.limit, 1, MAX_SIZE), "limit")
-        _check(spec.segment is None or _whole(spec.segment, 1, MAX_SIZE), "segment")
-        if spec.progressive is not None:
-            _check_keys(spec.progressive, "progressive", {"min_bytes", "max_bytes", "keep_going"})
-            low, high = spec.progressive["min_bytes"], spec.progressive["max_bytes"]
-            _check(_whole(low, 1, MAX_SIZE) and _whole(high, low, MAX_SIZE)
-                   and type(spec.progressive["keep_going"]) is bool, "progressive lengths")
-        _check((spec.kind == "seed-sweep") == (spec.seed_sweep is not None), "seed sweep")
-        if spec.seed_sweep is not None:
-            _check_keys(spec.seed_sweep, "seed sweep", {"seeds", "positions", "base_seed"})
-            _check(_whole(spec.seed_sweep["seeds"], 2, MAX_SIZE) and _whole(spec.seed_sweep["positions"], 1, 4096)
-                   and _whole(spec.seed_sweep["base_seed"], 0, None), "seed sweep")
-        if spec.identity is not None:
-            _check_keys(spec.identity, "identity", {"size", "sha256_first_mib"})
-            digest = spec.identity["sha256_first_mib"]
-            _check(_whole(spec.identity["size"], 0, None) and isinstance(digest, str)
-                   and re.fullmatch("[0-9a-f]{64}", digest) is not None, "identity")
-        return spec
-
-    def mismatch(self, other: "RunSpec") -> str | None:
-        """What differs between the run a checkpoint holds (self) and the one
-        asked for (other), or None.  A seed or segment size not given matches."""
-        for name in ("kind", "source", "fmt", "fold", "limit", "progressive", "seed_sweep", "streams"):
-            if getattr(self, name) != getattr(other, name):
-                return f"{name} {_show(getattr(self, name))}, not {_show(getattr(other, name))}"
-        if self.suite != other.suite:
-            return f"suite {self.suite['name']!r} with other tests or parameters" if self.suite["name"] == other.suite[
-                "name"] else f"suite {self.suite['name']!r}, not {other.suite['name']!r}"
-        if other.seed is not None and self.seed != other.seed:
-            return f"seed {self.seed}, not {other.seed}"
-        if self.identity != other.identity:
-            return "other data: the file's size or first MiB changed"
-        return None
-
-
-def _show(value: Any) -> str:
-    return "none" if value is None else json.dumps(value) if not isinstance(value, str) else value
-
-
-def _check(condition: bool, what: str) -> None:
-    if not condition:
-        raise ValueError(f"bad {what}")
-
-
-def _check_keys(data: Any, what: str, keys: set[str]) -> None:
-    _check(isinstance(data, dict) and set(data) == keys, f"{what} (not the fields randqa writes)")
-
-
-def _whole(value: Any, low: int, high: int | None) -> bool:
-    return type(value) is int and low <= value and (high is None or value <= high)
-
-
-def _number(value: Any, low: float = 0.0, high: float = math.inf) -> bool:
-    return type(value) in (int, float) and math.isfinite(value) and low <= value <= high
-
-
-def _text_ok(text: str) -> bool:
-    """A path or name a checkpoint may record: something a command line could give."""
-    return 0 < len(text) <= MAX_TEXT and "\0" not in text
-
-
-def _plain(value: Any, depth: int = 0) -> bool:
-    """A JSON value of bounded nesting (the details of a test's result)."""
-    if depth > MAX_DEPTH:
-        return False
-    if value is None or type(value) in (bool, int, str) or type(value) is float:
-        return True
-    if type(value) is list:
-        return all(_plain(v, depth + 1) for v in value)
-    if type(value) is dict:
-        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
-    return False
-
-
-def record_from_json(data: Any, run: RunSpec) -> CheckpointRecord:
+def record_from_json(data: Any, run: RunRequest) -> CheckpointRecord:
     """The progress a checkpoint records, every field checked against ``run``."""
-    _check_keys(data, "progress", {f.name for f in fields(CheckpointRecord)})
+    check_keys(data, "progress", {f.name for f in fields(CheckpointRecord)})
     progress = CheckpointRecord(**data)
     last = run.seed_sweep["seeds"] if run.seed_sweep else MAX_SIZE
-    _check(_whole(progress.position, 0, last), "position")
-    _check(_whole(progress.tail_bits, 0, 7 if run.fmt == "bits" else 0), "tail bits")
-    _check(progress.first_failure is None or _whole(progress.first_failure, 1, progress.position), "first failure")
-    _check(_number(progress.elapsed_s), "elapsed time")
-    _check(all(type(getattr(progress, name)) is bool for name in ("complete", "ended")), "progress flags")
-    _check(_whole(progress.sessions, 0, MAX_SIZE) and _whole(progress.segments, 0, MAX_SIZE)
-           and _whole(progress.in_process, 0, progress.position), "progress counts")
-    _check(isinstance(progress.lengths, list) and len(progress.lengths) <= 64, "progressive lengths")
+    check_field(is_whole(progress.position, 0, last), "position")
+    check_field(is_whole(progress.tail_bits, 0, 7 if run.fmt == "bits" else 0), "tail bits")
+    check_field(progress.first_failure is None or is_whole(progress.first_failure, 1, progress.position), "first failure")
+    check_field(is_number(progress.elapsed_s), "elapsed time")
+    check_field(all(type(getattr(progress, name)) is bool for name in ("complete", "ended")), "progress flags")
+    check_field(is_whole(progress.sessions, 0, MAX_SIZE) and is_whole(progress.segments, 0, MAX_SIZE)
+           and is_whole(progress.in_process, 0, progress.position), "progress counts")
+    check_field(isinstance(progress.lengths, list) and len(progress.lengths) <= 64, "progressive lengths")
     for record in progress.lengths:
-        _check_keys(record, "progressive length", {"bytes", "verdict", "elapsed_s", "tests"})
-        _check(_whole(record["bytes"], 1, progress.position) and record["verdict"] in set(Verdict)
-               and _number(record["elapsed_s"]) and isinstance(record["tests"], list), "progressive length")
+        check_keys(record, "progressive length", {"bytes", "verdict", "elapsed_s", "tests"})
+        check_field(is_whole(record["bytes"], 1, progress.position) and record["verdict"] in set(Verdict)
+               and is_number(record["elapsed_s"]) and isinstance(record["tests"], list), "progressive length")
         for test in record["tests"]:
-            _check(isinstance(test, dict) and {"name", "statistic", "p_value", "verdict"} <= set(test)
+            check_field(isinstance(test, dict) and {"name", "statistic", "p_value", "verdict"} <= set(test)
                    <= {"name", "statistic", "p_value", "p_value_low", "verdict", "needs", "details", "p_value_kind",
                        "retest"}, "test result")
-            _check(isinstance(test["name"], str) and test["verdict"] in set(Verdict)
-                   and all(test.get(key) is None or _number(test[key], -math.inf, math.inf) for key in ("statistic",)
-                           ) and all(test.get(key) is None or _number(test[key], 0.0, 1.0)
+            check_field(isinstance(test["name"], str) and test["verdict"] in set(Verdict)
+                   and all(test.get(key) is None or is_number(test[key], -math.inf, math.inf) for key in ("statistic",)
+                           ) and all(test.get(key) is None or is_number(test[key], 0.0, 1.0)
                                      for key in ("p_value", "p_value_low"))
                    and (test.get("needs") is None or isinstance(test["needs"], str))
-                   and isinstance(test.get("details", {}), dict) and _plain(test.get("details"))
+                   and isinstance(test.get("details", {}), dict) and is_plain(test.get("details"))
                    and test.get("p_value_kind") in (None, *PVALUE_KINDS)
-                   and isinstance(test.get("retest", {}), dict) and _plain(test.get("retest")), "test result")
+                   and isinstance(test.get("retest", {}), dict) and is_plain(test.get("retest")), "test result")
     return progress
 
 
-def state_budget(run: RunSpec, suite: Suite) -> int:
+def state_budget(run: RunRequest, suite: Suite) -> int:
     """The most bytes a checkpoint of ``run`` may hold in arrays: what the
     suite's tests state they hold (a seed sweep: its counts per position),
     with room for pending bytes and headers."""
@@ -329,21 +150,21 @@ class Saved:
     """A checkpoint read back."""
 
     path: str
-    run: RunSpec
+    run: RunRequest
     progress: CheckpointRecord
     states: list[dict[str, Any]]
     command: str | None = None
     outputs: dict[str, Any] = field(default_factory=dict)
     #: what the caller saved with the run (compare: the sources done)
     context: dict[str, Any] | None = None
-    #: its data and state checked against the run (randqa.engine.launch.check_resume)
+    #: its data and state checked against the run (randqa.engine.execute.check_resume)
     checked: bool = False
 
 
 class Checkpoint(Saver):
     """Writes a run's checkpoint file (``RunLoop`` calls ``save``)."""
 
-    def __init__(self, path: str, every_s: float, run: RunSpec, command: str | None = None,
+    def __init__(self, path: str, every_s: float, run: RunRequest, command: str | None = None,
                  outputs: dict[str, Any] | None = None, context: dict[str, Any] | None = None) -> None:
         self.path = path
         self.every_s = every_s
@@ -443,17 +264,17 @@ def _read(f: BinaryIO, size: int, path: str, max_memory: int | None) -> Saved:
         if meta.get("randqa_version") != __version__:
             raise _Refused(f"written by randqa {_short_repr(meta.get('randqa_version'))}, this is randqa "
                            f"{__version__}: resume it with that version")
-        _check_keys(meta, "metadata", {"format", "format_version", "randqa_version", "saved", "command", "outputs",
+        check_keys(meta, "metadata", {"format", "format_version", "randqa_version", "saved", "command", "outputs",
                                        "context", "run", "progress", "state", "digest"})
-        run = RunSpec.from_json(meta["run"])
+        run = RunRequest.from_json(meta["run"])
         progress = record_from_json(meta["progress"], run)
-        _check(isinstance(meta["saved"], str) and len(meta["saved"]) <= 64, "date")
-        _check(meta["command"] is None or isinstance(meta["command"], str) and len(meta["command"]) <= 1 << 20,
+        check_field(isinstance(meta["saved"], str) and len(meta["saved"]) <= 64, "date")
+        check_field(meta["command"] is None or isinstance(meta["command"], str) and len(meta["command"]) <= 1 << 20,
                "command")
         outputs = meta["outputs"]
-        _check(isinstance(outputs, dict) and set(outputs) <= {"json", "html"}
-               and all(v is None or isinstance(v, str) and _text_ok(v) for v in outputs.values()), "outputs")
-        _check(meta["context"] is None or isinstance(meta["context"], dict) and _plain(meta["context"]), "context")
+        check_field(isinstance(outputs, dict) and set(outputs) <= {"json", "html"}
+               and all(v is None or isinstance(v, str) and is_text(v) for v in outputs.values()), "outputs")
+        check_field(meta["context"] is None or isinstance(meta["context"], dict) and is_plain(meta["context"]), "context")
         from randqa.engine.plan import default_max_memory
 
         suite = suite_from_json(run.suite, default_max_memory() if max_memory is None else max_memory)
@@ -469,7 +290,7 @@ def _read(f: BinaryIO, size: int, path: str, max_memory: int | None) -> Saved:
     if meta["digest"] != state_digest(meta, arrays):
         raise _Refused("damaged (its state does not match its metadata: the digest differs)")
     states = from_document(meta["state"], arrays)
-    _check(isinstance(states, list) and all(isinstance(s, dict) for s in states), "accumulator state")
+    check_field(isinstance(states, list) and all(isinstance(s, dict) for s in states), "accumulator state")
     _check_counted(states, run, progress)
     return Saved(path, run, progress, states, meta["command"], dict(outputs), meta["context"])
 
@@ -480,7 +301,7 @@ def _short_repr(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _check_counted(states: list[dict[str, Any]], run: RunSpec, progress: CheckpointRecord) -> None:
+def _check_counted(states: list[dict[str, Any]], run: RunRequest, progress: CheckpointRecord) -> None:
     """Every accumulator counted what the progress says was tested: a state
     is bound to its run's length, not only to its digest."""
     if run.seed_sweep is not None:

@@ -35,7 +35,8 @@ from randqa.sources import Source, is_data_spec, open_source, read_full
 from randqa.battery.suites import Suite
 
 if TYPE_CHECKING:  # loaded when a comparison runs, not with every CLI command
-    from randqa.engine.checkpoint import RunSpec, Saved
+    from randqa.engine.checkpoint import Saved
+    from randqa.engine.request import RunRequest
     from randqa.sources.multistream import StreamLayout
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
@@ -122,7 +123,7 @@ class CompareOptions:
 
     def to_json(self) -> dict[str, Any]:
         """What a checkpoint records of the options (a resumed comparison goes on with them)."""
-        from randqa.engine.checkpoint import suite_to_json
+        from randqa.engine.request import suite_to_json
 
         return {"suite": suite_to_json(self.suite), "size": self.size, "seed": self.seed,
                 "progressive": self.progressive, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes,
@@ -142,7 +143,7 @@ class CompareOptions:
     def from_json(cls, data: Any, max_memory: int | None = None, **execution: Any) -> "CompareOptions":
         """The options ``to_json`` recorded (in a checkpoint), each checked
         (the suite within ``max_memory``, default --max-memory's); ValueError otherwise."""
-        from randqa.engine.checkpoint import suite_from_json
+        from randqa.engine.request import suite_from_json
         from randqa.engine.plan import default_max_memory
         from randqa.interleaving import MAX_STREAMS
         from randqa.sizes import MAX_SIZE
@@ -231,32 +232,17 @@ def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> 
     return as_called_speed(spec, None, repeats, seed)
 
 
-def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None = None) -> RunSpec:
-    """One source's test, as data: a plain run or a progressive one, of the
-    source or of its streams under ``layout``."""
-    from randqa.engine.checkpoint import RunSpec, suite_to_json
-    from randqa.engine.launch import identity_of
+def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None = None) -> RunRequest:
+    """One source's test, as a request: a plain run or a progressive one, of
+    the source or of its streams under ``layout``; --seed goes to generators only."""
+    from randqa.engine.request import stream_request
 
-    suite, streams = options.suite, None
-    if layout is not None:
-        from randqa.sources.multistream import open_streams
-
-        probe = open_streams(spec, options.seed, layout)  # the interleave resolved
-        with probe:
-            suite, streams = options.suite.with_streams(layout.count, probe.interleave), probe.layout.to_json()
-    endless = not is_data_spec(spec)
-    limit = options.size
-    if limit is None and endless:
-        limit = DEFAULT_COMPARE_BYTES
-    progressive = None
-    if options.progressive:
-        # stdin and files: until the data ends
-        last = options.max_bytes or limit or engine.UNTIL_END
-        progressive = {"min_bytes": options.min_bytes, "max_bytes": last, "keep_going": options.keep_going}
-        limit = None
-    return RunSpec(kind="test", source=spec, suite=suite_to_json(suite), seed=options.seed if endless else None,
-                   limit=limit, progressive=progressive, segment=options.segment, identity=identity_of(spec),
-                   streams=streams)
+    request, _suite = stream_request(
+        spec, options.suite, seed=None if is_data_spec(spec) else options.seed, size=options.size,
+        endless_size=DEFAULT_COMPARE_BYTES, endless_last=DEFAULT_COMPARE_BYTES, segment=options.segment,
+        progressive=(options.min_bytes, options.max_bytes, options.keep_going) if options.progressive else None,
+        layout=layout)
+    return request
 
 
 def run_source_tests(spec: str, options: CompareOptions,
@@ -271,7 +257,7 @@ def run_source_tests(spec: str, options: CompareOptions,
     ``saved`` is the checkpoint of this source's run to continue; with
     ``layout`` the source's streams are tested.
     """
-    from randqa.engine.launch import Execution, launch
+    from randqa.engine.execute import Execution, execute
 
     name = "stdin" if spec == "-" else spec
     if layout is not None:
@@ -282,8 +268,8 @@ def run_source_tests(spec: str, options: CompareOptions,
                           checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
                           context=context, resume_note=options.resume_note)
     bar = (lambda total: progress(name, total)) if progress else None
-    return launch(saved.run if saved is not None else source_run(spec, options, layout), execution, bar, saved=saved,
-                  fresh=saved is None)
+    return execute(saved.run if saved is not None else source_run(spec, options, layout), execution, bar, saved=saved,
+                   fresh=saved is None)
 
 
 def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:

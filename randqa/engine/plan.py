@@ -8,8 +8,8 @@ messages.  The messages name the CLI's options (``--low-bits``,
 
 The rules, in the order they are checked:
 
-- every number in its range and every choice known (the messages are
-  click's, as the CLI prints them for a bad option value);
+- every number in its range and every choice known (randqa.engine.options:
+  click's types and lines, as the CLI's);
 - ``--low-bits`` needs ``--word-bits`` (and defaults to 1 with it);
 - ``--sequences K`` needs a suite that tests sequences, replaces ``-n``
   (K sequences of the suite's length, counted in bits for ``--format bits``);
@@ -31,21 +31,21 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from randqa.battery.suites import DEFAULT_SUITE, Suite, check_memory, load_suite
 from randqa.engine.feeding import CHUNK_BYTES
-from randqa.engine.lengths import UNTIL_END
-from randqa.engine.run import run, run_progressive
+from randqa.engine.lengths import check_first_length, last_length, progressive_lengths
+from randqa.engine.opening import open_seeded
+from randqa.engine.options import check_value
+from randqa.engine.request import RunRequest, stream_request, suite_to_json
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
 from randqa.folding import check_folding
-from randqa.results import RunResult
-from randqa.sources import FORMATS, Source, backend_names, open_backend, open_source
+from randqa.sources import Source, backend_names, open_source
 from randqa.sources.folded import fold_source
 
 if TYPE_CHECKING:
-    from randqa.engine.checkpoint import RunSpec
     from randqa.engine.compare import CompareOptions
     from randqa.sources.multistream import StreamLayout
 
@@ -55,13 +55,6 @@ DEFAULT_GENERATOR_BYTES = 64 << 20
 PROGRESSIVE_GENERATOR_MAX = 1 << 30
 #: the first length of --progressive without --min
 DEFAULT_PROGRESSIVE_MIN = 1 << 10
-#: word sizes --word-bits folds
-WORD_BITS = (8, 16, 32, 64)
-
-#: option -> how click names it in messages (two spellings for short options)
-_OPTION_LABEL = {"-n": "'-n' / '--bytes'", "-j": "'-j' / '--jobs'"}
-
-ProgressCallback = Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -106,31 +99,6 @@ class TestOptions:
         return StreamLayout(self.streams, self.stream_seeds or "", self.interleave)
 
 
-def _label(option: str) -> str:
-    return _OPTION_LABEL.get(option, f"'{option}'")
-
-
-def check_range(value: int | None, option: str, low: int | None = None, high: int | None = None) -> None:
-    """UsageError unless ``value`` (when given) lies in [low, high], worded as click words it."""
-    if value is None:
-        return
-    if (low is not None and value < low) or (high is not None and value > high):
-        if high is None:
-            bounds = f"x>={low}"
-        elif low is None:
-            bounds = f"x<={high}"
-        else:
-            bounds = f"{low}<=x<={high}"
-        raise UsageError(f"Invalid value for {_label(option)}: {value} is not in the range {bounds}.")
-
-
-def check_choice(value: str | None, option: str, choices: tuple[str, ...]) -> None:
-    """UsageError unless ``value`` (when given) is one of ``choices``, worded as click words it."""
-    if value is not None and value not in choices:
-        known = ", ".join(repr(c) for c in choices)
-        raise UsageError(f"Invalid value for {_label(option)}: {value!r} is not one of {known}.")
-
-
 # ---- memory: a run is refused before it starts when its suite would not fit
 
 def physical_memory() -> int | None:
@@ -163,11 +131,6 @@ def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "byt
     return check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
 
 
-def progressive_lengths(first: int, last: int) -> int:
-    """How many lengths a progressive run from ``first`` to ``last`` judges (doubling)."""
-    return max(1, last // max(first, 1)).bit_length() + 1
-
-
 def check_size(value: int | None, option: str) -> None:
     """A size must be a positive whole number (parse_size's wording for the CLI's strings)."""
     if value is not None and value <= 0:
@@ -184,69 +147,11 @@ class TestPlan:
     suite: Suite
     options: TestOptions
 
-    # ------------------------------------------------------------ sources
-
-    def open(self, spec: str) -> Source:
-        """Open '-' (stdin), a path or a generator name, folded as asked, or
-        the interleaved streams of --streams."""
-        layout = self.options.layout
-        if layout is not None:
-            from randqa.sources.multistream import open_streams
-
-            return open_streams(spec, self.options.seed, layout)
-        return self.fold(open_source(spec, fmt=self.options.fmt, seed=self.options.seed))
-
-    def suite_for(self, source: Source) -> Suite:
-        """The suite a run of ``source`` takes: the plan's, or for interleaved
-        streams, with every stream alone and each pair's XOR too."""
-        from randqa.sources.multistream import MultiStreamSource
-
-        if isinstance(source, MultiStreamSource):
-            return self.suite.with_streams(len(source.members), source.interleave)
-        return self.suite
-
     def fold(self, source: Source) -> Source:
         """``source`` seen through --word-bits/--low-bits folding (itself without);
         closes ``source`` when the folding is refused."""
         o = self.options
         return fold_source(source, o.word_bits, o.low_bits or 1) if o.word_bits else source
-
-    # ------------------------------------------------------------ lengths
-
-    def limit(self, source: Source) -> int | None:
-        """Units a plain run reads: -n, or 64 MiB of a generator, or (None) all of the data."""
-        if self.options.size is None and source.endless:
-            return DEFAULT_GENERATOR_BYTES
-        return self.options.size
-
-    def last_length(self, source: Source) -> int:
-        """The last length of a progressive run: --max, -n, 1 GiB of a generator, or the data's end."""
-        o = self.options
-        return o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if source.endless else UNTIL_END)
-
-    def progress_total(self, source: Source) -> int | None:
-        """Bytes a progress bar counts up to for ``source`` (None when unknown)."""
-        if self.options.progressive:
-            last = self.last_length(source)
-            return last if last < UNTIL_END else None
-        return self.limit(source) if source.unit_bits == 8 else None
-
-    # ------------------------------------------------------------ running
-
-    def run(self, source: Source, on_progress: ProgressCallback | None = None) -> RunResult:
-        """Test ``source`` (already folded) in this process: progressively, or once."""
-        o = self.options
-        suite = self.suite_for(source)
-        self.check_memory(source.endless, suite)
-        if o.progressive:
-            return run_progressive(source, suite, o.min_size, self.last_length(source), o.keep_going,
-                                   jobs=o.jobs, on_progress=on_progress)
-        return run(source, suite, limit=self.limit(source), jobs=o.jobs, on_progress=on_progress)
-
-    @property
-    def sweep_total(self) -> int:
-        """Bytes a seed sweep reads (seeds x positions)."""
-        return (self.options.seed_sweep or 0) * self.options.positions
 
     def check_sweep_source(self, spec: str) -> None:
         """A seed sweep re-seeds a named generator: refuse anything else
@@ -257,78 +162,41 @@ class TestPlan:
             with open_source(spec):
                 pass
             raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
-        with open_backend(spec, self.options.seed or 0) as probe:
+        with open_seeded(spec, self.options.seed or 0) as probe:
             if isinstance(probe, UnseededSource) or probe.describe().get("reproducible") is False:
                 raise UsageError(f"--seed-sweep needs a generator that takes a seed; {spec} draws from the system "
                                  "and cannot be seeded")
 
-    def run_spec(self, spec: str, segment: int | None = None) -> "RunSpec":
-        """The run of source ``spec`` ('-', a path or a generator name) as data,
-        for randqa.engine.launch (in this process or on workers) and checkpoints."""
-        from randqa.engine.checkpoint import RunSpec, suite_to_json
-        from randqa.engine.launch import identity_of
-        from randqa.sources import is_data_spec
-
+    def request(self, spec: str, segment: int | None = None, opened: Source | None = None,
+                check_sweep: bool = True) -> RunRequest:
+        """The run of source ``spec`` ('-', a path or a generator name; or
+        the label of ``opened``, a source the caller opened) as a request for
+        randqa.engine.execute, its memory checked.  A seed sweep's generator
+        is checked unless ``check_sweep`` is False (the caller opens its streams)."""
         o = self.options
-        chosen, streams = self.suite, None
-        if o.layout is not None:
-            from randqa.sources.multistream import open_streams
-
-            probe = open_streams(spec, o.seed, o.layout)  # the scheme checked, the interleave resolved
-            with probe:
-                chosen, streams = self.suite_for(probe), probe.layout.to_json()
-        suite = suite_to_json(chosen)
         if o.seed_sweep is not None:
-            self.check_sweep_source(spec)
-            return RunSpec(kind="seed-sweep", source=spec, suite=suite, seed=o.seed or 0, segment=segment,
-                           seed_sweep={"seeds": o.seed_sweep, "positions": o.positions, "base_seed": o.seed or 0})
-        endless = not is_data_spec(spec)
-        limit, progression = o.size, None
-        if o.progressive:
-            # stdin and files: until the data ends
-            last = o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if endless else UNTIL_END)
-            if o.min_size > last:
-                raise UsageError(f"--min ({o.min_size}) is larger than --max ({last})")
-            progression = {"min_bytes": o.min_size, "max_bytes": last, "keep_going": o.keep_going}
-            limit = None
-        elif limit is None and endless:
-            limit = DEFAULT_GENERATOR_BYTES
-        self.check_memory(endless, chosen)
-        return RunSpec(kind="test", source=spec, suite=suite, seed=o.seed, fmt=o.fmt,
-                       fold=[o.word_bits, o.low_bits or 1] if o.word_bits else None, limit=limit,
-                       progressive=progression, segment=segment, identity=identity_of(spec), streams=streams)
+            if check_sweep:
+                self.check_sweep_source(spec)
+            return RunRequest(kind="seed-sweep", source=spec, suite=suite_to_json(self.suite), seed=o.seed or 0,
+                              segment=segment, seed_sweep={"seeds": o.seed_sweep, "positions": o.positions,
+                                                           "base_seed": o.seed or 0})
+        request, suite = stream_request(
+            spec, self.suite, seed=o.seed, fmt=o.fmt, fold=(o.word_bits, o.low_bits or 1) if o.word_bits else None,
+            size=o.size, endless_size=DEFAULT_GENERATOR_BYTES,
+            progressive=(o.min_size, o.max_size, o.keep_going) if o.progressive else None,
+            endless_last=PROGRESSIVE_GENERATOR_MAX, segment=segment, layout=o.layout, opened=opened)
+        check_request_memory(request, suite, self.max_memory, o.jobs)
+        return request
 
     @property
     def max_memory(self) -> int:
         return default_max_memory() if self.options.max_memory is None else self.options.max_memory
 
-    def check_memory(self, endless: bool, suite: Suite | None = None) -> None:
-        """Refuse the run before it starts when the suite (the plan's unless
-        given), its buffers and the results a progressive run keeps per
-        length would pass --max-memory."""
-        o = self.options
-        suite = suite or self.suite
-        if o.progressive:
-            last = o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if endless else UNTIL_END)
-            check_run_memory(suite, self.max_memory, jobs=o.jobs, lengths=progressive_lengths(o.min_size, last))
-        else:
-            check_run_memory(suite, self.max_memory, jobs=o.jobs, fmt=o.fmt)
 
-    def sweep(self, name: str, open_seeded: Callable[[int], Source] | None = None,
-              on_progress: ProgressCallback | None = None) -> RunResult:
-        """Seed-sweep generator ``name``; ``open_seeded(seed)`` opens one
-        seeded stream (by default the backend ``name``)."""
-        from randqa.engine.seed_sweep import run_seed_sweep
-
-        o = self.options
-        if open_seeded is None:
-            self.check_sweep_source(name)
-
-            def open_seeded(seed: int) -> Source:
-                return open_backend(name, seed)
-
-        return run_seed_sweep(name, open_seeded, o.seed_sweep or 0, positions=o.positions, base_seed=o.seed or 0,
-                              thresholds=self.suite.thresholds, on_progress=on_progress)
+def check_request_memory(request: RunRequest, suite: Suite, max_memory: int, jobs: int) -> None:
+    """Refuse a run before it starts when its suite, its buffers and the
+    results a progressive run keeps per length would pass ``max_memory``."""
+    check_run_memory(suite, max_memory, jobs=jobs, fmt=request.fmt, lengths=request.lengths_judged)
 
 
 def check_option_values(options: TestOptions) -> None:
@@ -337,23 +205,17 @@ def check_option_values(options: TestOptions) -> None:
     check_size(o.size, "-n")
     check_size(o.min_size, "--min")
     check_size(o.max_size, "--max")
-    check_range(o.seed, "--seed", 0)
-    check_choice(o.fmt, "--format", FORMATS)
-    check_choice(None if o.word_bits is None else str(o.word_bits), "--word-bits", tuple(map(str, WORD_BITS)))
-    check_range(o.low_bits, "--low-bits", 1, 63)
-    check_range(o.sequences, "--sequences", 1)
-    check_range(o.seed_sweep, "--seed-sweep", 2)
-    check_range(o.positions, "--positions", 1, 4096)
-    check_range(o.jobs, "-j", 1, 256)
+    for name, value in (("seed", o.seed), ("format", o.fmt), ("word_bits", o.word_bits), ("low_bits", o.low_bits),
+                        ("sequences", o.sequences), ("seed_sweep", o.seed_sweep), ("positions", o.positions),
+                        ("jobs", o.jobs)):
+        check_value(name, value)
     check_stream_values(o.streams, o.interleave)
 
 
 def check_stream_values(streams: int | None, interleave: int | None) -> None:
     """The ranges of --streams and --interleave."""
-    from randqa.interleaving import MAX_INTERLEAVE, MAX_STREAMS
-
-    check_range(streams, "--streams", 2, MAX_STREAMS)
-    check_range(interleave, "--interleave", 1, MAX_INTERLEAVE)
+    check_value("streams", streams)
+    check_value("interleave", interleave)
 
 
 def check_stream_options(streams: int | None, stream_seeds: str | None, interleave: int | None) -> None:
@@ -407,9 +269,7 @@ def plan_test(options: TestOptions, outputs: dict[str, str | None] | None = None
         except ValueError as exc:
             raise UsageError(f"--low-bits: {exc}") from None
     if o.progressive:
-        last = o.max_size or size
-        if last is not None and o.min_size > last:
-            raise UsageError(f"--min ({o.min_size}) is larger than --max ({last})")
+        check_first_length(o.min_size, o.max_size or size)
     low_bits = (o.low_bits or 1) if o.word_bits else None
     return TestPlan(chosen, replace(o, size=size, low_bits=low_bits))
 
@@ -420,9 +280,9 @@ def check_compare_values(*, size: int | None = None, min_size: int | None = None
     check_size(size, "-n")
     check_size(min_size, "--min")
     check_size(max_size, "--max")
-    check_range(seed, "--seed", 0)
-    check_range(speed_repeats, "--speed-repeats", 1)
-    check_range(jobs, "-j", 1, 256)
+    check_value("seed", seed)
+    check_value("speed_repeats", speed_repeats)
+    check_value("jobs", jobs)
 
 
 def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: int | None = None,
@@ -462,9 +322,9 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     if checkpoint_every_s is not None:
         options.checkpoint_every_s = checkpoint_every_s
     last = max_size or size
-    if progressive and last and options.min_bytes > last:
-        raise UsageError(f"--min ({options.min_bytes}) is larger than the last length ({last})")
-    lengths = progressive_lengths(options.min_bytes, last or UNTIL_END) if progressive else 1
+    if progressive:
+        check_first_length(options.min_bytes, last, "the last length")
+    lengths = progressive_lengths(options.min_bytes, last_length(max_size, size)) if progressive else 1
     if streams is not None:  # the largest interleave a generator can have by default: 8 bytes
         chosen = chosen.with_streams(streams, interleave or 8)
     check_run_memory(chosen, limit, jobs=jobs, lengths=lengths)

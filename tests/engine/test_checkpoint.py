@@ -28,9 +28,10 @@ from conftest import rewrite_checkpoint, run_main
 
 from randqa import __version__
 from randqa.battery.suites import load_suite
-from randqa.engine.checkpoint import Checkpoint, RunSpec, read_checkpoint, suite_from_json, suite_to_json
+from randqa.engine.checkpoint import Checkpoint, read_checkpoint
 from randqa.engine.run import Progressive, run_stream
-from randqa.engine.launch import Execution, launch
+from randqa.engine.execute import Execution, execute
+from randqa.engine.request import RunRequest, suite_from_json, suite_to_json
 from randqa.errors import InputError, UsageError
 from randqa.sources import open_source
 from small_suites import collision_suite
@@ -63,7 +64,7 @@ class StopAfter(Checkpoint):
 
 def _run(tmp_path, suite_name, *, limit=None, progressive=None, stop_after=None, segment=1 << 20):
     suite = load_suite(suite_name) if isinstance(suite_name, str) else suite_name
-    spec = RunSpec(kind="test", source="pcg64", suite=suite_to_json(suite), seed=SEED, limit=limit,
+    spec = RunRequest(kind="test", source="pcg64", suite=suite_to_json(suite), seed=SEED, limit=limit,
                    progressive=None if progressive is None else vars(progressive), segment=segment)
     path = str(tmp_path / "run.ckpt")
     saver = None
@@ -87,12 +88,12 @@ def test_a_run_stopped_and_resumed_gives_the_uninterrupted_results(tmp_path, sui
     assert stopped.interrupted
     saved = read_checkpoint(path)
     assert 0 < saved.progress.position < expected.bytes_tested and not saved.progress.complete
-    resumed = launch(spec, Execution(checkpoint=path, notice=lambda line: None))
+    resumed = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
     assert not resumed.interrupted
     assert comparable(resumed) == comparable(expected)
     assert resumed.extra["execution"]["resumed_at_bytes"] == saved.progress.position
     # the finished run's checkpoint reports the same results again
-    again = launch(spec, Execution(checkpoint=path, notice=lambda line: None))
+    again = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
     assert comparable(again) == comparable(expected)
 
 
@@ -138,7 +139,7 @@ def test_damaged_checkpoints_are_refused(tmp_path):
 
     rewrite_checkpoint(path, wrong_dtype)
     with pytest.raises(InputError, match="does not fit"):
-        launch(spec, Execution(checkpoint=path, notice=lambda line: None))
+        execute(spec, Execution(checkpoint=path, notice=lambda line: None))
 
 
 def test_a_checkpoint_of_another_run_is_refused(tmp_path):
@@ -150,33 +151,33 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path):
         "limit 4194304, not 8388608": dict(limit=8 << 20),
     }
     for problem, change in others.items():
-        other = RunSpec(**dict(spec.to_json(), **change))
+        other = RunRequest(**dict(spec.to_json(), **change))
         with pytest.raises(UsageError, match=problem):
-            launch(other, Execution(checkpoint=path, notice=lambda line: None))
+            execute(other, Execution(checkpoint=path, notice=lambda line: None))
     # a seed not given is the checkpoint's
-    unseeded = RunSpec(**dict(spec.to_json(), seed=None))
-    assert launch(unseeded, Execution(checkpoint=path, notice=lambda line: None)).source["seed"] == SEED
+    unseeded = RunRequest(**dict(spec.to_json(), seed=None))
+    assert execute(unseeded, Execution(checkpoint=path, notice=lambda line: None)).source["seed"] == SEED
 
 
 def test_a_changed_file_is_another_run(tmp_path):
-    from randqa.engine.launch import identity_of
+    from randqa.engine.request import identity_of
 
     data_path = tmp_path / "data.bin"
     data_path.write_bytes(np.random.default_rng(1).bytes(2 << 20))
     suite = load_suite("quick")
-    spec = RunSpec(kind="test", source=str(data_path), suite=suite_to_json(suite), segment=1 << 20,
+    spec = RunRequest(kind="test", source=str(data_path), suite=suite_to_json(suite), segment=1 << 20,
                    identity=identity_of(str(data_path)))
     path = str(tmp_path / "file.ckpt")
-    launch(spec, Execution(checkpoint=path, notice=lambda line: None))
+    execute(spec, Execution(checkpoint=path, notice=lambda line: None))
     data_path.write_bytes(np.random.default_rng(2).bytes(2 << 20))
-    changed = RunSpec(**dict(spec.to_json(), identity=identity_of(str(data_path))))
+    changed = RunRequest(**dict(spec.to_json(), identity=identity_of(str(data_path))))
     with pytest.raises(UsageError, match="other data"):
-        launch(changed, Execution(checkpoint=path, notice=lambda line: None))
+        execute(changed, Execution(checkpoint=path, notice=lambda line: None))
     assert zipfile.is_zipfile(path)
     # `randqa resume` continues the checkpoint's own run: only the data can tell
     saved = read_checkpoint(path)
     with pytest.raises(UsageError, match="other data"):
-        launch(saved.run, Execution(checkpoint=path, notice=lambda line: None), saved=saved)
+        execute(saved.run, Execution(checkpoint=path, notice=lambda line: None), saved=saved)
 
 
 # ---------------------------------------------------------------- a checkpoint as untrusted data
@@ -216,7 +217,7 @@ def test_a_state_naming_a_module_imports_nothing(quick_checkpoint, monkeypatch):
 
     rewrite_checkpoint(quick_checkpoint, name_main)
     with pytest.raises(InputError, match="not one of the classes a randqa state holds"):
-        launch(read_checkpoint(quick_checkpoint).run, Execution(checkpoint=quick_checkpoint, notice=lambda line: None))
+        execute(read_checkpoint(quick_checkpoint).run, Execution(checkpoint=quick_checkpoint, notice=lambda line: None))
     assert "randqa.__main__" not in sys.modules
 
 
@@ -300,23 +301,23 @@ def test_a_lock_keeps_a_second_run_off_the_checkpoint(tmp_path, capsys):
 def test_interleaved_streams_stopped_and_resumed(tmp_path):
     """A run of --streams saves the run's streams (scheme, interleave) and every
     stream's and pair's state; resumed, it gives the uninterrupted results."""
-    from randqa.engine.launch import open_run_source
+    from randqa.engine.opening import open_request
     from randqa.engine.plan import TestOptions, plan_test
 
     plan = plan_test(TestOptions(size=(3 << 20) + 5, seed=SEED, suite="quick", streams=3, stream_seeds="spawn"))
-    spec = plan.run_spec("pcg64", segment=10 * 3 * 32768)
+    spec = plan.request("pcg64", segment=10 * 3 * 32768)
     assert spec.streams == {"count": 3, "scheme": "spawn", "interleave": 8}
     suite = suite_from_json(spec.suite)
 
     def run(saver=None):
-        with open_run_source(spec) as source:
+        with open_request(spec) as source:
             return run_stream(source, suite, limit=spec.limit, spec="pcg64", segment=spec.segment, saver=saver)
 
     expected = run()
     path = str(tmp_path / "streams.ckpt")
     assert run(StopAfter(path, 0.0, spec, saves=2)).interrupted
-    resumed = launch(spec, Execution(checkpoint=path, notice=lambda line: None))
+    resumed = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
     assert comparable(resumed) == comparable(expected) and resumed.extra["execution"]["sessions"] == 2
-    other = RunSpec(**dict(spec.to_json(), streams=dict(spec.streams, scheme="jump")))
+    other = RunRequest(**dict(spec.to_json(), streams=dict(spec.streams, scheme="jump")))
     with pytest.raises(UsageError, match="streams"):
-        launch(other, Execution(checkpoint=path, notice=lambda line: None))
+        execute(other, Execution(checkpoint=path, notice=lambda line: None))

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from randqa.engine.plan import DEFAULT_GENERATOR_BYTES, PROGRESSIVE_GENERATOR_MAX, TestOptions, plan_compare, plan_test
+from randqa.engine.execute import execute
 from randqa.engine.lengths import UNTIL_END
+from randqa.engine.opening import open_request
+from randqa.engine.plan import DEFAULT_GENERATOR_BYTES, PROGRESSIVE_GENERATOR_MAX, TestOptions, plan_compare, plan_test
 from randqa.errors import SuiteError, UsageError
 from randqa.files import check_output_paths
 
@@ -62,28 +64,28 @@ def test_lengths_depend_on_the_source(tmp_path):
     data = tmp_path / "d.bin"
     data.write_bytes(bytes(range(256)) * 64)
     plain, progressive = plan_test(TestOptions()), plan_test(TestOptions(progressive=True))
-    with plain.open("pcg64") as generator, plain.open(str(data)) as file:
-        assert plain.limit(generator) == DEFAULT_GENERATOR_BYTES and plain.limit(file) is None
-        assert progressive.last_length(generator) == PROGRESSIVE_GENERATOR_MAX
-        assert progressive.last_length(file) == UNTIL_END and progressive.progress_total(file) is None
-    sized = plan_test(TestOptions(size=5000, progressive=True))
-    with sized.open("pcg64") as generator:
-        assert sized.last_length(generator) == 5000 == sized.progress_total(generator)
+    assert plain.request("pcg64").limit == DEFAULT_GENERATOR_BYTES and plain.request(str(data)).limit is None
+    assert progressive.request("pcg64").progressive["max_bytes"] == PROGRESSIVE_GENERATOR_MAX
+    from_file = progressive.request(str(data))
+    assert from_file.progressive["max_bytes"] == UNTIL_END and from_file.progress_total() is None
+    sized = plan_test(TestOptions(size=5000, progressive=True)).request("pcg64")
+    assert sized.progressive["max_bytes"] == 5000 == sized.progress_total()
+    with open_request(plain.request(str(data))) as opened:  # a source opened by the caller: its own length rule
+        assert plain.request("d", opened=opened).limit is None
+    with open_request(plain.request("pcg64")) as opened:
+        assert plain.request("g", opened=opened).limit == DEFAULT_GENERATOR_BYTES
 
 
-def test_plans_run_every_mode():
+def test_requests_run_every_mode():
     plain = plan_test(TestOptions(size=16 << 10, seed=1, suite="quick"))
-    with plain.open("pcg64") as source:
-        assert plain.run(source).bytes_tested == 16 << 10
+    assert execute(plain.request("pcg64")).bytes_tested == 16 << 10
     folded = plan_test(TestOptions(size=4096, seed=1, suite="quick", word_bits=16, low_bits=4))
-    with folded.open("glibc-rand-short") as source:
-        run = folded.run(source)
+    run = execute(folded.request("glibc-rand-short"))
     assert run.source["name"] == "glibc-rand-short[low4/16]" and run.bytes_tested == 4096
     progressive = plan_test(TestOptions(progressive=True, max_size=8192, seed=1))
-    with progressive.open("randu") as source:
-        assert progressive.run(source).extra["first_failure_bytes"] == 1024
+    assert execute(progressive.request("randu")).extra["first_failure_bytes"] == 1024
     sweep = plan_test(TestOptions(seed_sweep=10, positions=4, seed=5))
-    run = sweep.sweep("arc4")
+    run = execute(sweep.request("arc4"))
     assert run.extra["seed_sweep"] == {"seeds": 10, "seeds_requested": 10, "positions": 4, "base_seed": 5}
 
 
@@ -92,9 +94,9 @@ def test_a_seed_sweep_needs_a_named_generator(tmp_path):
     data = tmp_path / "d.bin"
     data.write_bytes(b"x" * 100)
     with pytest.raises(UsageError, match="needs a generator backend"):
-        sweep.sweep(str(data))
+        sweep.request(str(data))
     with pytest.raises(UsageError, match="unknown source 'pcg6'"):
-        sweep.sweep("pcg6")
+        sweep.request("pcg6")
 
 
 def test_folding_refused_for_bad_low_bits():

@@ -1,5 +1,6 @@
-"""Start or continue a run described as data (a ``RunSpec``): what ``randqa
-test`` and ``randqa resume`` share.
+"""The one entry of every run: ``execute(request)`` starts or continues a
+RunRequest, for ``randqa test``, ``randqa resume``, each source of
+``compare``, the seed sweep and the Python API.
 
 With a checkpoint path that already holds a checkpoint of the same run, the
 run continues from it (``randqa test ... --checkpoint c.ckpt`` typed again
@@ -17,17 +18,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ContextManager
 
 from randqa.battery._state import StateError
-from randqa.engine.checkpoint import Checkpoint, RunSpec, Saved, file_identity, read_checkpoint, suite_from_json
-from randqa.engine.lengths import UNTIL_END
+from randqa.engine.checkpoint import Checkpoint, Saved, read_checkpoint
+from randqa.engine.opening import open_request, open_seeded
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.request import RunRequest, identity_of, suite_from_json
 from randqa.engine.run import Progressive, run_stream
 from randqa.errors import InputError, UsageError, one_line
 from randqa.results import RunResult
 from randqa.sizes import format_size
-from randqa.sources import Source, is_data_spec, open_source
-from randqa.sources.folded import fold_source
+from randqa.sources import Source
 
-ProgressFactory = Callable[[int | None], ContextManager[Callable[[int], None]]]
+#: makes a progress bar counting up to a total (None: unknown); it is called with each count done
+BarFactory = Callable[[int | None], ContextManager[Callable[[int], None]]]
 
 
 @dataclass
@@ -49,12 +51,7 @@ class Execution:
     notice: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
 
 
-def identity_of(source: str) -> dict[str, Any] | None:
-    """The identity a checkpoint records for the data of ``source`` (files only)."""
-    return file_identity(source) if source != "-" and is_data_spec(source) else None
-
-
-def prior_checkpoint(run: RunSpec, execution: Execution) -> Saved | None:
+def prior_checkpoint(run: RunRequest, execution: Execution) -> Saved | None:
     """The checkpoint at ``execution.checkpoint`` when it holds this run (its
     seed then replaces a missing one); None when there is none yet."""
     path = execution.checkpoint
@@ -68,49 +65,42 @@ def prior_checkpoint(run: RunSpec, execution: Execution) -> Saved | None:
     return saved
 
 
-def open_run_source(run: RunSpec) -> Source:
-    """The source of a stream run: folded when asked, or the interleaved streams of --streams."""
-    if run.streams is not None:
-        from randqa.sources.multistream import StreamLayout, open_streams
-
-        return open_streams(run.source, run.seed, StreamLayout.from_json(run.streams))
-    source = open_source(run.source, fmt=run.fmt, seed=run.seed)
-    return fold_source(source, run.fold[0], run.fold[1]) if run.fold else source
-
-
-def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None = None,
-           saved: Saved | None = None, fresh: bool = False) -> RunResult:
-    """Run (or continue) ``run``; ``saved`` is its checkpoint when the caller
-    read it; ``fresh``: start anew whatever the checkpoint path holds (the
-    next source of a comparison)."""
+def execute(request: RunRequest, execution: Execution | None = None, bar: BarFactory | None = None, *,
+            saved: Saved | None = None, fresh: bool = False, source: Source | None = None,
+            seeded: Callable[[int], Source] | None = None) -> RunResult:
+    """Run (or continue) ``request``.  ``saved`` is its checkpoint when the
+    caller read it; ``fresh``: start anew whatever the checkpoint path holds
+    (the next source of a comparison).  ``source``: an opened source to test
+    instead of the one the request names (a Python object given to the API;
+    the caller closes it, and workers never open it themselves); ``seeded``
+    opens one stream of a seed sweep (default: the generator the request names)."""
+    execution = execution if execution is not None else Execution()
     if saved is None and not fresh:
-        saved = prior_checkpoint(run, execution)
-    suite = suite_from_json(run.suite)
+        saved = prior_checkpoint(request, execution)
+    suite = suite_from_json(request.suite)
     if saved is not None:
         check_resume(saved)
-        run.seed = saved.run.seed
+        request = replace(request, seed=saved.run.seed)
     resume = (saved.progress, saved.states) if saved is not None else None
-    bar = progress or (lambda total: contextlib.nullcontext(None))
-    if run.kind == "seed-sweep":
-        _notice_resume(saved, run, execution)
-        return _seed_sweep(run, suite, execution, bar, resume)
-    with open_run_source(run) as source:
-        _notice_resume(saved, run, execution)  # once everything that could refuse the run has been checked
-        run.seed = source.seed
-        saver = _saver(run, execution)
-        progressive = Progressive(**run.progressive) if run.progressive else None
-        if progressive is not None:
-            total = progressive.max_bytes if progressive.max_bytes < UNTIL_END else None
-        else:
-            total = run.limit if source.unit_bits == 8 else None
-        with bar(total) as on_progress:
+    bars = bar or (lambda total: contextlib.nullcontext(None))
+    if request.kind == "seed-sweep":
+        _notice_resume(saved, request, execution)
+        name = request.source
+        return _seed_sweep(request, suite, execution, bars, resume, seeded or (lambda seed: open_seeded(name, seed)))
+    with contextlib.nullcontext(source) if source is not None else open_request(request) as opened:
+        _notice_resume(saved, request, execution)  # once everything that could refuse the run has been checked
+        request = replace(request, seed=opened.seed)
+        saver = _saver(request, execution)
+        progressive = Progressive(**request.progressive) if request.progressive else None
+        with bars(request.progress_total(opened.unit_bits)) as on_progress:
             if on_progress is not None and resume is not None:
                 on_progress(resume[0].position)
             try:
-                return run_stream(source, suite, limit=run.limit, progressive=progressive, spec=run.source,
-                                  fold=tuple(run.fold) if run.fold else None, segment=run.segment,
-                                  workers=execution.workers, threads=execution.threads, saver=saver,
-                                  resume=resume, on_progress=on_progress)
+                return run_stream(opened, suite, limit=request.limit, progressive=progressive,
+                                  spec=request.source if source is None else None,
+                                  fold=(request.fold[0], request.fold[1]) if request.fold else None,
+                                  segment=request.segment, workers=execution.workers, threads=execution.threads,
+                                  saver=saver, resume=resume, on_progress=on_progress)
             except StateError as exc:
                 raise InputError(f"checkpoint {execution.checkpoint}: its state does not fit the run ({exc})") from None
 
@@ -129,7 +119,7 @@ def check_resume(saved: Saved) -> None:
     saved.checked = True
 
 
-def _check_state(run: RunSpec, suite: Any, saved: Saved) -> None:
+def _check_state(run: RunRequest, suite: Any, saved: Saved) -> None:
     from randqa.engine.jobs import StreamJob, loaded
 
     if run.seed_sweep is not None:
@@ -148,7 +138,7 @@ def _check_state(run: RunSpec, suite: Any, saved: Saved) -> None:
                          f"({type(exc).__name__}: {one_line(exc)})") from None
 
 
-def _notice_resume(saved: Saved | None, run: RunSpec, execution: Execution) -> None:
+def _notice_resume(saved: Saved | None, run: RunRequest, execution: Execution) -> None:
     if saved is None:
         return
     done = saved.progress.position
@@ -157,26 +147,25 @@ def _notice_resume(saved: Saved | None, run: RunSpec, execution: Execution) -> N
     execution.notice(f"randqa: resuming from {saved.path} ({state}){execution.resume_note}")
 
 
-def _saver(run: RunSpec, execution: Execution) -> Checkpoint | None:
+def _saver(run: RunRequest, execution: Execution) -> Checkpoint | None:
     if not execution.checkpoint:
         return None
     return Checkpoint(execution.checkpoint, execution.checkpoint_every_s, run, execution.command, execution.outputs,
                       execution.context)
 
 
-def _seed_sweep(run: RunSpec, suite: Any, execution: Execution, bar: ProgressFactory, resume: Any) -> RunResult:
+def _seed_sweep(request: RunRequest, suite: Any, execution: Execution, bars: BarFactory, resume: Any,
+                seeded: Callable[[int], Source]) -> RunResult:
     from randqa.engine.seed_sweep import run_seed_sweep
-    from randqa.sources import open_backend
 
-    sweep = run.seed_sweep or {}
+    sweep = request.seed_sweep or {}
     seeds, positions, base = sweep["seeds"], sweep["positions"], sweep["base_seed"]
-    name = run.source
-    with bar(seeds * positions) as on_progress:
+    with bars(request.progress_total()) as on_progress:
         if on_progress is not None and resume is not None:
             on_progress(resume[0].position * positions)
         try:
-            return run_seed_sweep(name, lambda s: open_backend(name, s), seeds, positions=positions, base_seed=base,
+            return run_seed_sweep(request.source, seeded, seeds, positions=positions, base_seed=base,
                                   thresholds=suite.thresholds, on_progress=on_progress, workers=execution.workers,
-                                  segment=run.segment, saver=_saver(run, execution), resume=resume)
+                                  segment=request.segment, saver=_saver(request, execution), resume=resume)
         except StateError as exc:
             raise InputError(f"checkpoint {execution.checkpoint}: its state does not fit the run ({exc})") from None
