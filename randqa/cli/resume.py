@@ -83,7 +83,7 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
 def _check_memory(saved: Any, jobs: int, max_memory: int | None) -> None:
     """Refuse, before the run, a run whose suite would take more than
     --max-memory, as `randqa test` does (a comparison: its options' suite)."""
-    from randqa.engine.plan import check_request_memory, default_max_memory
+    from randqa.engine.memory import check_request_memory, default_max_memory
     from randqa.engine.request import suite_from_json
 
     request = saved.run

@@ -24,7 +24,7 @@ from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
 from randqa.engine.options import option_type
 from randqa.engine.plan import TestOptions, plan_test
 from randqa.report.terminal import render_run
-from randqa.results import FAILING, RunResult, Verdict
+from randqa.results import FAILING, RunResult
 
 
 @click.command("test")

@@ -1,7 +1,14 @@
 """The engine: streams a source's bytes through a suite's accumulators.
 
-- ``run``: ``feed`` and ``run``, ``run_progressive`` (one pass, judged at
-  doubling lengths), ``judge``;
+- ``request`` and ``execute``: a run as data (``RunRequest``, what a
+  checkpoint stores) and the one entry that runs it (``execute``), for
+  ``randqa test``, ``resume``, ``compare``, the seed sweep and the API;
+- ``plan`` and ``options``: the options checked once, into a request;
+- ``loop`` with ``workloads``, ``jobs``, ``feeding``, ``retests``,
+  ``segment_policy``, ``records``: the run itself, in this process or in
+  segments on workers (``parallel``), with checkpoints (``checkpoint``);
+- ``run``: ``run`` and ``run_progressive`` of an opened source in this
+  process; ``feed`` and ``judge``;
 - ``seed_sweep``: the starts of many seeded streams;
 - ``compare``: several sources, speed next to quality.
 """

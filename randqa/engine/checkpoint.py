@@ -275,7 +275,7 @@ def _read(f: BinaryIO, size: int, path: str, max_memory: int | None) -> Saved:
         check_field(isinstance(outputs, dict) and set(outputs) <= {"json", "html"}
                and all(v is None or isinstance(v, str) and is_text(v) for v in outputs.values()), "outputs")
         check_field(meta["context"] is None or isinstance(meta["context"], dict) and is_plain(meta["context"]), "context")
-        from randqa.engine.plan import default_max_memory
+        from randqa.engine.memory import default_max_memory
 
         suite = suite_from_json(run.suite, default_max_memory() if max_memory is None else max_memory)
         budget = state_budget(run, suite)

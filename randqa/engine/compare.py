@@ -31,7 +31,8 @@ from randqa.speed.generation import REPEATS as SPEED_REPEATS
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import RandqaError, UsageError
 from randqa.results import RunResult
-from randqa.sources import Source, is_data_spec, open_source, read_full
+from randqa.engine.opening import open_named
+from randqa.sources import Source, is_data_spec, read_full
 from randqa.battery.suites import Suite
 
 if TYPE_CHECKING:  # loaded when a comparison runs, not with every CLI command
@@ -144,7 +145,7 @@ class CompareOptions:
         """The options ``to_json`` recorded (in a checkpoint), each checked
         (the suite within ``max_memory``, default --max-memory's); ValueError otherwise."""
         from randqa.engine.request import suite_from_json
-        from randqa.engine.plan import default_max_memory
+        from randqa.engine.memory import default_max_memory
         from randqa.interleaving import MAX_STREAMS
         from randqa.sizes import MAX_SIZE
 
@@ -188,10 +189,10 @@ def preset_plan(sources: list[str], preset: str | None, size: int | None,
 
 
 def _open(spec: str, seed: int | None) -> Source:
-    """open_source, with --seed going to generators only: a comparison may
-    mix seeded generators with files and stdin (open_source's own rule tells
-    a path from a generator name)."""
-    return open_source(spec, seed=None if is_data_spec(spec) else seed)
+    """``spec`` opened with --seed going to generators only: a comparison may
+    mix seeded generators with files and stdin (is_data_spec tells a path
+    from a generator name)."""
+    return open_named(spec, seed=None if is_data_spec(spec) else seed)
 
 
 def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout | None] | None = None) -> None:
@@ -202,11 +203,9 @@ def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout
         raise UsageError("stdin ('-') can be compared only once")
     streamed = [layout for layout in layouts or [] if layout is not None]
     if streamed:
-        from randqa.sources.multistream import open_streams
-
         for spec in specs:
             for layout in streamed:
-                open_streams(spec, seed, layout).close()
+                open_named(spec, seed=seed, layout=layout).close()
         return
     for spec in specs:
         if spec != "-":

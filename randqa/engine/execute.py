@@ -19,9 +19,9 @@ from typing import Any, Callable, ContextManager
 
 from randqa.battery._state import StateError
 from randqa.engine.checkpoint import Checkpoint, Saved, read_checkpoint
-from randqa.engine.opening import open_request, open_seeded
+from randqa.engine.opening import open_seeded
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
-from randqa.engine.request import RunRequest, identity_of, suite_from_json
+from randqa.engine.request import RunRequest, identity_of, open_request, suite_from_json
 from randqa.engine.run import Progressive, run_stream
 from randqa.errors import InputError, UsageError, one_line
 from randqa.results import RunResult

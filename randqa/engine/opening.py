@@ -10,7 +10,6 @@ from randqa.sources import Source, open_backend, open_source
 from randqa.sources.folded import fold_source
 
 if TYPE_CHECKING:
-    from randqa.engine.request import RunRequest
     from randqa.sources.multistream import StreamLayout
 
 
@@ -24,15 +23,6 @@ def open_named(spec: str, *, seed: int | None = None, fmt: str = "bytes", fold: 
         return open_streams(spec, seed, layout)
     source = open_source(spec, fmt=fmt, seed=seed)
     return fold_source(source, fold[0], fold[1]) if fold else source
-
-
-def open_request(request: "RunRequest") -> Source:
-    """The source of a stream run's request."""
-    from randqa.sources.multistream import StreamLayout
-
-    layout = StreamLayout.from_json(request.streams) if request.streams is not None else None
-    return open_named(request.source, seed=request.seed, fmt=request.fmt,
-                      fold=(request.fold[0], request.fold[1]) if request.fold else None, layout=layout)
 
 
 def open_seeded(name: str, seed: int) -> Source:

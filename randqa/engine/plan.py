@@ -29,20 +29,19 @@ read to its end.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from randqa.battery.suites import DEFAULT_SUITE, Suite, check_memory, load_suite
-from randqa.engine.feeding import CHUNK_BYTES
+from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite
 from randqa.engine.lengths import check_first_length, last_length, progressive_lengths
-from randqa.engine.opening import open_seeded
+from randqa.engine.memory import check_request_memory, check_run_memory, default_max_memory
+from randqa.engine.opening import open_named, open_seeded
 from randqa.engine.options import check_value
 from randqa.engine.request import RunRequest, stream_request, suite_to_json
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
 from randqa.folding import check_folding
-from randqa.sources import Source, backend_names, open_source
+from randqa.sources import Source, backend_names
 from randqa.sources.folded import fold_source
 
 if TYPE_CHECKING:
@@ -99,38 +98,6 @@ class TestOptions:
         return StreamLayout(self.streams, self.stream_seeds or "", self.interleave)
 
 
-# ---- memory: a run is refused before it starts when its suite would not fit
-
-def physical_memory() -> int | None:
-    """Bytes of memory this process may use: the machine's, or its cgroup's limit when lower."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
-    try:
-        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as f:
-            limit = f.read().strip()
-        if limit.isdigit():
-            total = min(total, int(limit))
-    except OSError:
-        pass
-    return total
-
-
-def default_max_memory() -> int:
-    """--max-memory's default: half of physical memory (4 GiB when unknown)."""
-    total = physical_memory()
-    return total // 2 if total else 4 << 30
-
-
-def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "bytes", lengths: int = 1) -> int:
-    """Refuse a run of ``suite`` that would take more than ``limit`` bytes:
-    the tests' stated needs (randqa.battery.suites.check_memory), the read
-    buffers and the source's own (a bit-text reader holds 8 bytes per bit)."""
-    buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
-    return check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
-
-
 def check_size(value: int | None, option: str) -> None:
     """A size must be a positive whole number (parse_size's wording for the CLI's strings)."""
     if value is not None and value <= 0:
@@ -159,7 +126,7 @@ class TestPlan:
         from randqa.sources.base import UnseededSource
 
         if spec not in backend_names():
-            with open_source(spec):
+            with open_named(spec):
                 pass
             raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
         with open_seeded(spec, self.options.seed or 0) as probe:
@@ -191,12 +158,6 @@ class TestPlan:
     @property
     def max_memory(self) -> int:
         return default_max_memory() if self.options.max_memory is None else self.options.max_memory
-
-
-def check_request_memory(request: RunRequest, suite: Suite, max_memory: int, jobs: int) -> None:
-    """Refuse a run before it starts when its suite, its buffers and the
-    results a progressive run keeps per length would pass ``max_memory``."""
-    check_run_memory(suite, max_memory, jobs=jobs, fmt=request.fmt, lengths=request.lengths_judged)
 
 
 def check_option_values(options: TestOptions) -> None:

@@ -14,6 +14,7 @@ from randqa.battery.suites import Suite
 from randqa.engine.feeding import CHUNK_BYTES, SourceReader, feed
 from randqa.engine.jobs import SegmentJob, StreamJob
 from randqa.engine.judging import judge, judge_entries
+from randqa.engine.opening import open_named
 from randqa.engine.segment_policy import suite_alignment
 from randqa.errors import InputError
 from randqa.results import TestResult, Thresholds
@@ -209,13 +210,7 @@ class StreamWorkload(Workload):
         if not self.source.endless:
             return None  # stdin: what was read is gone
         # a generator that only runs forward: open it again and read up to the block
-        from randqa.sources import open_source
-        from randqa.sources.folded import FoldedSource
-
-        source: Source = open_source(self.spec, seed=self.source.seed)
-        if self.fold is not None:
-            source = FoldedSource(source, *self.fold)
-        with SourceReader(source) as reader:
+        with SourceReader(open_named(self.spec, seed=self.source.seed, fold=self.fold)) as reader:
             skipped = reader.feed([], start)
             return reader.feed(accumulators, count) if skipped == start else 0
 

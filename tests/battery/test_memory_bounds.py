@@ -189,7 +189,7 @@ def test_a_suite_over_max_memory_is_refused_before_the_run(tmp_path):
 
 
 def test_jobs_count_against_max_memory(tmp_path):
-    from randqa.engine.plan import check_run_memory
+    from randqa.engine.memory import check_run_memory
 
     suite = load_suite("standard")
     one, eight = check_run_memory(suite, 1 << 62, jobs=1), check_run_memory(suite, 1 << 62, jobs=8)
@@ -236,7 +236,7 @@ def test_shipped_suites_fit_in_a_gigabyte(name):
 @pytest.mark.parametrize("suite, args", [("nist-sp800-22", ["--sequences", "8"]), ("rc4", ["-n", "64M"]),
                                          ("standard", ["-n", "64M", "-j", "2"])])
 def test_a_whole_run_stays_within_its_statement(suite, args):
-    from randqa.engine.plan import check_run_memory
+    from randqa.engine.memory import check_run_memory
 
     stated = check_run_memory(load_suite(suite), 1 << 62, jobs=2 if "-j" in args else 1)
     # RSS in 4 KiB pages: numpy asks for transparent huge pages for large

@@ -301,7 +301,7 @@ def test_a_lock_keeps_a_second_run_off_the_checkpoint(tmp_path, capsys):
 def test_interleaved_streams_stopped_and_resumed(tmp_path):
     """A run of --streams saves the run's streams (scheme, interleave) and every
     stream's and pair's state; resumed, it gives the uninterrupted results."""
-    from randqa.engine.opening import open_request
+    from randqa.engine.request import open_request
     from randqa.engine.plan import TestOptions, plan_test
 
     plan = plan_test(TestOptions(size=(3 << 20) + 5, seed=SEED, suite="quick", streams=3, stream_seeds="spawn"))

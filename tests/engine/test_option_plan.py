@@ -12,7 +12,7 @@ import pytest
 
 from randqa.engine.execute import execute
 from randqa.engine.lengths import UNTIL_END
-from randqa.engine.opening import open_request
+from randqa.engine.request import open_request
 from randqa.engine.plan import DEFAULT_GENERATOR_BYTES, PROGRESSIVE_GENERATOR_MAX, TestOptions, plan_compare, plan_test
 from randqa.errors import SuiteError, UsageError
 from randqa.files import check_output_paths
