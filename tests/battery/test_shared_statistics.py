@@ -1,4 +1,5 @@
-"""Suite entries that share a statistic (randqa/battery/_shared.py) give
+"""Suite entries that share a statistic (randqa/battery/_shared.py, wired
+by randqa/battery/_sharing.py) give
 exactly the results they give counting on their own: over any chunking,
 with a bit stream's final bits, merged as lists, pickled as a list, with
 threads, and folded, whether they share the byte-pair table or the smaller
@@ -12,7 +13,8 @@ import numpy as np
 import pytest
 
 from randqa.battery import _counts
-from randqa.battery._shared import ByteCounts, BytePairs, FoldedStatistic, share_statistics
+from randqa.battery._shared import ByteCounts, BytePairs, FoldedStatistic
+from randqa.battery._sharing import declared_statistic, share_statistics
 from randqa.battery.suites import load_suite, parse_suite
 from randqa.engine.run import feed
 from randqa.sources.streams import ByteStream
@@ -267,10 +269,18 @@ def test_only_a_fresh_accumulator_starts_sharing():
         share_statistics(accs)
 
 
-def test_a_test_without_a_statistic_refuses_one():
+def test_a_test_that_reads_no_statistic_is_left_alone():
     birthday = load_suite("quick").tests[-1].build()
-    with pytest.raises(TypeError, match="no shared statistic"):
-        birthday.use_shared_statistic(BytePairs(), owner=True)
+    assert declared_statistic(birthday) is None
+    share_statistics([birthday, load_suite("quick").tests[-1].build()])
+    assert getattr(birthday, "shared", None) is None
+
+
+def test_a_statistic_a_test_cannot_read_is_refused():
+    chi16 = parse_suite(PAIR_SUITE, "pairs.toml").tests[4].build()
+    assert chi16.bits == 16 and declared_statistic(chi16) is None
+    with pytest.raises(ValueError, match="cannot finalise from"):
+        chi16.use_shared_statistic(BytePairs(), owner=True)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
