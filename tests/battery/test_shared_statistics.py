@@ -7,12 +7,14 @@ byte counts; and a list pulled apart refuses to finalise."""
 
 from __future__ import annotations
 
+import ast
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from randqa.battery import _counts
+from randqa.battery import _counts, base
 from randqa.battery._shared import ByteCounts, BytePairs, FoldedStatistic
 from randqa.battery._sharing import declared_statistic, share_statistics
 from randqa.battery.suites import load_suite, parse_suite
@@ -293,3 +295,11 @@ def test_threads_give_the_same_results(jobs, tmp_path):
     with ByteStream(str(path)) as source:
         feed(source, accs, chunk_bytes=1 << 20, jobs=jobs)
     assert results_of(accs) == results_of(feed_in_pieces(unshared(suite), data, []))
+
+
+def test_the_accumulator_protocol_knows_nothing_of_sharing():
+    # sharing is wired from outside (_sharing.py): base imports neither module
+    imported = [node.module for node in ast.walk(ast.parse(Path(base.__file__).read_text()))
+                if isinstance(node, ast.ImportFrom)]
+    assert not [m for m in imported if m and m.startswith("randqa.battery._shar")], imported
+    assert not hasattr(base.Accumulator, "shared_statistic") and not hasattr(base.Accumulator, "use_shared_statistic")
