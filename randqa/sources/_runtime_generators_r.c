@@ -258,25 +258,25 @@ knuth_taocp_init(knuth_taocp_state *s, uint32_t seed)
 #define LE_M2 4294944443LL
 #define LE_NORMC 2.328306549295727688e-10
 
+/* One of MRG32k3a's two recurrences: p = sum mod m (R reduces through an
+ * int quotient), shifted into the component's three words x. */
+static inline int64_t
+lecuyer_component(uint32_t *x, int64_t sum, int64_t m)
+{
+    int64_t p = sum - (int64_t)(int)(sum / m) * m;
+    if (p < 0)
+        p += m;
+    x[0] = x[1];
+    x[1] = x[2];
+    x[2] = (uint32_t)p;
+    return p;
+}
+
 static inline double
 lecuyer_next_u(lecuyer_state *s)
 {
-    int64_t p1 = 1403580LL * s->i[1] - 810728LL * s->i[0];
-    p1 -= (int64_t)(int)(p1 / LE_M1) * LE_M1;
-    if (p1 < 0)
-        p1 += LE_M1;
-    s->i[0] = s->i[1];
-    s->i[1] = s->i[2];
-    s->i[2] = (uint32_t)p1;
-
-    int64_t p2 = 527612LL * s->i[5] - 1370589LL * s->i[3];
-    p2 -= (int64_t)(int)(p2 / LE_M2) * LE_M2;
-    if (p2 < 0)
-        p2 += LE_M2;
-    s->i[3] = s->i[4];
-    s->i[4] = s->i[5];
-    s->i[5] = (uint32_t)p2;
-
+    int64_t p1 = lecuyer_component(s->i, 1403580LL * s->i[1] - 810728LL * s->i[0], LE_M1);
+    int64_t p2 = lecuyer_component(s->i + 3, 527612LL * s->i[5] - 1370589LL * s->i[3], LE_M2);
     return (double)((p1 > p2) ? (p1 - p2) : (p1 - p2 + LE_M1)) * LE_NORMC;
 }
 
