@@ -188,9 +188,8 @@ def preset_plan(sources: list[str], preset: str | None, size: int | None,
 
 def _open(spec: str, seed: int | None) -> Source:
     """open_source, with --seed going to generators only: a comparison may
-    mix seeded generators with files and stdin (open_source's own rule tells
-    a path from a generator name)."""
-    return open_source(spec, seed=None if is_data_spec(spec) else seed)
+    mix seeded generators with files and stdin."""
+    return open_source(spec, seed=seed, generators_only=True)
 
 
 def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout | None] | None = None) -> None:
@@ -201,11 +200,9 @@ def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout
         raise UsageError("stdin ('-') can be compared only once")
     streamed = [layout for layout in layouts or [] if layout is not None]
     if streamed:
-        from randqa.sources.multistream import open_streams
-
         for spec in specs:
             for layout in streamed:
-                open_streams(spec, seed, layout).close()
+                open_source(spec, seed=seed, layout=layout).close()
         return
     for spec in specs:
         if spec != "-":

@@ -34,8 +34,6 @@ prefix is saved at most every ``checkpoint_every`` seconds and at exit
 from __future__ import annotations
 
 import math
-import os
-import stat
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
@@ -210,13 +208,7 @@ class StreamJob(SegmentJob):
 
         if self.spec is None:
             raise ValueError("a sequential stream's segments come with their data")
-        if self.fold is None:
-            return _SourceReader(open_at(self.spec, self.seed, start, length=count, streams=self.streams))
-        from randqa.sources.folded import FoldedSource
-
-        word_bits, low_bits = self.fold
-        raw = open_at(self.spec, self.seed, 8 * start // low_bits * (word_bits // 8))
-        return _SourceReader(FoldedSource(raw, word_bits, low_bits))
+        return _SourceReader(open_at(self.spec, self.seed, start, length=count, streams=self.streams, fold=self.fold))
 
 
 # --------------------------------------------------------------------------
@@ -226,7 +218,7 @@ class StreamJob(SegmentJob):
 class Workload(ABC):
     """What a run tests, seen from this process."""
 
-    #: how segments are produced: randqa.sources.segments.split_method, or "seeds"
+    #: how segments are produced: the source's split_method, or "seeds"
     split: str
     #: what workers run
     job: SegmentJob
@@ -303,8 +295,6 @@ class StreamWorkload(Workload):
     def __init__(self, source: Source, suite: Suite, *, spec: str | None = None,
                  fold: tuple[int, int] | None = None, limit_bits: int | None = None,
                  chunk_bytes: int = CHUNK_BYTES) -> None:
-        from randqa.sources.segments import split_method
-
         self.source = source
         self.name = source.name
         self.suite = suite
@@ -316,7 +306,7 @@ class StreamWorkload(Workload):
         self.chunk_bytes = chunk_bytes
         from randqa.sources.multistream import MultiStreamSource
 
-        self.split = split_method(source) if spec is not None else "sequential"
+        self.split = source.split_method if spec is not None else "sequential"
         streams = source.layout.to_json() if isinstance(source, MultiStreamSource) else None
         self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold, streams)
         self.alignment = suite_alignment(suite, fold)
@@ -378,17 +368,7 @@ class StreamWorkload(Workload):
         return len(bits)
 
     def size(self) -> int | None:
-        if self.split != "pread":
-            return None
-        inner = getattr(self.source, "inner", self.source)
-        reader = getattr(inner, "_reader", None)
-        if reader is None or reader.fd < 0 or not stat.S_ISREG(os.fstat(reader.fd).st_mode):
-            return None
-        size = os.fstat(reader.fd).st_size
-        if self.fold is not None:
-            word_bits, low_bits = self.fold
-            size = size // (word_bits // 8) * low_bits // 8
-        return size
+        return self.source.size if self.split == "pread" else None
 
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         return judge(accumulators, self.suite.thresholds)
@@ -413,11 +393,8 @@ class StreamWorkload(Workload):
             return None  # stdin: what was read is gone
         # a generator that only runs forward: open it again and read up to the block
         from randqa.sources import open_source
-        from randqa.sources.folded import FoldedSource
 
-        source: Source = open_source(self.spec, seed=self.source.seed)
-        if self.fold is not None:
-            source = FoldedSource(source, *self.fold)
+        source = open_source(self.spec, seed=self.source.seed, fold=self.fold)
         with _SourceReader(source) as reader:
             skipped = reader.feed([], start)
             return reader.feed(accumulators, count) if skipped == start else 0

@@ -24,7 +24,6 @@ from randqa.errors import InputError, UsageError, one_line
 from randqa.results import RunResult
 from randqa.sizes import format_size
 from randqa.sources import Source, is_data_spec, open_source
-from randqa.sources.folded import fold_source
 
 ProgressFactory = Callable[[int | None], ContextManager[Callable[[int], None]]]
 
@@ -69,12 +68,11 @@ def prior_checkpoint(run: RunSpec, execution: Execution) -> Saved | None:
 
 def open_run_source(run: RunSpec) -> Source:
     """The source of a stream run: folded when asked, or the interleaved streams of --streams."""
-    if run.streams is not None:
-        from randqa.sources.multistream import StreamLayout, open_streams
+    from randqa.sources.multistream import StreamLayout
 
-        return open_streams(run.source, run.seed, StreamLayout.from_json(run.streams))
-    source = open_source(run.source, fmt=run.fmt, seed=run.seed)
-    return fold_source(source, run.fold[0], run.fold[1]) if run.fold else source
+    layout = None if run.streams is None else StreamLayout.from_json(run.streams)
+    fold = (run.fold[0], run.fold[1]) if run.fold else None
+    return open_source(run.source, fmt=run.fmt, seed=run.seed, fold=fold, layout=layout)
 
 
 def launch(run: RunSpec, execution: Execution, progress: ProgressFactory | None = None,

@@ -40,7 +40,6 @@ from randqa.files import check_output_paths
 from randqa.folding import check_folding
 from randqa.results import RunResult
 from randqa.sources import FORMATS, Source, backend_names, open_backend, open_source
-from randqa.sources.folded import fold_source
 
 if TYPE_CHECKING:
     from randqa.engine.checkpoint import RunSpec
@@ -184,15 +183,14 @@ class TestPlan:
 
     # ------------------------------------------------------------ sources
 
-    def open(self, spec: str) -> Source:
-        """Open '-' (stdin), a path or a generator name, folded as asked, or
-        the interleaved streams of --streams."""
-        layout = self.options.layout
-        if layout is not None:
-            from randqa.sources.multistream import open_streams
-
-            return open_streams(spec, self.options.seed, layout)
-        return self.fold(open_source(spec, fmt=self.options.fmt, seed=self.options.seed))
+    def open(self, what: object, *, name: str | None = None, interleave: int | None = None) -> Source:
+        """Open '-' (stdin), a path, a generator name or a Python object
+        (randqa.sources.open_source), folded as asked, or a generator's
+        interleaved streams of --streams."""
+        o = self.options
+        layout = o.layout if isinstance(what, str) else None
+        fold = (o.word_bits, o.low_bits or 1) if o.word_bits else None
+        return open_source(what, seed=o.seed, fmt=o.fmt, fold=fold, layout=layout, name=name, interleave=interleave)
 
     def suite_for(self, source: Source) -> Suite:
         """The suite a run of ``source`` takes: the plan's, or for interleaved
@@ -202,12 +200,6 @@ class TestPlan:
         if isinstance(source, MultiStreamSource):
             return self.suite.with_streams(len(source.members), source.interleave)
         return self.suite
-
-    def fold(self, source: Source) -> Source:
-        """``source`` seen through --word-bits/--low-bits folding (itself without);
-        closes ``source`` when the folding is refused."""
-        o = self.options
-        return fold_source(source, o.word_bits, o.low_bits or 1) if o.word_bits else source
 
     # ------------------------------------------------------------ lengths
 
@@ -249,14 +241,12 @@ class TestPlan:
     def check_sweep_source(self, spec: str) -> None:
         """A seed sweep re-seeds a named generator: refuse anything else
         (an unknown name first gets open_source's own message)."""
-        from randqa.sources.base import UnseededSource
-
         if spec not in backend_names():
             with open_source(spec):
                 pass
             raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
         with open_backend(spec, self.options.seed or 0) as probe:
-            if isinstance(probe, UnseededSource) or probe.describe().get("reproducible") is False:
+            if not probe.reproducible:
                 raise UsageError(f"--seed-sweep needs a generator that takes a seed; {spec} draws from the system "
                                  "and cannot be seeded")
 
