@@ -155,12 +155,18 @@ class BitGeneratorSource(GeneratorSource):
 
     @property
     def can_jump(self) -> bool:
-        return bitgenerator_jump(self.bitgen, self.name, self.seed) is not None
+        return self._own_jump() is not None
 
     def _jump(self, words: int) -> None:
-        jump = bitgenerator_jump(self.bitgen, self.name, self.seed)
+        jump = self._own_jump()
         assert jump is not None
         jump(self.bitgen, words)
+
+    def _own_jump(self) -> BitGenJump | None:
+        # looked up once: a user's generator is probed by running its code
+        if not hasattr(self, "_jump_of_class"):
+            self._jump_of_class = bitgenerator_jump(self.bitgen, self.name, self.seed)
+        return self._jump_of_class
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()

@@ -293,14 +293,14 @@ def _callable_name(func: Any) -> str:
     return f"{module}.{name}"
 
 
-def python_object_source(obj: Any, *, seed: int | None = None, name: str | None = None) -> tuple[Source, str]:
+def python_object_source(obj: Any, *, seed: int | None = None) -> tuple[Source, str]:
     """A Source for a Python object (not a name or path), and what kind it is
     (``"data"``, ``"callable"``, ``"instance"`` or ``"class"``), which
     decides what ``seed`` and ``--format bits`` may apply to
     (randqa.sources.opening.seed_for, check_format).
 
     ``seed`` applies to BitGenerator classes only (the caller refuses it
-    for the rest); ``name`` overrides the name reports show.
+    for the rest).
     """
     source: Source
     if isinstance(obj, np.random.Generator):
@@ -321,8 +321,6 @@ def python_object_source(obj: Any, *, seed: int | None = None, name: str | None 
         source, kind = ChunkSource(obj, "chunks"), "data"
     else:
         raise TypeError(f"source must be {ACCEPTED}; got {type(obj).__name__}")
-    if name is not None:
-        source.name = name
     return source, kind
 
 
