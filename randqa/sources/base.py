@@ -129,10 +129,11 @@ class GeneratorSource(Source):
 
     @property
     def split_method(self) -> SplitMethod:
-        return "jump" if self.can_jump else "sequential"
+        """Jump when it can jump and can be opened again; sequential otherwise."""
+        return "jump" if self.can_jump and self.reopen is not None else "sequential"
 
     def open_at(self, offset: int, length: int | None = None) -> "Source":
-        if self.reopen is None or not self.can_jump:
+        if self.split_method != "jump" or self.reopen is None:
             raise NotSplittable(f"{self.name} cannot jump: it can only be generated in order")
         fresh = self.reopen()
         fresh.name = self.name

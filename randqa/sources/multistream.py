@@ -135,8 +135,9 @@ class MultiStreamSource(Source):
 
     @property
     def split_method(self) -> SplitMethod:
-        # a segment needs every stream at its place
-        return "jump" if all(m.split_method == "jump" for m in self.members) else "sequential"
+        # a segment opens the streams again and jumps every one to its place
+        jumps = all(isinstance(m, GeneratorSource) and m.can_jump for m in self.members)
+        return "jump" if self.spec is not None and jumps else "sequential"
 
     def open_at(self, offset: int, length: int | None = None) -> Source:
         if self.spec is None or self.seed is None:
