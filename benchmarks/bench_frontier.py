@@ -29,7 +29,6 @@ from _practrand import doubling_limit, practrand_first_failure, practrand_path, 
 from randqa.report.environment import cpu_model
 from randqa.sizes import format_size
 from randqa.sources import open_source
-from randqa.sources.segments import word_bytes
 
 #: backend -> (what it is, the bits of each word it writes)
 FAMILIES = {
@@ -43,7 +42,7 @@ FAMILIES = {
 
 def word_bits(name: str, seed: int) -> int:
     """The width PractRand reads the generator's words at."""
-    return FAMILIES[name][1] if name in FAMILIES else 8 * word_bytes(open_source(name, seed=seed))
+    return FAMILIES[name][1] if name in FAMILIES else 8 * open_source(name, seed=seed).word_bytes
 
 
 def main() -> None:

@@ -611,16 +611,9 @@ test.__test__ = False  # type: ignore[attr-defined]  # `from randqa import test`
 
 
 def _bitgenerator_list(source: object) -> bool:
-    """Whether ``source`` is a list of BitGenerators (streams); TypeError for a list that mixes them with chunks."""
-    from randqa.sources.python_objects import is_bitgenerator
+    from randqa.sources.python_objects import bitgenerator_list
 
-    if not isinstance(source, (list, tuple)) or not any(is_bitgenerator(item) for item in source):
-        return False
-    if not all(is_bitgenerator(item) for item in source):
-        raise TypeError("a list of streams must hold BitGenerator instances only")
-    if len(source) < 2:
-        raise ValueError("streams: a list of BitGenerators needs at least two")
-    return True
+    return bitgenerator_list(source)
 
 
 def _run(plan: TestPlan, source: object, label: str | None, interleave: int | None, show: bool) -> RunResult:
@@ -644,54 +637,24 @@ def _run(plan: TestPlan, source: object, label: str | None, interleave: int | No
 
 
 def _open_source(plan: TestPlan, source: object, name: str | None, interleave: int | None = None) -> Source:
-    """A Source for what ``randqa.test`` was given, folded as the plan says;
-    a list of BitGenerators interleaved every ``interleave`` bytes."""
-    from randqa.engine.opening import open_named
-    from randqa.sources.python_objects import python_object_source
-    from randqa.sources.streams import BitTextStream
-
-    options = plan.options
-    if _bitgenerator_list(source):
-        assert isinstance(source, (list, tuple))
-        opened = _given_streams(plan, source, interleave)
-    elif isinstance(source, (str, os.PathLike)):
-        spec = _path(source, "source")
-        assert spec is not None
-        opened = open_named(spec, seed=options.seed, fmt=options.fmt, layout=options.layout,
-                            fold=(options.word_bits, options.low_bits or 1) if options.word_bits else None)
-    else:
-        inner, kind = python_object_source(source, seed=options.seed, name=name)
-        try:
-            if options.seed is not None and kind != "class":
-                what = {"data": "data (bytes, arrays, files, chunks)", "instance": "a BitGenerator instance, "
-                        "which is tested from its current state", "generator": "a callable source"}[kind]
-                raise UsageError(f"--seed applies to generator names and BitGenerator classes, not to {what}")
-            if options.fmt == "bits":
-                if kind != "data":
-                    raise UsageError("--format bits applies to stdin and files, not to generators")
-                inner = BitTextStream(inner)
-        except BaseException:
-            inner.close()
-            raise
-        opened = plan.fold(inner)
-    if name is not None:
-        opened.name = name if not options.word_bits else f"{name}[low{options.low_bits}/{options.word_bits}]"
-    return opened
-
-
-def _given_streams(plan: TestPlan, bitgens: Sequence[Any], interleave: int | None) -> Source:
-    """BitGenerator instances as streams, from their current states."""
+    """A Source for what ``randqa.test`` was given (randqa.sources.open_source),
+    folded as the plan says; a list of BitGenerators interleaved every
+    ``interleave`` bytes, or a generator's streams of --streams."""
     from randqa.engine.plan import check_stream_values
-    from randqa.sources.multistream import given_streams
-    from randqa.sources.python_objects import bitgenerator_instance_source, is_bitgenerator
+    from randqa.sources import open_source
+    from randqa.sources.python_objects import GIVEN_STREAMS_TAKE_NO_OPTIONS
 
     o = plan.options
-    if o.seed is not None or o.word_bits or o.fmt != "bytes" or o.sequences:
-        raise UsageError("streams of BitGenerator instances take no seed, word_bits, format or sequences")
-    check_stream_values(len(bitgens), interleave)
-    members = [bitgenerator_instance_source(b.bit_generator if isinstance(b, np.random.Generator) else b)
-               for b in bitgens if is_bitgenerator(b)]
-    return given_streams(members, interleave)
+    if _bitgenerator_list(source):
+        assert isinstance(source, (list, tuple))
+        if o.sequences:
+            raise UsageError(GIVEN_STREAMS_TAKE_NO_OPTIONS)
+        check_stream_values(len(source), interleave)
+    elif isinstance(source, (str, os.PathLike)):
+        source = _path(source, "source")
+    layout = o.layout if isinstance(source, str) else None
+    fold = (o.word_bits, o.low_bits or 1) if o.word_bits else None
+    return open_source(source, seed=o.seed, fmt=o.fmt, fold=fold, layout=layout, name=name, interleave=interleave)
 
 
 def _sweep(plan: TestPlan, source: object, execution: Any, bars: Any) -> RunResult:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from randqa.cli.common import EXIT_OK, command_line, emit, size_option, table_stream
-from randqa.engine.opening import open_named
+from randqa.sources import open_source
 from randqa.engine.options import option_type
 from randqa.files import check_output_paths
 from randqa.report.json_report import write_json
@@ -32,7 +32,7 @@ def predict_command(source: str, size: int | None, seed: int | None, names: str 
 
     check_output_paths({"--json": json_path}, (source,))
     chosen = None if names is None else [n.strip() for n in names.split(",") if n.strip()]
-    with open_named(source, seed=seed) as src:
+    with open_source(source, seed=seed) as src:
         report = predict(src, size, predictors=chosen, check_bytes=check_bytes)
     doc = report.to_json()
     doc["command"] = command_line()

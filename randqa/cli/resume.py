@@ -41,7 +41,7 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
     from randqa.cli.test import _report_run
     from randqa.engine.checkpoint import read_checkpoint
     from randqa.engine.execute import check_resume
-    from randqa.sources.numpy_backends import looks_like_module_attribute
+    from randqa.sources.bitgenerators import looks_like_module_attribute
 
     check_output_paths({"checkpoint": path})  # saved again at every checkpoint: its folder must take it
     with checkpoint_lock(path):

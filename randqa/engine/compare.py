@@ -31,7 +31,7 @@ from randqa.speed.generation import REPEATS as SPEED_REPEATS
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import RandqaError, UsageError
 from randqa.results import RunResult
-from randqa.engine.opening import open_named
+from randqa.sources import open_source
 from randqa.sources import Source, is_data_spec, read_full
 from randqa.battery.suites import Suite
 
@@ -189,10 +189,9 @@ def preset_plan(sources: list[str], preset: str | None, size: int | None,
 
 
 def _open(spec: str, seed: int | None) -> Source:
-    """``spec`` opened with --seed going to generators only: a comparison may
-    mix seeded generators with files and stdin (is_data_spec tells a path
-    from a generator name)."""
-    return open_named(spec, seed=None if is_data_spec(spec) else seed)
+    """open_source, with --seed going to generators only: a comparison may
+    mix seeded generators with files and stdin."""
+    return open_source(spec, seed=seed, generators_only=True)
 
 
 def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout | None] | None = None) -> None:
@@ -205,7 +204,7 @@ def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout
     if streamed:
         for spec in specs:
             for layout in streamed:
-                open_named(spec, seed=seed, layout=layout).close()
+                open_source(spec, seed=seed, layout=layout).close()
         return
     for spec in specs:
         if spec != "-":

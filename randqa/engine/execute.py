@@ -19,7 +19,7 @@ from typing import Any, Callable, ContextManager
 
 from randqa.battery._state import StateError
 from randqa.engine.checkpoint import Checkpoint, Saved, read_checkpoint
-from randqa.engine.opening import open_seeded
+from randqa.sources import open_source
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.engine.request import RunRequest, identity_of, open_request, suite_from_json
 from randqa.engine.run import Progressive, run_stream
@@ -86,7 +86,7 @@ def execute(request: RunRequest, execution: Execution | None = None, bar: BarFac
     if request.kind == "seed-sweep":
         _notice_resume(saved, request, execution)
         name = request.source
-        return _seed_sweep(request, suite, execution, bars, resume, seeded or (lambda seed: open_seeded(name, seed)))
+        return _seed_sweep(request, suite, execution, bars, resume, seeded or (lambda seed: open_source(name, seed=seed)))
     with contextlib.nullcontext(source) if source is not None else open_request(request) as opened:
         _notice_resume(saved, request, execution)  # once everything that could refuse the run has been checked
         request = replace(request, seed=opened.seed)

@@ -73,13 +73,7 @@ class StreamJob(SegmentJob):
 
         if self.spec is None:
             raise ValueError("a sequential stream's segments come with their data")
-        if self.fold is None:
-            return SourceReader(open_at(self.spec, self.seed, start, length=count, streams=self.streams))
-        from randqa.sources.folded import FoldedSource
-
-        word_bits, low_bits = self.fold
-        raw = open_at(self.spec, self.seed, 8 * start // low_bits * (word_bits // 8))
-        return SourceReader(FoldedSource(raw, word_bits, low_bits))
+        return SourceReader(open_at(self.spec, self.seed, start, length=count, streams=self.streams, fold=self.fold))
 
 
 def copy_accumulators(job: SegmentJob, accumulators: list[Any]) -> list[Any]:

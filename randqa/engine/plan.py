@@ -35,14 +35,13 @@ from typing import TYPE_CHECKING
 from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite
 from randqa.engine.lengths import check_first_length, last_length, progressive_lengths
 from randqa.engine.memory import check_request_memory, check_run_memory, default_max_memory
-from randqa.engine.opening import open_named, open_seeded
+from randqa.sources import open_source
 from randqa.engine.options import check_value
 from randqa.engine.request import RunRequest, stream_request, suite_to_json
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
 from randqa.folding import check_folding
 from randqa.sources import Source, backend_names
-from randqa.sources.folded import fold_source
 
 if TYPE_CHECKING:
     from randqa.engine.compare import CompareOptions
@@ -114,22 +113,16 @@ class TestPlan:
     suite: Suite
     options: TestOptions
 
-    def fold(self, source: Source) -> Source:
-        """``source`` seen through --word-bits/--low-bits folding (itself without);
-        closes ``source`` when the folding is refused."""
-        o = self.options
-        return fold_source(source, o.word_bits, o.low_bits or 1) if o.word_bits else source
-
     def check_sweep_source(self, spec: str) -> None:
         """A seed sweep re-seeds a named generator: refuse anything else
         (an unknown name first gets open_source's own message)."""
         from randqa.sources.base import UnseededSource
 
         if spec not in backend_names():
-            with open_named(spec):
+            with open_source(spec):
                 pass
             raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
-        with open_seeded(spec, self.options.seed or 0) as probe:
+        with open_source(spec, seed=self.options.seed or 0) as probe:
             if isinstance(probe, UnseededSource) or probe.describe().get("reproducible") is False:
                 raise UsageError(f"--seed-sweep needs a generator that takes a seed; {spec} draws from the system "
                                  "and cannot be seeded")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from randqa.battery._state import MAX_DEPTH
 from randqa.battery.suites import Suite, suite_from_document
-from randqa.engine.opening import open_named
+from randqa.sources import open_source
 from randqa.engine.lengths import UNTIL_END, check_first_length, last_length, progressive_lengths
 from randqa.errors import SuiteError
 from randqa.interleaving import MAX_STREAMS
@@ -262,7 +262,7 @@ def stream_request(source: str, suite: Suite, *, seed: int | None = None, fmt: s
 
     streams = None
     if layout is not None:
-        with open_named(source, seed=seed, layout=layout) as probe:
+        with open_source(source, seed=seed, layout=layout) as probe:
             suite, streams = suite.with_streams(layout.count, probe.interleave), probe.layout.to_json()
     elif isinstance(opened, MultiStreamSource):  # streams given as objects
         suite = suite.with_streams(len(opened.members), opened.interleave)
@@ -287,5 +287,5 @@ def open_request(request: RunRequest) -> Source:
     from randqa.sources.multistream import StreamLayout
 
     layout = StreamLayout.from_json(request.streams) if request.streams is not None else None
-    return open_named(request.source, seed=request.seed, fmt=request.fmt,
+    return open_source(request.source, seed=request.seed, fmt=request.fmt,
                       fold=(request.fold[0], request.fold[1]) if request.fold else None, layout=layout)

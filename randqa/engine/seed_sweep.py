@@ -179,10 +179,10 @@ class SeedSweepJob(SegmentJob):
     def opener(self) -> Callable[[int], Source]:
         if self.open_seeded is not None:
             return self.open_seeded
-        from randqa.engine.opening import open_seeded
+        from randqa.sources import open_source
 
         name = self.name
-        return lambda seed: open_seeded(name, seed)
+        return lambda seed: open_source(name, seed=seed)
 
     def build(self, start: int) -> list[SeedSweep]:
         return [SeedSweep(self.positions, self.base_seed + start)]

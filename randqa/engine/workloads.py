@@ -3,8 +3,6 @@ here, produces segments for workers, judges and retests."""
 
 from __future__ import annotations
 
-import os
-import stat
 from abc import ABC, abstractmethod
 from typing import Any, Callable
 
@@ -14,17 +12,16 @@ from randqa.battery.suites import Suite
 from randqa.engine.feeding import CHUNK_BYTES, SourceReader, feed
 from randqa.engine.jobs import SegmentJob, StreamJob
 from randqa.engine.judging import judge, judge_entries
-from randqa.engine.opening import open_named
 from randqa.engine.segment_policy import suite_alignment
 from randqa.errors import InputError
 from randqa.results import TestResult, Thresholds
-from randqa.sources import Source, read_full
+from randqa.sources import Source, open_source, read_full
 
 
 class Workload(ABC):
     """What a run tests, seen from this process."""
 
-    #: how segments are produced: randqa.sources.segments.split_method, or "seeds"
+    #: how segments are produced: the source's split_method, or "seeds"
     split: str
     #: what workers run
     job: SegmentJob
@@ -101,8 +98,6 @@ class StreamWorkload(Workload):
     def __init__(self, source: Source, suite: Suite, *, spec: str | None = None,
                  fold: tuple[int, int] | None = None, limit_bits: int | None = None,
                  chunk_bytes: int = CHUNK_BYTES) -> None:
-        from randqa.sources.segments import split_method
-
         self.source = source
         self.name = source.name
         self.suite = suite
@@ -114,7 +109,7 @@ class StreamWorkload(Workload):
         self.chunk_bytes = chunk_bytes
         from randqa.sources.multistream import MultiStreamSource
 
-        self.split = split_method(source) if spec is not None else "sequential"
+        self.split = source.split_method if spec is not None else "sequential"
         streams = source.layout.to_json() if isinstance(source, MultiStreamSource) else None
         self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold, streams)
         self.alignment = suite_alignment(suite, fold)
@@ -176,17 +171,7 @@ class StreamWorkload(Workload):
         return len(bits)
 
     def size(self) -> int | None:
-        if self.split != "pread":
-            return None
-        inner = getattr(self.source, "inner", self.source)
-        reader = getattr(inner, "_reader", None)
-        if reader is None or reader.fd < 0 or not stat.S_ISREG(os.fstat(reader.fd).st_mode):
-            return None
-        size = os.fstat(reader.fd).st_size
-        if self.fold is not None:
-            word_bits, low_bits = self.fold
-            size = size // (word_bits // 8) * low_bits // 8
-        return size
+        return self.source.size if self.split == "pread" else None
 
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         return judge(accumulators, self.suite.thresholds)
@@ -210,7 +195,7 @@ class StreamWorkload(Workload):
         if not self.source.endless:
             return None  # stdin: what was read is gone
         # a generator that only runs forward: open it again and read up to the block
-        with SourceReader(open_named(self.spec, seed=self.source.seed, fold=self.fold)) as reader:
+        with SourceReader(open_source(self.spec, seed=self.source.seed, fold=self.fold)) as reader:
             skipped = reader.feed([], start)
             return reader.feed(accumulators, count) if skipped == start else 0
 

@@ -113,6 +113,10 @@ GLIBC_FILL(glibc_fill16, 2, store_le16)
 /* ------------------------------------------------------------------ */
 /* 15-bit LCG rand(): MSVC (214013, 2531011) and the C standard's example
  * (1103515245, 12345); both return (x >> 16) & 0x7fff.                 */
+#define MSVC_A 214013u
+#define MSVC_C 2531011u
+#define ANSI_C_A 1103515245u
+#define ANSI_C_C 12345u
 
 /* WORD = 1: the output's low byte; 2: the 15-bit output as 2 LE bytes */
 #define LCG15_FILL(NAME, WORD, STORE)                                      \
@@ -144,17 +148,21 @@ LCG15_FILL(lcg15_fill16, 2, store_le16)
         g->st.u32.x = x;                                                \
     }
 
+#define RANDU_A 65539u
+#define MINSTD_A 16807u
+#define SPLITMIX64_GAMMA 0x9e3779b97f4a7c15ULL
+
 static inline uint32_t
 randu_step(uint32_t x)
 {
-    return (65539u * x) & 0x7fffffffu;
+    return (RANDU_A * x) & 0x7fffffffu;
 }
 
 /* x = 16807 x mod (2^31 - 1), reduced with 2^31 = 1 (mod 2^31 - 1) */
 static inline uint32_t
 minstd_step(uint32_t x)
 {
-    uint64_t t = (uint64_t)x * 16807u;
+    uint64_t t = (uint64_t)x * MINSTD_A;
     t = (t & 0x7fffffffu) + (t >> 31);
     if (t >= 0x7fffffffu)
         t -= 0x7fffffffu;
@@ -177,7 +185,7 @@ U32_STATE_FILL(xorshift32_fill, xorshift32_step)
 static inline uint64_t
 splitmix64_next(uint64_t *s)
 {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    uint64_t z = (*s += SPLITMIX64_GAMMA);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
@@ -355,7 +363,7 @@ static void
 narrow_splitmix_seed(narrow_splitmix_state *s, uint64_t state, int bits)
 {
     s->mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
-    s->gamma = (0x9e3779b97f4a7c15ULL >> (64 - bits)) | 1;
+    s->gamma = (SPLITMIX64_GAMMA >> (64 - bits)) | 1;
     s->m1 = 0xbf58476d1ce4e5b9ULL & s->mask;
     s->m2 = 0x94d049bb133111ebULL & s->mask;
     s->s1 = (unsigned)((30 * bits + 32) / 64);
@@ -572,13 +580,13 @@ make_lcg15(PyObject *args, uint32_t a, uint32_t c, const char *algorithm)
 static PyObject *
 make_msvc_rand(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    return make_lcg15(args, 214013u, 2531011u, "MSVC rand LCG");
+    return make_lcg15(args, MSVC_A, MSVC_C, "MSVC rand LCG");
 }
 
 static PyObject *
 make_ansi_c_rand(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    return make_lcg15(args, 1103515245u, 12345u, "ANSI C example rand LCG");
+    return make_lcg15(args, ANSI_C_A, ANSI_C_C, "ANSI C example rand LCG");
 }
 
 /* MINSTD's state for a seed: seed mod (2^31 - 1), 0 becoming 1 (as C++ minstd_rand does) */
@@ -940,8 +948,43 @@ RANDQA_MODULE_DEF("randqa.sources._generators",
                   "Compiled generator backends.",
                   module_methods);
 
+/* Each LCG's (multiplier, increment, modulus) for Python's jumps, so the
+ * constants live here only; PCG128 as its 64-bit halves (hi, lo) of each. */
+static int
+add_lcg_constants(PyObject *m)
+{
+    struct { const char *name; unsigned long long a, c, modulus; } lcgs[] = {
+        {"LCG_MSVC", MSVC_A, MSVC_C, 1ULL << 32},
+        {"LCG_ANSI_C", ANSI_C_A, ANSI_C_C, 1ULL << 32},
+        {"LCG_RANDU", RANDU_A, 0, 1ULL << 31},
+        {"LCG_MINSTD", MINSTD_A, 0, (1ULL << 31) - 1},
+        {"LCG_PRIME64", PRIME64_A, 0, PRIME64_M},
+    };
+    for (size_t i = 0; i < sizeof lcgs / sizeof lcgs[0]; i++) {
+        PyObject *t = Py_BuildValue("(KKK)", lcgs[i].a, lcgs[i].c, lcgs[i].modulus);
+        if (t == NULL || PyModule_AddObject(m, lcgs[i].name, t) < 0) {
+            Py_XDECREF(t);
+            return -1;
+        }
+    }
+    PyObject *pcg = Py_BuildValue("(KKKK)", PCG128_MUL_HI, PCG128_MUL_LO, PCG128_INC_HI, PCG128_INC_LO);
+    if (pcg == NULL || PyModule_AddObject(m, "LCG_PCG128_WORDS", pcg) < 0) {
+        Py_XDECREF(pcg);
+        return -1;
+    }
+    PyObject *gamma = PyLong_FromUnsignedLongLong(SPLITMIX64_GAMMA);
+    if (gamma == NULL || PyModule_AddObject(m, "SPLITMIX64_GAMMA", gamma) < 0) {
+        Py_XDECREF(gamma);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC
 PyInit__generators(void)
 {
-    return create_module_with_type(&module_def, &GenType, "Generator");
+    PyObject *m = create_module_with_type(&module_def, &GenType, "Generator");
+    if (m != NULL && add_lcg_constants(m) < 0)
+        Py_CLEAR(m);
+    return m;
 }

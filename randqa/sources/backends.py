@@ -127,7 +127,7 @@ def _open_openssl(**kwargs: Any) -> Source:
 
 def _numpy_opener(name: str) -> Callable[[int | None, str | None], Source]:
     def open_(seed: int | None, param: str | None) -> Source:
-        from randqa.sources.numpy_backends import open_bitgenerator
+        from randqa.sources.bitgenerators import open_bitgenerator
 
         return open_bitgenerator(name, seed)
 
@@ -135,7 +135,7 @@ def _numpy_opener(name: str) -> Callable[[int | None, str | None], Source]:
 
 
 def _open_python_random(seed: int | None, param: str | None) -> Source:
-    from randqa.sources.numpy_backends import open_python_random
+    from randqa.sources.python_random import open_python_random
 
     return open_python_random(seed)
 
@@ -143,7 +143,7 @@ def _open_python_random(seed: int | None, param: str | None) -> Source:
 @lru_cache(maxsize=1)
 def _builtin() -> dict[str, Backend]:
     from randqa.sources.compiled import COMPILED
-    from randqa.sources.numpy_backends import BITGENERATORS
+    from randqa.sources.bitgenerators import BITGENERATORS
 
     table: list[Backend] = [
         Backend("urandom", "reads the /dev/urandom device (fd identity checked before each read; urandom:SIZE caps each read call)",
@@ -196,7 +196,7 @@ def _entry_points() -> dict[str, Any]:
 
 def _plugin_backend(name: str, ep: Any) -> Backend:
     def open_(seed: int | None, param: str | None) -> Source:
-        from randqa.sources.numpy_backends import open_user_bitgenerator
+        from randqa.sources.bitgenerators import open_user_bitgenerator
 
         if param is not None:
             raise UsageError(f"backend {name} takes no parameter")
@@ -243,8 +243,16 @@ def open_backend(name: str, seed: int | None = None) -> Source:
     """A fresh generator source; KeyError when ``name`` is not a backend.
 
     ``name`` may carry a parameter (``arc4-drop:768``, ``urandom:16``) or be
-    ``module:attribute`` naming a numpy BitGenerator.
+    ``module:attribute`` naming a numpy BitGenerator.  The source can open
+    itself again (``Source.reopen``) with the seed it recorded.
     """
+    source = _open_backend(name, seed)
+    recorded = seed if source.seed is None else source.seed
+    source.reopen = lambda: open_backend(name, recorded)
+    return source
+
+
+def _open_backend(name: str, seed: int | None) -> Source:
     backend = find_backend(name)
     if backend is not None:
         return backend.opener(seed, None)
@@ -255,7 +263,7 @@ def open_backend(name: str, seed: int | None = None) -> Source:
             if not backend.takes_param:
                 raise UsageError(f"backend {base} takes no :PARAM (got {name!r})")
             return backend.opener(seed, param)
-        from randqa.sources.numpy_backends import looks_like_module_attribute, open_user_bitgenerator
+        from randqa.sources.bitgenerators import looks_like_module_attribute, open_user_bitgenerator
 
         if looks_like_module_attribute(name):
             return open_user_bitgenerator(name, seed)

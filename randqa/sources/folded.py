@@ -10,7 +10,7 @@ import numpy as np
 
 from randqa.errors import UsageError
 from randqa.folding import FoldCarry, check_folding, fold_low_bits
-from randqa.sources.base import Source
+from randqa.sources.base import Source, SplitMethod
 
 
 class FoldedSource(Source):
@@ -39,6 +39,22 @@ class FoldedSource(Source):
         buffer[:n] = self._ready[:n]
         self._ready = self._ready[n:]
         return n
+
+    @property
+    def split_method(self) -> SplitMethod:
+        return self.inner.split_method
+
+    @property
+    def size(self) -> int | None:
+        """Folded bytes the inner source's whole words give."""
+        inner = self.inner.size
+        return None if inner is None else inner // self.word_bytes * self.low_bits // 8
+
+    def open_at(self, offset: int, length: int | None = None) -> Source:
+        """The folded stream from folded byte ``offset``: the inner stream from
+        the word that starts it (``offset`` must be a multiple of the folding's alignment)."""
+        raw = self.inner.open_at(8 * offset // self.low_bits * self.word_bytes)
+        return FoldedSource(raw, 8 * self.word_bytes, self.low_bits)
 
     def describe(self) -> dict[str, Any]:
         return dict(self.inner.describe(), name=self.name, folding={"word_bits": 8 * self.word_bytes, "low_bits": self.low_bits})

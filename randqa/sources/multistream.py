@@ -20,7 +20,7 @@ the base seed s (``--seed``, drawn and recorded when not given):
   BitGenerator's ``jumped(i)`` (numpy: PCG64 by (phi - 1) 2^128, MT19937 by
   2^128, ...; randomgen's documented distances), or, for generators without
   one, i * 2^64 outputs ahead through randqa's jump-ahead
-  (randqa/sources/segments.py: LCG maps, GF(2) matrix powers, MT19937's
+  (randqa/sources/jumps.py: LCG maps, GF(2) matrix powers, MT19937's
   polynomial jump, ...);
 - ``spawn``: ``Class(SeedSequence(s).spawn(K)[i])``, numpy's recommended way
   (numpy BitGenerator backends and BitGenerator classes only);
@@ -47,8 +47,8 @@ import numpy as np
 
 from randqa.errors import InputError, UsageError
 from randqa.interleaving import check_interleaving, interleave_into, stream_position
-from randqa.sources.base import Source, UnseededSource, read_full
-from randqa.sources.numpy_backends import looks_like_module_attribute
+from randqa.sources.base import GeneratorSource, NotSplittable, Source, SplitMethod, read_full
+from randqa.sources.bitgenerators import looks_like_module_attribute
 
 #: the schemes --stream-seeds takes, as its messages list them
 SCHEMES = ("consecutive", "spaced:D", "bitflip", "jump", "spawn", "module:attr")
@@ -126,10 +126,23 @@ class MultiStreamSource(Source):
         self.interleave = interleave
         self.details = details
         self.position = position
+        #: the generator's spec, which opens these streams again (None: the caller's own streams)
+        self.spec: str | None = None
 
     @property
     def layout(self) -> StreamLayout:
         return StreamLayout(len(self.members), self.scheme, self.interleave)
+
+    @property
+    def split_method(self) -> SplitMethod:
+        # a segment opens the streams again and jumps every one to its place
+        jumps = all(isinstance(m, GeneratorSource) and m.can_jump for m in self.members)
+        return "jump" if self.spec is not None and jumps else "sequential"
+
+    def open_at(self, offset: int, length: int | None = None) -> Source:
+        if self.spec is None or self.seed is None:
+            return super().open_at(offset, length)
+        return open_streams(self.spec, self.seed, self.layout, offset)
 
     def readinto(self, buffer: memoryview) -> int:
         out = np.frombuffer(buffer, dtype=np.uint8)
@@ -173,7 +186,7 @@ def stream_name(spec: str, count: int, scheme: str) -> str:
 def open_streams(spec: str, seed: int | None, layout: StreamLayout, offset: int = 0) -> MultiStreamSource:
     """The K streams of generator ``spec`` under ``layout``'s scheme, from
     byte ``offset`` of their interleaved stream (members that cannot jump
-    there raise randqa.sources.segments.NotSplittable).  ``seed`` is the base
+    there raise NotSplittable).  ``seed`` is the base
     seed (drawn and recorded when None).  A scheme the generator cannot do is
     a UsageError with one line."""
     from randqa.sources import is_data_spec
@@ -190,6 +203,7 @@ def open_streams(spec: str, seed: int | None, layout: StreamLayout, offset: int 
         interleave = layout.interleave or _word_bytes(members[0])
         source = MultiStreamSource(stream_name(spec, layout.count, layout.scheme), base, members, layout.scheme,
                                    interleave, details)
+        source.spec = spec
         if offset:
             move_to(source, offset)
     except BaseException:
@@ -214,25 +228,21 @@ def given_streams(members: list[Source], interleave: int | None = None) -> Multi
 def move_to(source: MultiStreamSource, offset: int) -> None:
     """Put a fresh multi-stream source at byte ``offset`` of its interleaved
     stream, each member jumped to its own place (NotSplittable when one cannot jump)."""
-    from randqa.sources.segments import advance_words
-
     count, block = len(source.members), source.interleave
     for index, member in enumerate(source.members):
-        words, skip = divmod(stream_position(offset, count, block, index), _word_bytes(member))
-        advance_words(member, words)
-        if skip:
-            member.readinto(memoryview(bytearray(skip)))
+        if not isinstance(member, GeneratorSource):
+            raise NotSplittable(f"{member.name} cannot jump: it can only be generated in order")
+        member.skip_bytes(stream_position(offset, count, block, index))
     source.position = offset
 
 
 def _word_bytes(source: Source) -> int:
-    from randqa.sources.segments import word_bytes
-
-    return word_bytes(source)
+    """Bytes per output word of a stream (4 for one that is not a generator's)."""
+    return source.word_bytes if isinstance(source, GeneratorSource) else 4
 
 
 def _refuse_unseeded(source: Source, scheme: str) -> None:
-    if isinstance(source, UnseededSource) or source.describe().get("reproducible") is False:
+    if not source.reproducible:
         source.close()
         raise UsageError(f"--stream-seeds {scheme}: {source.name} draws from the system and cannot be seeded")
 
@@ -266,14 +276,13 @@ def _seeded_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[
 
 
 def _jumped_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[int, list[Source], list[dict[str, Any]]]:
-    from randqa.sources.numpy_backends import BitGeneratorSource
-    from randqa.sources.segments import advance_words, can_jump
+    from randqa.sources.bitgenerators import BitGeneratorSource
 
     first = _open_backend(spec, seed, "jump")
     base = first.seed
     assert base is not None
     own = isinstance(first, BitGeneratorSource) and callable(getattr(first.bitgen, "jumped", None))
-    if not own and not can_jump(first):
+    if not own and not (isinstance(first, GeneratorSource) and first.can_jump):
         first.close()
         raise UsageError(f"--stream-seeds jump: {spec} cannot jump (it has no jump of its own and randqa cannot "
                          f"jump it); use consecutive, spaced:D, bitflip or spawn")
@@ -287,7 +296,8 @@ def _jumped_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[
                 assert isinstance(member, BitGeneratorSource)
                 member.bitgen = member.bitgen.jumped(index)
             else:
-                advance_words(member, index * JUMP_WORDS)
+                assert isinstance(member, GeneratorSource)
+                member.advance(index * JUMP_WORDS)
             details.append({"index": index, "seed": base, "jumps": index, "jump": how})
     except BaseException:
         for member in members:
@@ -298,7 +308,7 @@ def _jumped_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[
 
 def _bitgenerator_class(spec: str) -> tuple[Any, dict[str, Any], int]:
     """(class, keyword arguments, word bytes) of a backend seeded through SeedSequence, for spawn."""
-    from randqa.sources.numpy_backends import BITGENERATORS, _resolve
+    from randqa.sources.bitgenerators import BITGENERATORS, _resolve
 
     if spec in BITGENERATORS:
         _summary, path, word_bytes, kwargs = BITGENERATORS[spec]
@@ -306,7 +316,7 @@ def _bitgenerator_class(spec: str) -> tuple[Any, dict[str, Any], int]:
     if looks_like_module_attribute(spec):
         cls = _resolve(spec)
         if isinstance(cls, type) and issubclass(cls, np.random.BitGenerator):
-            from randqa.sources.numpy_backends import raw_word_bytes
+            from randqa.sources.bitgenerators import raw_word_bytes
 
             return cls, {}, raw_word_bytes(np.asarray(cls(0).random_raw(256)))
     raise UsageError(f"--stream-seeds spawn: {spec} is not seeded through numpy's SeedSequence (spawn takes a numpy "
@@ -314,7 +324,7 @@ def _bitgenerator_class(spec: str) -> tuple[Any, dict[str, Any], int]:
 
 
 def _spawned_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[int, list[Source], list[dict[str, Any]]]:
-    from randqa.sources.numpy_backends import BitGeneratorSource, _any_size_seed
+    from randqa.sources.bitgenerators import BitGeneratorSource, _any_size_seed
 
     _open_backend(spec, seed, "spawn").close()  # an unknown name is refused as such
     cls, kwargs, word_bytes = _bitgenerator_class(spec)
@@ -329,13 +339,8 @@ def _spawned_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple
 
 
 def _made_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[int, list[Source], list[dict[str, Any]]]:
-    from randqa.sources.numpy_backends import (
-        BitGeneratorSource,
-        _any_size_seed,
-        _exception_line,
-        _resolve,
-        raw_word_bytes,
-    )
+    from randqa.sources.bitgenerators import BitGeneratorSource, _any_size_seed, _resolve, raw_word_bytes
+    from randqa.sources.user_code import exception_line
 
     scheme, count = layout.scheme, layout.count
     make = _resolve(scheme)
@@ -347,7 +352,7 @@ def _made_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[in
         try:
             streams = make(base, count)
         except Exception as exc:  # noqa: BLE001 - the user's function failed
-            raise UsageError(f"--stream-seeds {scheme}: {scheme}({base}, {count}) raised {_exception_line(exc)}") from None
+            raise UsageError(f"--stream-seeds {scheme}: {scheme}({base}, {count}) raised {exception_line(exc)}") from None
         if not isinstance(streams, (list, tuple)) or len(streams) != count:
             raise UsageError(f"--stream-seeds {scheme}: {scheme}({base}, {count}) must return a list of {count} "
                              f"BitGenerators, not {_shown(streams)}")
@@ -363,7 +368,7 @@ def _made_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[in
             widths.append(raw_word_bytes(np.asarray(probe.random_raw(256))))
         except Exception as exc:  # noqa: BLE001
             raise UsageError(f"--stream-seeds {scheme}: stream {index}'s random_raw(256) raised "
-                             f"{_exception_line(exc)}") from None
+                             f"{exception_line(exc)}") from None
     members: list[Source] = []
     details = []
     for index, (bitgen, width) in enumerate(zip(made(), widths)):

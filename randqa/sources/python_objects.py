@@ -42,7 +42,7 @@ from typing import Any, Callable
 import numpy as np
 
 from randqa.sources.base import Source
-from randqa.sources.numpy_backends import (BITGENERATORS, BitGeneratorSource, _resolve, open_bitgenerator,
+from randqa.sources.bitgenerators import (BITGENERATORS, BitGeneratorSource, _resolve, open_bitgenerator,
                                            open_bitgenerator_factory, raw_word_bytes)
 
 #: marks the end of an iterable of chunks (None could be a chunk, a wrong one)
@@ -228,7 +228,9 @@ def _probe_word_bytes(bitgen: Any) -> int:
 
 
 def bitgenerator_instance_source(bitgen: Any) -> Source:
-    """A BitGenerator instance, from its current state (see the module docstring)."""
+    """A BitGenerator instance (or a Generator's), from its current state (see the module docstring)."""
+    if isinstance(bitgen, np.random.Generator):
+        bitgen = bitgen.bit_generator
     cls = type(bitgen)
     known = _known_backend(cls)
     if known is not None:
@@ -236,8 +238,10 @@ def bitgenerator_instance_source(bitgen: Any) -> Source:
         seed = _fresh_seed(bitgen, name)
         if seed is not None:
             _summary, spec, _width, _kwargs = BITGENERATORS[name]
-            return BitGeneratorSource(name, seed, bitgen, word_bytes,
-                                      seeding=f"{spec.replace(':', '.')}(seed) via SeedSequence")
+            source = BitGeneratorSource(name, seed, bitgen, word_bytes,
+                                        seeding=f"{spec.replace(':', '.')}(seed) via SeedSequence")
+            source.reopen = lambda: open_bitgenerator(name, seed)
+            return source
     else:
         word_bytes = _probe_word_bytes(bitgen)
     return BitGeneratorSource(public_name(cls), None, bitgen, word_bytes,
@@ -261,6 +265,21 @@ def is_bitgenerator(obj: Any) -> bool:
         not isinstance(obj, type) and callable(getattr(obj, "random_raw", None)))
 
 
+#: what streams given as BitGenerator instances refuse
+GIVEN_STREAMS_TAKE_NO_OPTIONS = "streams of BitGenerator instances take no seed, word_bits, format or sequences"
+
+
+def bitgenerator_list(obj: Any) -> bool:
+    """Whether ``obj`` is a list of BitGenerators (streams); TypeError for a list that mixes them with chunks."""
+    if not isinstance(obj, (list, tuple)) or not any(is_bitgenerator(item) for item in obj):
+        return False
+    if not all(is_bitgenerator(item) for item in obj):
+        raise TypeError("a list of streams must hold BitGenerator instances only")
+    if len(obj) < 2:
+        raise ValueError("streams: a list of BitGenerators needs at least two")
+    return True
+
+
 #: what a source may be, for TypeError messages
 ACCEPTED = ("a backend name, a path, a numpy BitGenerator (instance or class), bytes, bytearray, memoryview, "
             "a uint8 numpy array, a binary file object, an iterable of byte chunks, or a callable f(k) -> bytes")
@@ -274,13 +293,14 @@ def _callable_name(func: Any) -> str:
     return f"{module}.{name}"
 
 
-def python_object_source(obj: Any, *, seed: int | None = None, name: str | None = None) -> tuple[Source, str]:
+def python_object_source(obj: Any, *, seed: int | None = None) -> tuple[Source, str]:
     """A Source for a Python object (not a name or path), and what kind it is
-    (``"data"``, ``"generator"``, ``"instance"`` or ``"class"``), which
-    decides what ``seed`` and ``--format bits`` may apply to.
+    (``"data"``, ``"callable"``, ``"instance"`` or ``"class"``), which
+    decides what ``seed`` and ``--format bits`` may apply to
+    (randqa.sources.opening.seed_for, check_format).
 
     ``seed`` applies to BitGenerator classes only (the caller refuses it
-    for the rest); ``name`` overrides the name reports show.
+    for the rest).
     """
     source: Source
     if isinstance(obj, np.random.Generator):
@@ -296,15 +316,13 @@ def python_object_source(obj: Any, *, seed: int | None = None, name: str | None 
         label = os.fspath(path) if isinstance(path, (str, os.PathLike)) else type(obj).__name__
         source, kind = FileObjectSource(obj, str(label)), "data"
     elif callable(obj):
-        source, kind = CallableSource(obj, _callable_name(obj)), "generator"
+        source, kind = CallableSource(obj, _callable_name(obj)), "callable"
     elif isinstance(obj, Iterable) and not isinstance(obj, (str, Mapping)):
         source, kind = ChunkSource(obj, "chunks"), "data"
     else:
         raise TypeError(f"source must be {ACCEPTED}; got {type(obj).__name__}")
-    if name is not None:
-        source.name = name
     return source, kind
 
 
-__all__ = ["ACCEPTED", "BufferSource", "CallableSource", "ChunkSource", "FileObjectSource", "as_uint8",
-           "bitgenerator_class_source", "bitgenerator_instance_source", "public_name", "python_object_source"]
+__all__ = ["ACCEPTED", "GIVEN_STREAMS_TAKE_NO_OPTIONS", "BufferSource", "CallableSource", "ChunkSource", "FileObjectSource", "as_uint8",
+           "bitgenerator_class_source", "bitgenerator_instance_source", "bitgenerator_list", "public_name", "python_object_source"]

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 
 import numpy as np
 
 from randqa.errors import InputError
-from randqa.sources.base import Source
+from randqa.sources.base import Source, SplitMethod
 
 # ASCII '0' and '1' map to bit values; whitespace is skipped, anything else is an error
 _BIT_VALUE = np.full(256, 255, dtype=np.uint8)
@@ -62,16 +63,40 @@ class _FdReader:
             os.close(self.fd)
             self.fd = -1
 
+    def regular_file_size(self) -> int | None:
+        """The size of a regular file this reader opened; None for stdin, pipes and devices."""
+        if not self._owned or self.fd < 0:
+            return None
+        info = os.fstat(self.fd)
+        return info.st_size if stat.S_ISREG(info.st_mode) else None
+
 
 class ByteStream(Source):
     """Raw bytes from a file or from stdin ('-')."""
 
     def __init__(self, path: str) -> None:
+        self.path = path
         self._reader = _FdReader(path)
         self.name = self._reader.display
 
     def readinto(self, buffer: memoryview) -> int:
         return self._reader.readinto(buffer)
+
+    @property
+    def split_method(self) -> SplitMethod:
+        return "pread" if self._reader.regular_file_size() is not None else "sequential"
+
+    @property
+    def size(self) -> int | None:
+        return self._reader.regular_file_size()
+
+    def open_at(self, offset: int, length: int | None = None) -> Source:
+        """Bytes ``[offset, offset + length)`` of the file, read with pread."""
+        if self.path == "-":
+            return super().open_at(offset, length)
+        from randqa.sources.segments import PreadSource
+
+        return PreadSource(self.path, offset, length)
 
     def close(self) -> None:
         self._reader.close()

@@ -279,3 +279,18 @@ def test_without_fixups_the_same_states_would_lock():
     locked = gen_words(_generators.lfsr113_raw(1, 7, 15, 127), 100, "<u4")
     assert set(locked[10:]) == {0}
     assert set(gen_words(_generators.siprand_raw(0, 0, 0, 0), 100, "<u4")) == {0}
+
+
+def test_the_lcg_constants_python_jumps_with_are_the_c_generators():
+    """The jumps read each LCG's constants from _generators.c, where the
+    generators step with them: they match the published values."""
+    from randqa.sources.compiled import PCG128_INCREMENT as OURS_INCREMENT, PCG128_MULTIPLIER
+    from reference_generators import PCG128_MULTIPLIER as PUBLISHED_MULTIPLIER, PRIME64_MODULUS, PRIME64_MULTIPLIER
+
+    assert _generators.LCG_MSVC == (214013, 2531011, 1 << 32)
+    assert _generators.LCG_ANSI_C == (1103515245, 12345, 1 << 32)
+    assert _generators.LCG_RANDU == (65539, 0, 1 << 31)
+    assert _generators.LCG_MINSTD == (16807, 0, (1 << 31) - 1)
+    assert _generators.LCG_PRIME64 == (PRIME64_MULTIPLIER, 0, PRIME64_MODULUS)
+    assert (PCG128_MULTIPLIER, OURS_INCREMENT) == (PUBLISHED_MULTIPLIER, PCG128_INCREMENT)
+    assert _generators.SPLITMIX64_GAMMA == 0x9E3779B97F4A7C15

@@ -23,7 +23,7 @@ from reference_generators import backend_bytes, pcg_pair
 
 from randqa.errors import UsageError
 from randqa.sources.multistream import StreamLayout, gray, open_streams
-from randqa.sources.segments import NotSplittable, open_at, split_method
+from randqa.sources.segments import NotSplittable, open_at
 
 
 def read(source, n: int) -> np.ndarray:
@@ -89,7 +89,7 @@ def test_a_function_decides_the_streams():
 def test_a_segment_opened_at_any_offset_is_the_same_bytes(spec, scheme, split):
     layout = StreamLayout(3, scheme)
     with open_streams(spec, 11, layout) as source:
-        assert split_method(source) == split
+        assert source.split_method == split
         whole = read(source, 1 << 14)
         resolved = source.layout.to_json()
     for offset in (1, 4097, 12345):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from randqa.sources import open_source
 from randqa.sources.base import read_full
 from randqa.sources.python_objects import (BufferSource, CallableSource, ChunkSource, FileObjectSource,
                                            bitgenerator_instance_source, python_object_source)
@@ -73,6 +74,6 @@ def test_names_and_kinds():
     assert python_object_source(bytearray(b"x"))[1] == "data"
     assert python_object_source(np.random.Generator(np.random.PCG64(2)))[1] == "instance"
     assert python_object_source(np.random.SFC64, seed=1)[0].name == "sfc64"
-    assert python_object_source(lambda k: b"", name="mine")[0].name == "mine"
+    assert open_source(lambda k: b"", name="mine").name == "mine"
     with pytest.raises(TypeError, match="read\\(\\) returned text"):
         read_in_pieces(FileObjectSource(type("T", (), {"read": lambda self, n: "01"})(), "t"))

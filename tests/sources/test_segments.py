@@ -24,14 +24,7 @@ import pytest
 from randqa.sources import backend_names, open_source
 from randqa.sources.base import read_full
 from randqa.sources.runtimes import LIVE_SUFFIX
-from randqa.sources.segments import (
-    NotSplittable,
-    PreadSource,
-    advance_words,
-    open_at,
-    split_method,
-    word_bytes,
-)
+from randqa.sources.segments import NotSplittable, PreadSource, open_at
 from reference_generators import PCG128_INCREMENT, PCG128_MULTIPLIER, PRIME64_MODULUS, PRIME64_MULTIPLIER, pcg128_lcg_states
 
 SEED = 20240611
@@ -71,7 +64,7 @@ def test_split_methods_of_the_backends():
         if name.endswith(LIVE_SUFFIX):
             continue  # a runtime's process, read in order like stdin
         with open_source(name, seed=None if name in INDEPENDENT else SEED) as source:
-            methods[name] = split_method(source)
+            methods[name] = source.split_method
     assert {n for n, m in methods.items() if m == "jump"} == set(JUMPING)
     assert all(methods[n] == "sequential" for n in SEQUENTIAL)
     assert all(methods[n] == "independent" for n in INDEPENDENT)
@@ -81,11 +74,11 @@ def test_split_methods_of_data(tmp_path):
     path = tmp_path / "data.bin"
     path.write_bytes(b"x" * 100)
     with open_source(str(path)) as source:
-        assert split_method(source) == "pread"
+        assert source.split_method == "pread"
     with open_source(str(path), fmt="bits") as source:  # whitespace makes byte offsets unknowable
-        assert split_method(source) == "sequential"
+        assert source.split_method == "sequential"
     with open_source("/dev/zero") as source:  # a device: no offsets to read at
-        assert split_method(source) == "sequential"
+        assert source.split_method == "sequential"
     with pytest.raises(NotSplittable):
         open_at("-", None, 0)
     with pytest.raises(NotSplittable):
@@ -145,10 +138,10 @@ def test_segment_k_equals_the_sequential_slice(name):
 def test_jumps_compose_at_large_offsets(name):
     a = (1 << 40) + 24  # bytes: 2^40 and a few words, so counters sit inside their blocks
     source = open_at(name, SEED, a)
-    width = word_bytes(source)
+    width = source.word_bytes
     for b_words in (1, 3, 5, (1 << 37) + 7):
         composed = open_at(name, SEED, a)
-        advance_words(composed, b_words)
+        composed.advance(b_words)
         direct = open_at(name, SEED, a + b_words * width)
         assert read(composed, 96) == read(direct, 96), b_words
     # unaligned: the bytes after a + 3 are the tail of the word at a
@@ -225,7 +218,7 @@ def test_mt19937_jump_matches_numpys_jumped():
     outputs past the next output.  All 624 words must agree with ours but the
     low 31 bits of the oldest, which MT19937 never uses (only its top bit feeds
     the recurrence) and which that jump leaves as a sum of old values."""
-    from randqa.sources.segments import mt19937_jump
+    from randqa.sources.jumps import mt19937_jump
 
     bitgen = np.random.MT19937(SEED)
     bitgen.random_raw(int(624 - bitgen.state["state"]["pos"]))
@@ -247,14 +240,14 @@ def test_xoshiro_family_jump_matches_randomgens_jumped(cls_name, kwargs, steps):
     computes x^steps mod p(x) from the recurrence.  From fresh and from used states."""
     import randomgen
 
-    from randqa.sources.numpy_backends import BitGeneratorSource
+    from randqa.sources.bitgenerators import BitGeneratorSource
 
     cls = getattr(randomgen, cls_name)
     for used in (0, 5):
         bitgen = cls(SEED, **kwargs)
         bitgen.random_raw(used)
         expected = bitgen.jumped().random_raw(50)
-        advance_words(BitGeneratorSource(cls_name, SEED, bitgen, 8, seeding=""), steps)
+        BitGeneratorSource(cls_name, SEED, bitgen, 8, seeding="").advance(steps)
         assert np.array_equal(bitgen.random_raw(50), expected), used
 
 
@@ -319,9 +312,9 @@ def test_user_bitgenerator_jumps_only_when_advance_counts_outputs(tmp_path, monk
     (tmp_path / "usergens.py").write_text(BLOCK_COUNTING)
     monkeypatch.syspath_prepend(str(tmp_path))
     with open_source("usergens:BlockAdvance", seed=SEED) as source:
-        assert split_method(source) == "sequential"
+        assert source.split_method == "sequential"
     with open_source("randomgen:Philox", seed=SEED) as source:  # randomgen's advance counts draws
-        assert split_method(source) == "jump"
+        assert source.split_method == "jump"
     stream = sequential("randomgen:Philox", 4000)
     for offset in (0, 5, 8 * 3 + 1, 8 * 37, 3001):
         assert read(open_at("randomgen:Philox", SEED, offset), 64) == stream[offset:offset + 64]

@@ -1,4 +1,4 @@
-"""Backends made from numpy/randomgen BitGenerators and from Python's random.
+"""Backends made from numpy/randomgen BitGenerators.
 
 A BitGenerator's stream is its ``random_raw(n)`` words, written as
 little-endian uint64 (8 bytes per word), or as little-endian uint32 for the
@@ -6,11 +6,9 @@ generators whose raw outputs are 32-bit (``mt19937-numpy``, ``pcg32``), so
 no byte is constant.  Seeding is ``Class(seed)``, i.e. numpy's
 ``SeedSequence(seed)``.
 
-``python-random`` is CPython's ``random.Random(seed)``: MT19937 seeded by
-``init_by_array`` with the 32-bit limbs of ``abs(seed)``, least significant
-first.  Its bytes are ``getrandbits(32*k).to_bytes(4*k, "little")``, which
-is each 32-bit output as 4 little-endian bytes, in order (CPython fills
-getrandbits' words from the least significant end).
+Each BitGenerator class randqa can jump has its jump here
+(:func:`bitgenerator_jump`): its own ``advance(n)`` where that counts raw
+outputs, otherwise its state set to the one ``n`` outputs on.
 
 A user's own generator is given as ``module:attribute`` (e.g.
 ``mypkg.gens:MyBitGenerator``): a BitGenerator class, or a callable
@@ -25,15 +23,17 @@ a traceback, zeros from cast floats, or an endless loop.
 from __future__ import annotations
 
 import importlib
-import random
 import re
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
 
-from randqa.errors import InputError, UsageError, one_line
-from randqa.sources.base import Source
+from randqa.errors import InputError, UsageError
+from randqa.sources.base import GeneratorSource, Source
+from randqa.sources.user_code import USER_CODE_ERRORS, CheckedSource, exception_line
 from randqa.sources.compiled import resolve_seed
+from randqa.sources.jumps import f2_jump, mt19937_64_jump, mt19937_jump
 
 #: words generated per random_raw call, bounding temporary memory
 _MAX_WORDS_PER_CALL = 1 << 17
@@ -67,10 +67,6 @@ BITGENERATORS: dict[str, tuple[str, str, int, dict[str, Any]]] = {
     "blabla": ("randomgen BlaBla (BLAKE2-derived ChaCha variant): 64-bit words as 8 LE bytes", "randomgen:BlaBla", 8, {}),
 }
 
-#: what the user's code may raise that ends the run with one line (exit 2):
-#: any exception, and sys.exit() too, which is the code's failure, not randqa's exit
-USER_CODE_ERRORS = (Exception, SystemExit)
-
 _MODULE_ATTRIBUTE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
@@ -86,19 +82,13 @@ def _resolve(spec: str) -> Any:
     except ImportError as exc:
         raise UsageError(f"cannot import module {module_name!r} for backend {spec!r} ({exc})") from None
     except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's module failed while importing
-        raise UsageError(f"backend {spec}: importing {module_name} raised {_exception_line(exc)}") from None
+        raise UsageError(f"backend {spec}: importing {module_name} raised {exception_line(exc)}") from None
     for part in attribute.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             raise UsageError(f"module {module_name!r} has no attribute {attribute!r} (backend {spec!r})") from None
     return obj
-
-
-def _exception_line(exc: BaseException) -> str:
-    """``Type: message`` on one line, shortened."""
-    message = one_line(exc)
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def _checked_words(name: str, raw: Any, count: int) -> np.ndarray:
@@ -139,10 +129,8 @@ class _PendingBytes:
         return n
 
 
-class BitGeneratorSource(Source):
+class BitGeneratorSource(GeneratorSource):
     """The ``random_raw`` words of a numpy BitGenerator as little-endian bytes."""
-
-    endless = True
 
     def __init__(self, name: str, seed: int | None, bitgen: Any, word_bytes: int, *, seeding: str) -> None:
         if not hasattr(bitgen, "random_raw"):
@@ -159,11 +147,26 @@ class BitGeneratorSource(Source):
         try:
             raw = self.bitgen.random_raw(count)
         except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's generator failed mid-stream
-            raise InputError(f"backend {self.name}: random_raw({count}) raised {_exception_line(exc)}") from None
+            raise InputError(f"backend {self.name}: random_raw({count}) raised {exception_line(exc)}") from None
         return _checked_words(self.name, raw, count).astype(self._dtype, copy=False)
 
     def readinto(self, buffer: memoryview) -> int:
         return self._buffer.fill(buffer, self.word_bytes, self._words)
+
+    @property
+    def can_jump(self) -> bool:
+        return self._own_jump() is not None
+
+    def _jump(self, words: int) -> None:
+        jump = self._own_jump()
+        assert jump is not None
+        jump(self.bitgen, words)
+
+    def _own_jump(self) -> BitGenJump | None:
+        # looked up once: a user's generator is probed by running its code
+        if not hasattr(self, "_jump_of_class"):
+            self._jump_of_class = bitgenerator_jump(self.bitgen, self.name, self.seed)
+        return self._jump_of_class
 
     def describe(self) -> dict[str, Any]:
         data = super().describe()
@@ -178,7 +181,7 @@ def _any_size_seed(name: str, seed: int | None) -> int:
     """The seed to use for a generator that takes a seed of any size (64 bits drawn when none is given)."""
     return resolve_seed(name, seed, 1 << 16, "any size", 64)
 
-def open_bitgenerator(name: str, seed: int | None) -> Source:
+def open_bitgenerator(name: str, seed: int | None) -> BitGeneratorSource:
     """One of :data:`BITGENERATORS`, seeded through SeedSequence(seed)."""
     summary, spec, word_bytes, kwargs = BITGENERATORS[name]
     cls = _resolve(spec)
@@ -212,7 +215,7 @@ def open_bitgenerator_factory(name: str, factory: Any, seed: int | None) -> Sour
     try:
         raw = made.random_raw(256)
     except USER_CODE_ERRORS as exc:  # noqa: BLE001
-        raise UsageError(f"backend {name}: random_raw(256) raised {_exception_line(exc)}") from None
+        raise UsageError(f"backend {name}: random_raw(256) raised {exception_line(exc)}") from None
     try:
         raw = _checked_words(name, raw, 256)
     except InputError as exc:
@@ -231,68 +234,148 @@ def _construct(spec: str, factory: Callable[[int], Any], seed: int) -> Any:
     try:
         return factory(seed)
     except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's constructor failed
-        raise UsageError(f"backend {spec}: {spec}({seed}) raised {_exception_line(exc)}") from None
+        raise UsageError(f"backend {spec}: {spec}({seed}) raised {exception_line(exc)}") from None
 
 
-class CheckedSource(Source):
-    """A user's Source, with what its code returns checked at every call:
-    ``readinto`` must return a whole number from 0 to the buffer's length
-    (anything else, an exception included, is an InputError), so a broken
-    plugin ends the run with one line instead of looping or a traceback."""
+# --------------------------------------------------------------------------
+# Jumps: each takes a BitGenerator that has not been read inside a word and
+# moves it ``words`` raw outputs ahead.
 
-    def __init__(self, inner: Source) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.seed = inner.seed
-        self.unit_bits = inner.unit_bits
-        self.endless = inner.endless
+BitGenJump = Callable[[Any, int], None]
 
-    def readinto(self, buffer: memoryview) -> int:
+
+def _advance_by(unit: int) -> BitGenJump:
+    """``advance(n)`` counting blocks of ``unit`` raw outputs; the rest are drawn and dropped."""
+
+    def jump(bitgen: Any, words: int) -> None:
+        blocks, rest = divmod(words, unit)
+        if blocks:
+            bitgen.advance(blocks)
+        if rest:
+            bitgen.random_raw(rest)
+
+    return jump
+
+
+def _philox(bitgen: Any, words: int) -> None:
+    # advance(n) moves the counter n blocks of 4 words and drops the buffered
+    # rest of the current block, so finish that block by drawing first
+    left_in_block = 4 - int(bitgen.state["buffer_pos"])
+    first = min(words, left_in_block % 4)
+    if first:
+        bitgen.random_raw(first)
+    _advance_by(4)(bitgen, words - first)
+
+
+def _numpy_mt19937(bitgen: Any, words: int) -> None:
+    state = bitgen.state
+    inner = state["state"]
+    key = mt19937_jump(inner["key"], int(inner["pos"]), words)
+    bitgen.state = dict(state, state={"key": key, "pos": 0})
+
+
+def _xoshiro(kind: str) -> BitGenJump:
+    def jump(bitgen: Any, words: int) -> None:
+        state = bitgen.state
+        bitgen.state = dict(state, s=f2_jump(kind, state["s"], words), has_uint32=0, uinteger=0)
+
+    return jump
+
+
+def _xoroshiro128(bitgen: Any, words: int) -> None:
+    state = bitgen.state
+    kind = "xoroshiro128pp" if state.get("plusplus") else "xoroshiro128"
+    bitgen.state = dict(state, s=f2_jump(kind, state["s"], words), has_uint32=0, uinteger=0)
+
+
+def _xorshift1024(bitgen: Any, words: int) -> None:
+    # the next output comes from s[p], s[p+1]: jump the window that starts at p
+    state = bitgen.state
+    inner = state["state"]
+    window = np.roll(np.asarray(inner["s"], dtype=np.uint64), -int(inner["p"]))
+    s = f2_jump("xorshift1024", window, words)
+    bitgen.state = dict(state, state={"s": s, "p": 0}, has_uint32=0, uinteger=0)
+
+
+def _mt64(bitgen: Any, words: int) -> None:
+    state = bitgen.state
+    inner = state["state"]
+    key = mt19937_64_jump(inner["key"], int(inner["pos"]), words)
+    bitgen.state = dict(state, state={"key": key, "pos": 0}, has_uint32=0, uinteger=0)
+
+
+#: ChaCha computes a block of 16 32-bit words when its counter reaches a multiple of 16
+_CHACHA_BLOCK_WORDS32 = 16
+
+
+def _chacha(bitgen: Any, words: int) -> None:
+    # ctr counts 32-bit words over 128 bits: place ctr at the target's block
+    # and drop the target's leading words in it
+    from randqa.sources.base import NotSplittable
+
+    state = bitgen.state
+    inner = state["state"]
+    ctr = int(inner["ctr"][0]) | int(inner["ctr"][1]) << 64
+    if ctr % 2:
+        raise NotSplittable("ChaCha's counter is inside a 64-bit word")
+    target = (ctr + 2 * words) % (1 << 128)
+    block_start = target - target % _CHACHA_BLOCK_WORDS32
+    new_ctr = np.array([block_start & (2**64 - 1), block_start >> 64], dtype=np.uint64)
+    bitgen.state = dict(state, state=dict(inner, ctr=new_ctr))
+    drop = (target - block_start) // 2
+    if drop:
+        bitgen.random_raw(drop)
+
+
+#: "module:Class" -> its jump; a package that is missing simply has none
+_JUMPS: dict[str, BitGenJump] = {
+    "numpy.random:PCG64": _advance_by(1), "numpy.random:PCG64DXSM": _advance_by(1),
+    "numpy.random:Philox": _philox, "numpy.random:MT19937": _numpy_mt19937,
+    **{f"randomgen:{name}": _advance_by(1)
+       for name in ("AESCounter", "ThreeFry", "SPECK128", "Squares", "BlaBla", "MWC128X", "PCG32")},
+    "randomgen:Xoshiro256": _xoshiro("xoshiro256"), "randomgen:Xoshiro512": _xoshiro("xoshiro512"),
+    "randomgen:Xoroshiro128": _xoroshiro128, "randomgen:Xorshift1024": _xorshift1024,
+    "randomgen:MT64": _mt64, "randomgen:ChaCha": _chacha,
+}
+
+
+@lru_cache(maxsize=1)
+def _jumps_by_class() -> dict[type, BitGenJump]:
+    table: dict[type, BitGenJump] = {}
+    for spec, jump in _JUMPS.items():
+        module_name, _, attribute = spec.partition(":")
         try:
-            got = self.inner.readinto(buffer)
-        except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's code failed mid-stream
-            raise InputError(f"backend {self.name}: readinto raised {_exception_line(exc)}") from None
-        if not isinstance(got, (int, np.integer)) or isinstance(got, bool) or not 0 <= got <= len(buffer):
-            raise InputError(f"backend {self.name}: readinto returned {got!r} for a buffer of {len(buffer)} bytes; "
-                             f"it must return how many bytes it wrote, 0 to {len(buffer)}")
-        return int(got)
-
-    def read_bits(self, max_bits: int) -> np.ndarray:
-        return self.inner.read_bits(max_bits)
-
-    def describe(self) -> dict[str, Any]:
-        data = self.inner.describe()
-        data.update(name=self.name, seed=self.seed)
-        return data
-
-    def close(self) -> None:
-        self.inner.close()
+            cls = getattr(importlib.import_module(module_name), attribute, None)
+        except ImportError:
+            continue
+        if cls is not None:
+            table[cls] = jump
+    return table
 
 
-class PythonRandomSource(Source):
-    """CPython's random.Random(seed) (MT19937, init_by_array) as 4-byte LE words."""
+def _advance_counts_outputs(spec: str, seed: int | None) -> bool:
+    """Whether a user's BitGenerator's ``advance(n)`` skips exactly n ``random_raw``
+    outputs, checked on fresh generators rather than assumed."""
+    def fresh() -> Any:
+        source = open_user_bitgenerator(spec, seed)
+        return source.bitgen if isinstance(source, BitGeneratorSource) else None
 
-    endless = True
-
-    def __init__(self, seed: int) -> None:
-        self.name = "python-random"
-        self.seed = seed
-        self._rng = random.Random(seed)
-        self._buffer = _PendingBytes()
-
-    def _words(self, count: int) -> bytes:
-        return self._rng.getrandbits(32 * count).to_bytes(4 * count, "little")
-
-    def readinto(self, buffer: memoryview) -> int:
-        return self._buffer.fill(buffer, 4, self._words)
-
-    def describe(self) -> dict[str, Any]:
-        data = super().describe()
-        data.update(reproducible=True, algorithm="CPython random.Random (MT19937)",
-                    output="32-bit outputs as 4 little-endian bytes (getrandbits(32k).to_bytes(4k, 'little'))",
-                    seeding="random.Random(seed): init_by_array(32-bit limbs of seed, least significant first)")
-        return data
+    reference = fresh().random_raw(48)
+    for n in (3, 37):
+        probe = fresh()
+        probe.advance(n)
+        if not np.array_equal(probe.random_raw(8), reference[n:n + 8]):
+            return False
+    return True
 
 
-def open_python_random(seed: int | None) -> Source:
-    return PythonRandomSource(_any_size_seed("python-random", seed))
+def bitgenerator_jump(bitgen: Any, name: str, seed: int | None) -> BitGenJump | None:
+    """How ``bitgen`` jumps, or None: a class randqa knows, or a user's
+    ``module:attr`` (``name``) whose ``advance`` is checked to count outputs."""
+    known = _jumps_by_class().get(type(bitgen))
+    if known is not None:
+        return known
+    if (hasattr(bitgen, "advance") and looks_like_module_attribute(name)
+            and _advance_counts_outputs(name, seed)):
+        return _advance_by(1)
+    return None

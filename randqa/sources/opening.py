@@ -1,0 +1,138 @@
+"""The one way to open a source: a generator name, '-' (stdin), a path, or
+a Python object (bytes, arrays, file objects, chunks, callables,
+BitGenerators and lists of them), with one seed rule and one format rule.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from typing import TYPE_CHECKING, Any
+
+from randqa.errors import UsageError
+from randqa.sources.backends import backend_names, open_backend
+from randqa.sources.base import Source
+
+if TYPE_CHECKING:
+    from randqa.sources.multistream import StreamLayout
+
+#: what --format accepts
+FORMATS = ("bytes", "bits")
+
+#: the kinds of source a seed applies to: generator names and BitGenerator classes
+SEEDED_KINDS = ("generator", "class")
+
+#: why --seed is refused, by the kind of source it was given to
+_SEED_REFUSED = {
+    "file": "--seed applies to generator backends, not to stdin or files",
+    "data": "--seed applies to generator names and BitGenerator classes, not to data (bytes, arrays, files, chunks)",
+    "instance": "--seed applies to generator names and BitGenerator classes, not to a BitGenerator instance, "
+                "which is tested from its current state",
+    "callable": "--seed applies to generator names and BitGenerator classes, not to a callable source",
+}
+
+
+def is_data_spec(spec: str) -> bool:
+    """Whether ``spec`` names data (stdin '-' or a file path) rather than a generator."""
+    return spec == "-" or os.path.exists(spec) or os.sep in spec
+
+
+def seed_for(kind: str, seed: int | None, *, generators_only: bool = False) -> int | None:
+    """The seed a source of ``kind`` opens with.
+
+    A seed applies to generators (names and BitGenerator classes); given to
+    anything else it is a UsageError saying so, or, with ``generators_only``
+    (one seed for a run of several sources, as ``compare --seed``), it is
+    left to the generators among them.
+    """
+    if seed is None or kind in SEEDED_KINDS:
+        return seed
+    if generators_only:
+        return None
+    raise UsageError(_SEED_REFUSED[kind])
+
+
+def check_format(kind: str, fmt: str) -> None:
+    """--format bits reads text data: a UsageError for any other kind of source."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}: use bytes or bits")
+    if fmt != "bytes" and kind not in ("file", "data"):
+        raise UsageError("--format bits applies to stdin and files, not to generators")
+
+
+def open_source(what: str | os.PathLike[str] | Any, *, seed: int | None = None, fmt: str = "bytes",
+                fold: tuple[int, int] | None = None, layout: StreamLayout | None = None,
+                name: str | None = None, interleave: int | None = None,
+                generators_only: bool = False) -> Source:
+    """Open what a run reads.
+
+    ``what`` is '-' (stdin), a file path, a generator backend name (``randqa
+    list``, ``module:attr``), or a Python object
+    (randqa.sources.python_objects); a list of BitGenerator instances is
+    their interleaved streams, every ``interleave`` bytes.  ``seed`` follows
+    :func:`seed_for`, ``fmt`` :func:`check_format`; ``layout`` opens the
+    --streams of a generator; ``fold`` is (word bits, low bits) of
+    --word-bits/--low-bits; ``name`` renames the source in reports.
+    """
+    if layout is not None:
+        from randqa.sources.multistream import open_streams
+
+        if not isinstance(what, (str, os.PathLike)):
+            raise UsageError("--streams needs a generator (randqa list), not stdin or a file")
+        source: Source = open_streams(os.fspath(what), seed, layout)
+    elif isinstance(what, (str, os.PathLike)):
+        source = _open_spec(os.fspath(what), seed, fmt, generators_only)
+    else:
+        source = _open_object(what, seed, fmt, interleave, fold)
+    if name is not None:
+        source.name = name
+    if fold is None:
+        return source
+    from randqa.sources.folded import fold_source
+
+    return fold_source(source, *fold)
+
+
+def _open_spec(spec: str, seed: int | None, fmt: str, generators_only: bool) -> Source:
+    from randqa.sources.streams import BitTextStream, ByteStream
+
+    kind = "file" if is_data_spec(spec) else "generator"
+    seed = seed_for(kind, seed, generators_only=generators_only)
+    check_format(kind, fmt)
+    if kind == "file":
+        return BitTextStream(spec) if fmt == "bits" else ByteStream(spec)
+    return open_named_backend(spec, seed, what="source", alternatives="not a file, '-' or a backend name")
+
+
+def _open_object(obj: Any, seed: int | None, fmt: str, interleave: int | None,
+                 fold: tuple[int, int] | None) -> Source:
+    from randqa.sources.python_objects import bitgenerator_list, python_object_source
+    from randqa.sources.streams import BitTextStream
+
+    if bitgenerator_list(obj):
+        from randqa.sources.multistream import given_streams
+        from randqa.sources.python_objects import GIVEN_STREAMS_TAKE_NO_OPTIONS, bitgenerator_instance_source
+
+        if seed is not None or fold is not None or fmt != "bytes":
+            raise UsageError(GIVEN_STREAMS_TAKE_NO_OPTIONS)
+        return given_streams([bitgenerator_instance_source(b) for b in obj], interleave)
+    source, kind = python_object_source(obj, seed=seed)
+    try:
+        seed_for(kind, seed)
+        check_format(kind, fmt)
+        return BitTextStream(source) if fmt == "bits" else source
+    except BaseException:
+        source.close()
+        raise
+
+
+def open_named_backend(name: str, seed: int | None = None, *, what: str = "backend",
+                       alternatives: str = "not a backend name") -> Source:
+    """open_backend, with an unknown name a UsageError that lists close matches."""
+    try:
+        return open_backend(name, seed)
+    except KeyError:
+        pass
+    close = difflib.get_close_matches(name, backend_names(), n=4, cutoff=0.5)
+    hint = f" (close matches: {', '.join(close)})" if close else "; see `randqa list`"
+    raise UsageError(f"unknown {what} {name!r}: {alternatives}{hint}")
