@@ -145,7 +145,7 @@ def _call_text(function: str, source: object, options: dict[str, Any], defaults:
 
 
 def _environment() -> dict[str, Any]:
-    from randqa.report.environment import environment
+    from randqa._report.environment import environment
 
     return environment()
 
@@ -153,11 +153,11 @@ def _environment() -> dict[str, Any]:
 def _write_outputs(document: dict[str, Any], json_path: str | None, html_path: str | None) -> None:
     with _python_errors():
         if json_path:
-            from randqa.report.json_report import write_json
+            from randqa._report.json_report import write_json
 
             write_json(document, json_path)
         if html_path:
-            from randqa.report.html import write_html_report
+            from randqa._report.html import write_html_report
 
             write_html_report([document], html_path)
 
@@ -360,7 +360,7 @@ class Result(_JsonDocument):
 
     def _repr_html_(self) -> str:
         """Jupyter's view: a compact table of the tests that need attention and the chart."""
-        from randqa.report.inline import run_summary_html
+        from randqa._report.inline import run_summary_html
 
         return run_summary_html(self._document, _view_id("r"))
 
@@ -427,13 +427,13 @@ class Comparison(_JsonDocument):
         return f"<randqa.Comparison suite {self._document.get('suite')}: {parts}>"
 
     def _repr_html_(self) -> str:
-        from randqa.report.inline import compare_summary_html
+        from randqa._report.inline import compare_summary_html
 
         return compare_summary_html(self._document, _view_id("c"))
 
 
 def _html(documents: list[dict[str, Any]], path: PathLike | None) -> str | None:
-    from randqa.report.html import render_html, write_html_report
+    from randqa._report.html import render_html, write_html_report
 
     with _python_errors():
         if path is None:
@@ -871,7 +871,7 @@ def report(documents: Document | Sequence[Document], path: PathLike) -> None:
     ValueError: document 1: missing key 'source'
     """
     from randqa.files import check_output_paths
-    from randqa.report.html import check_document, load_document, write_html_report
+    from randqa._report.html import check_document, load_document, write_html_report
 
     items: Sequence[Any]
     if isinstance(documents, (Result, Comparison, Mapping, str, os.PathLike)):

@@ -7,8 +7,8 @@ import click
 
 from randqa.cli.common import EXIT_OK, command_line, emit, size_option, table_stream
 from randqa.files import check_output_paths
-from randqa.report.json_report import write_json
-from randqa.report.terminal import render_predict
+from randqa._report.json_report import write_json
+from randqa._report.terminal import render_predict
 from randqa.sources import open_source
 
 

@@ -22,7 +22,7 @@ from randqa.cli.common import (
 from randqa.cli.streams import stream_options
 from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
 from randqa.engine.plan import TestOptions, plan_test
-from randqa.report.terminal import render_run
+from randqa._report.terminal import render_run
 from randqa.results import FAILING, RunResult, Verdict
 from randqa.sources import FORMATS
 
@@ -83,7 +83,7 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
 
 def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:
     """Write JSON/HTML, then print the table; return the exit code of a run."""
-    from randqa.report.environment import environment
+    from randqa._report.environment import environment
 
     result.extra["command"] = command_line()
     result.extra.update(environment())

@@ -343,7 +343,7 @@ def planned_bytes(options: CompareOptions) -> int:
 def compare_document(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[dict[str, Any]],
                      elapsed_s: float, interrupted: bool = False) -> dict[str, Any]:
     """The compare JSON document (schema in the README, section JSON);
-    ``environment`` says where and when it ran (randqa.report.environment)."""
+    ``environment`` says where and when it ran (randqa._report.environment)."""
     return {
         "randqa_version": __version__,
         "kind": "compare",

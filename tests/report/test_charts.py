@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from randqa.report import charts
-from randqa.report.html import render_html
+from randqa._report import charts
+from randqa._report.html import render_html
 
 
 GOOD = "pcg64"

@@ -19,9 +19,9 @@ import pytest
 from scipy import stats
 
 import randqa
-from randqa.report import charts
-from randqa.report.html import render_html
-from randqa.report.speed_notes import headline
+from randqa._report import charts
+from randqa._report.html import render_html
+from randqa._report.speed_notes import headline
 
 
 def _test(name: str, p: float | None, verdict: str = "pass") -> dict:

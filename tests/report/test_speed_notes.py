@@ -4,8 +4,8 @@ the numbers of a compare document alone, and which runtimes were live."""
 
 from __future__ import annotations
 
-from randqa.report.html import render_html
-from randqa.report.speed_notes import runtime_sentence, runtimes_answer
+from randqa._report.html import render_html
+from randqa._report.speed_notes import runtime_sentence, runtimes_answer
 
 
 def run(name: str, speed: float | None, failure: int | None, predictable: int | None, runtime: dict | None,

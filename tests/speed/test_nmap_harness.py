@@ -21,7 +21,7 @@ from randqa.cli import main
 from randqa.sources.backends import open_backend
 from randqa.sources.base import read_full
 from randqa.speed import _as_called
-from randqa.report.speed_notes import NMAP_MAIL_BACKENDS, nmap_answer, ranking, what_changed
+from randqa._report.speed_notes import NMAP_MAIL_BACKENDS, nmap_answer, ranking, what_changed
 from randqa.speed.nmap import NMAP_OPTIONS, harness_times, nmap_table, rand_bytes_address
 
 HAVE_LIBCRYPTO = ctypes.util.find_library("crypto") is not None

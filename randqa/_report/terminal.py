@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from randqa.interleaving import view_of
-from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
+from randqa._report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
 from randqa.results import RunResult, TestResult, Verdict, false_fail_statement, retest_summary, worst_verdict
 from randqa.sizes import format_size
 

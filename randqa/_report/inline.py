@@ -13,9 +13,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from randqa.report import charts
-from randqa.report.speed_notes import headline
-from randqa.report.terminal import format_number
+from randqa._report import charts
+from randqa._report.speed_notes import headline
+from randqa._report.terminal import format_number
 from randqa.results import Verdict
 from randqa.sizes import format_size
 

@@ -4,7 +4,7 @@ The report is built only from JSON documents (``randqa test --json`` or
 ``randqa compare --json``), so ``randqa report saved.json`` rebuilds exactly
 what ``--html`` wrote.  Everything is inline (CSS, SVG charts): the file opens
 from disk with no network and prints readably.  Documents read from files
-are validated first against randqa's JSON Schema (randqa.report.schema);
+are validated first against randqa's JSON Schema (randqa._report.schema);
 every problem is one InputError naming file and field.
 """
 
@@ -19,12 +19,12 @@ import jinja2
 from markupsafe import Markup
 
 from randqa.errors import InputError
-from randqa.report.json_report import read_json_document, write_output_file
-from randqa.report import charts
-from randqa.report.terminal import PREDICTABLE_NOTE, format_number, retest_lines
+from randqa._report.json_report import read_json_document, write_output_file
+from randqa._report import charts
+from randqa._report.terminal import PREDICTABLE_NOTE, format_number, retest_lines
 from randqa.results import Verdict, false_fail_statement, retest_summary
 from randqa.sizes import format_size
-from randqa.report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
+from randqa._report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
                                        runtimes_answer)
 
 
@@ -33,7 +33,7 @@ from randqa.report.speed_notes import (FEED_NOTE, feed_differs, headline, method
 def check_document(doc: Any, origin: str) -> None:
     """Validate ``doc`` against the JSON Schema of its kind (randqa/schema/);
     InputError naming ``origin`` (a file, "document 2") and the field otherwise."""
-    from randqa.report.schema import DocumentError, validate
+    from randqa._report.schema import DocumentError, validate
 
     try:
         validate(doc)
