@@ -33,6 +33,7 @@ LAYER_OF = {
     "randqa.interleaving": "basics",
     "randqa.files": "basics",
     "randqa.results": "basics",
+    "randqa.run_result": "basics",
     "randqa.sources": "sources",
     "randqa.battery": "battery",
     "randqa.engine": "engine",

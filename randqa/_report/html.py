@@ -21,8 +21,9 @@ from markupsafe import Markup
 from randqa.errors import InputError
 from randqa._report.json_report import read_json_document, write_output_file
 from randqa._report import charts
-from randqa._report.terminal import PREDICTABLE_NOTE, format_number, retest_lines
+from randqa._report.terminal import PREDICTABLE_NOTE, format_number, predictable_from, retest_lines
 from randqa.results import Verdict, false_fail_statement, retest_summary
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
 from randqa._report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
                                        runtimes_answer)
@@ -61,16 +62,11 @@ def _amount(run: dict[str, Any]) -> str:
     return format_size(run["bytes_tested"])
 
 
-def _predictable_from(run: dict[str, Any]) -> str:
-    n = run.get("predictable_from_bytes")
-    return "—" if n is None else f"{n:,} B"
-
-
-def _first_failure(run: dict[str, Any]) -> str:
-    if "first_failure_bytes" not in run:
+def _first_failure(run: RunResult) -> str:
+    if not run.is_progressive:
         return "—"  # a plain run has one length: nothing to locate a failure in
-    at = run["first_failure_bytes"]
-    return f"none up to {format_size(run['bytes_tested'])}" if at is None else format_size(at)
+    at = run.first_failure_bytes
+    return f"none up to {format_size(run.bytes_tested)}" if at is None else format_size(at)
 
 
 def _test_rows(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -118,6 +114,7 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
     runs = []
     metadata = []
     all_runs = [r for doc in documents for r in runs_of(doc)]
+    typed_runs = [RunResult.from_json(r) for r in all_runs]
     markers = method_markers(all_runs)
     for d, doc in enumerate(documents):
         doc_runs = runs_of(doc)
@@ -137,6 +134,7 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         })
         for run in doc_runs:
             i = len(runs)
+            typed = RunResult.from_json(run)
             speed = run.get("speed_mb_s")
             counts = {v: sum(1 for t in run["tests"] if t["verdict"] == v) for v in Verdict}
             overview = charts.run_overview_svg(run, f"h{i}")
@@ -152,18 +150,18 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 if speed is not None else "no generation speed: not a generator, or not measured",
                 "generation": "—" if run.get("generation_mb_s") is None else f"{run['generation_mb_s']:,.1f}",
                 "tested": _amount(run),
-                "first_failure": _first_failure(run),
-                "predictable": _predictable_from(run),
-                "predictor": run.get("predictor") or "",
+                "first_failure": _first_failure(typed),
+                "predictable": predictable_from(typed, "—"),
+                "predictor": (typed.predictability and typed.predictability.predictor) or "",
                 "suite": run["suite"],
                 "elapsed": "—" if run.get("elapsed_s") is None else f"{run['elapsed_s']:.2f} s",
                 "notes": list(run.get("notes", [])),
                 "false_fail": false_fail_statement(run.get("false_fail_rate"), run.get("thresholds")),
-                "retests": retest_lines(run.get("lengths") or []),
+                "retests": retest_lines(typed.progression.lengths if typed.progression else []),
                 "counts": counts,
                 "tests": _test_rows(run["tests"]),
                 "overview_svg": None if overview is None else Markup(overview),
-                "progressive": bool(run.get("lengths")),
+                "progressive": bool(typed.progression and typed.progression.lengths),
                 "headline": headline(run, all_runs),
                 "document": d + 1,
             })
@@ -182,8 +180,8 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                     for answer in (nmap_answer(all_runs), runtimes_answer(all_runs)) if answer],
         "unplotted": unplotted,
         "totals": {v: verdicts.count(v) for v in Verdict if v in verdicts},
-        "any_progressive": any("first_failure_bytes" in r for r in all_runs),
-        "any_predicted": any("predictable_from_bytes" in r for r in all_runs),
+        "any_progressive": any(r.is_progressive for r in typed_runs),
+        "any_predicted": any(r.predictability is not None for r in typed_runs),
         "predictable_note": PREDICTABLE_NOTE,
     }
 

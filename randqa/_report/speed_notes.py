@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from randqa.sizes import format_size
+from randqa.run_result import RunResult
 
 #: what the feed column (``generation_mb_s``) means
 FEED_NOTE = ("how fast randqa's own source feeds the tests; for glibc rand() and the runtimes' generators "
@@ -160,12 +161,13 @@ def runtime_sentence(run: dict[str, Any], runs: list[dict[str, Any]]) -> str:
         quality = f"no failure up to {format_size(run['bytes_tested'])}"
     else:
         quality = f"fails at {format_size(at)}"
-    if "predictable_from_bytes" not in run:
+    predicted = RunResult.from_json(run).predictability
+    if predicted is None:
         guess = "predictability not checked"
-    elif run["predictable_from_bytes"] is None:
+    elif predicted.predictable_from_bytes is None:
         guess = "no predictor succeeded"
     else:
-        guess = f"predictable from {run['predictable_from_bytes']:,} bytes"
+        guess = f"predictable from {predicted.predictable_from_bytes:,} bytes"
     return f"{name}: {pace}, {quality}, {guess}"
 
 
@@ -212,16 +214,14 @@ def runtimes_answer(runs: list[dict[str, Any]]) -> list[str]:
 
 def _failed_at(run: dict[str, Any]) -> int | None:
     """Bytes at first failure; a plain (not progressive) failing run fails at its length."""
-    if run.get("first_failure_bytes") is not None:
-        return int(run["first_failure_bytes"])
-    return int(run["bytes_tested"]) if run.get("verdict") == "fail" else None
+    return RunResult.from_json(run).first_failure_bytes
 
 
 def _failure_text(run: dict[str, Any]) -> str:
     at = _failed_at(run)
     if at is None:
         return f"none up to {format_size(run['bytes_tested'])}"
-    return format_size(at) if "first_failure_bytes" in run else f"fails at {format_size(at)} (one length tested)"
+    return format_size(at) if RunResult.from_json(run).is_progressive else f"fails at {format_size(at)} (one length tested)"
 
 
 def _failure_order(run: dict[str, Any]) -> tuple[int, float]:
@@ -252,7 +252,7 @@ def headline(run: dict[str, Any], runs: list[dict[str, Any]]) -> str:
     elif at is None:
         doubt = " (some results suspicious)" if run.get("verdict") == "suspicious" else ""
         quality = f"good enough: no failure up to {format_size(run['bytes_tested'])}{doubt}"
-    elif "first_failure_bytes" in run:
+    elif RunResult.from_json(run).is_progressive:
         quality = f"not good enough: first fails at {format_size(at)}"
     else:
         quality = f"not good enough: fails at {format_size(at)} (one length tested)"

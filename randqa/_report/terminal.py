@@ -7,7 +7,8 @@ from typing import Any
 
 from randqa.interleaving import view_of
 from randqa._report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
-from randqa.results import RunResult, TestResult, Verdict, false_fail_statement, retest_summary, worst_verdict
+from randqa.results import TestResult, Verdict, false_fail_statement, retest_summary, worst_verdict
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
 
 
@@ -42,7 +43,7 @@ def render_run(run: RunResult) -> str:
             verdict += f"; {retest_summary(r.retest)}"
         lines.append(f"{r.name:<{width}}  {format_number(r.statistic):>14}  {format_number(r.pvalue):>12}  {verdict}")
     lines.append("")
-    lengths = run.extra.get("lengths")
+    lengths = run.progression.lengths if run.progression is not None else []
     if lengths:
         lines.append("progressive: verdict after each length (worst test)")
         for entry in lengths:
@@ -51,7 +52,7 @@ def render_run(run: RunResult) -> str:
             which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in shown else ""
             lines.append(f"  {format_size(entry['bytes']):>10}  {entry['verdict']:<12} {which}".rstrip())
         lines.extend(retest_lines(lengths))
-        first = run.extra.get("first_failure_bytes")
+        first = run.first_failure_bytes
         lines.append(f"first failure at {format_size(first)}" if first else "no failure up to " + format_size(run.bytes_tested))
         lines.append("")
     lines.extend(f"note: {n}" for n in run.notes)
@@ -127,25 +128,28 @@ PREDICTABLE_NOTE = ("fewest observed bytes from which a predictor (randqa predic
                     "exactly; '-': none succeeded, which is not a proof of unpredictability")
 
 
-def _predictable_from(run: dict[str, Any]) -> str:
-    n = run.get("predictable_from_bytes")
-    return "-" if n is None else f"{n:,} B"
+def predictable_from(run: RunResult, missing: str = "-") -> str:
+    """The compare table's "predictable from" cell: bytes, or ``missing``
+    when no predictor succeeded or none ran."""
+    n = None if run.predictability is None else run.predictability.predictable_from_bytes
+    return missing if n is None else f"{n:,} B"
 
 
 def render_compare(doc: dict[str, Any]) -> str:
     """The terminal table of a compare document."""
-    progressive = any("first_failure_bytes" in run for run in doc["runs"])
+    typed = [RunResult.from_json(run) for run in doc["runs"]]
+    progressive = any(run.is_progressive for run in typed)
     markers = method_markers(doc["runs"])
     feed = feed_differs(doc["runs"])
-    predicted = any("predictable_from_bytes" in run for run in doc["runs"])
+    predicted = any(run.predictability is not None for run in typed)
     header = ["source", "MB/s", "feed MB/s" if feed else "", "tested", "verdict", "first failure" if progressive else "",
               "predictable from" if predicted else "", "seed", "failed tests"]
     rows = []
-    for run in doc["runs"]:
+    for run, parsed in zip(doc["runs"], typed):
         speed = run.get("speed_mb_s")
         generation = run.get("generation_mb_s")
         marker = markers.get(run.get("speed_method") or "", "")
-        failure = run.get("first_failure_bytes")  # None: never failed, or not progressive
+        failure = parsed.first_failure_bytes
         seed = run["source"].get("seed")
         rows.append([
             run["source"]["name"],
@@ -154,7 +158,7 @@ def render_compare(doc: dict[str, Any]) -> str:
             format_size(run["bytes_tested"]),
             run["verdict"].upper() if run["verdict"] in (Verdict.FAIL, Verdict.UNCONFIRMED) else run["verdict"],
             ("none" if failure is None else format_size(failure)) if progressive else "",
-            _predictable_from(run) if predicted else "",
+            predictable_from(parsed) if predicted else "",
             "-" if seed is None else str(seed),
             ", ".join(failing_tests(run)) or "-",
         ])
@@ -179,10 +183,10 @@ def render_compare(doc: dict[str, Any]) -> str:
         lines.append(f"predictable from: {PREDICTABLE_NOTE}")
     if markers:
         lines.append("")
-    for run in doc["runs"]:
+    for run, parsed in zip(doc["runs"], typed):
         for note in run.get("notes", []):
             lines.append(f"note: {run['source']['name']}: {note}")
-        for line_ in retest_lines(run.get("lengths") or [{"bytes": run["bytes_tested"], "tests": run["tests"]}]):
+        for line_ in retest_lines(parsed.judged_lengths()):
             lines.append(f"retest: {run['source']['name']}:{line_[1:]}")
     rates = [r["false_fail_rate"]["at_most"] for r in doc["runs"] if r.get("false_fail_rate")]
     if rates:

@@ -23,7 +23,8 @@ from randqa.cli.streams import stream_options
 from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
 from randqa.engine.plan import TestOptions, plan_test
 from randqa._report.terminal import render_run
-from randqa.results import FAILING, RunResult, Verdict
+from randqa.results import FAILING, Verdict
+from randqa.run_result import Provenance, RunResult
 from randqa.sources import FORMATS
 
 
@@ -85,8 +86,7 @@ def _report_run(result: RunResult, json_path: str | None, html_path: str | None)
     """Write JSON/HTML, then print the table; return the exit code of a run."""
     from randqa._report.environment import environment
 
-    result.extra["command"] = command_line()
-    result.extra.update(environment())
+    result.provenance = Provenance(command_line(), **environment())
     stopped = write_then_print(result.to_json(), lambda: render_run(result), json_path, html_path)
     if result.interrupted or stopped:
         return interrupted_exit_code()

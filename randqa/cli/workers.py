@@ -15,7 +15,7 @@ from randqa.cli.common import ProgressBar, command_line, size_option
 from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
 from randqa.engine.run import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import UsageError
-from randqa.results import RunResult
+from randqa.run_result import RunResult
 
 
 def parallel_options(command: Any = None, *, resume: bool = False) -> Any:

@@ -48,7 +48,8 @@ from randqa.battery._state import StateError, export_state, import_state
 from randqa.battery.suites import Suite
 from randqa.engine.run import CHUNK_BYTES, DEFAULT_CHECKPOINT_EVERY_S, InterruptGuard, feed, judge, judge_entries
 from randqa.errors import InputError, UsageError
-from randqa.results import RunResult, TestResult, Thresholds, Verdict, resolve_retest, worst_verdict
+from randqa.results import TestResult, Thresholds, Verdict, resolve_retest, worst_verdict
+from randqa.run_result import Progression, RunResult
 from randqa.sizes import format_size
 from randqa.sources import Source, read_full
 
@@ -1016,8 +1017,7 @@ def run_stream(source: Source, suite: Suite, *, limit: int | None = None, progre
         thresholds=suite.thresholds,
     )
     if progressive is not None:
-        result.extra.update({"progressive": {"min_bytes": progressive.min_bytes, "max_bytes": progressive.max_bytes,
-                                             "keep_going": progressive.keep_going},
-                             "lengths": outcome.lengths, "first_failure_bytes": progress.first_failure})
-    result.extra["execution"] = outcome.execution
+        result.progression = Progression(progressive.min_bytes, progressive.max_bytes, progressive.keep_going,
+                                         outcome.lengths, progress.first_failure)
+    result.execution = outcome.execution
     return result

@@ -21,7 +21,7 @@ from randqa.engine.checkpoint import Checkpoint, RunSpec, Saved, file_identity, 
 from randqa.engine.execute import DEFAULT_CHECKPOINT_EVERY_S, Progressive, run_stream
 from randqa.engine.run import UNTIL_END
 from randqa.errors import InputError, UsageError, one_line
-from randqa.results import RunResult
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
 from randqa.sources import Source, is_data_spec, open_source
 from randqa.sources.folded import fold_source

@@ -38,7 +38,7 @@ from randqa.engine.run import CHUNK_BYTES, UNTIL_END, run, run_progressive
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
 from randqa.folding import check_folding
-from randqa.results import RunResult
+from randqa.run_result import RunResult
 from randqa.sources import FORMATS, Source, backend_names, open_backend, open_source
 from randqa.sources.folded import fold_source
 

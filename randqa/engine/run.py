@@ -14,7 +14,8 @@ import numpy as np
 
 from randqa.battery import Accumulator
 from randqa.battery.suites import Suite
-from randqa.results import RunResult, TestResult, Thresholds, classify
+from randqa.results import TestResult, Thresholds, classify
+from randqa.run_result import RunResult
 from randqa.sources import Source, read_full
 from randqa.sources.base import ReadInterrupted
 

@@ -14,6 +14,7 @@ from randqa.engine.plan import DEFAULT_GENERATOR_BYTES, PROGRESSIVE_GENERATOR_MA
 from randqa.engine.run import UNTIL_END
 from randqa.errors import SuiteError, UsageError
 from randqa.files import check_output_paths
+from randqa.run_result import SweptSeeds
 
 
 @pytest.mark.parametrize("options, message", [
@@ -81,10 +82,10 @@ def test_plans_run_every_mode():
     assert run.source["name"] == "glibc-rand-short[low4/16]" and run.bytes_tested == 4096
     progressive = plan_test(TestOptions(progressive=True, max_size=8192, seed=1))
     with progressive.open("randu") as source:
-        assert progressive.run(source).extra["first_failure_bytes"] == 1024
+        assert progressive.run(source).first_failure_bytes == 1024
     sweep = plan_test(TestOptions(seed_sweep=10, positions=4, seed=5))
     run = sweep.sweep("arc4")
-    assert run.extra["seed_sweep"] == {"seeds": 10, "seeds_requested": 10, "positions": 4, "base_seed": 5}
+    assert run.seed_sweep == SweptSeeds(seeds=10, seeds_requested=10, positions=4, base_seed=5)
 
 
 def test_a_seed_sweep_needs_a_named_generator(tmp_path):

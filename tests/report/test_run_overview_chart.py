@@ -32,7 +32,9 @@ def _run(tests: list[dict], lengths: list[dict] | None = None, **extra) -> dict:
     run = {"source": {"name": "g", "seed": 1}, "suite": "s", "bytes_tested": 1 << 16, "verdict": "pass",
            "thresholds": {"suspicious": 1e-3, "fail": 1e-6}, "tests": tests, **extra}
     if lengths is not None:
-        run["lengths"] = lengths
+        run.setdefault("first_failure_bytes", None)
+        run.update(progressive={"min_bytes": lengths[0]["bytes"], "max_bytes": lengths[-1]["bytes"], "keep_going": False},
+                   lengths=lengths)
     return run
 
 
@@ -111,10 +113,12 @@ def test_report_draws_one_overview_per_source():
 
 def _timed(name: str, speed: float | None, failed_at: int | None, tested: int = 1 << 30, progressive: bool = True,
            verdict: str | None = None) -> dict:
-    run = {"source": {"name": name, "seed": 1}, "bytes_tested": tested, "speed_mb_s": speed,
-           "verdict": verdict or ("fail" if failed_at else "pass")}
+    verdict = verdict or ("fail" if failed_at else "pass")
+    run = {"source": {"name": name, "seed": 1}, "bytes_tested": tested, "speed_mb_s": speed, "verdict": verdict,
+           "tests": [{"name": "t", "statistic": 1.0, "p_value": 1e-30 if verdict == "fail" else 0.5, "verdict": verdict}]}
     if progressive:
-        run["first_failure_bytes"] = failed_at
+        run.update(progressive={"min_bytes": 1 << 10, "max_bytes": tested, "keep_going": False}, lengths=[],
+                   first_failure_bytes=failed_at)
     return run
 
 

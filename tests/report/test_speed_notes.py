@@ -12,7 +12,9 @@ def run(name: str, speed: float | None, failure: int | None, predictable: int | 
         tested: int = 256 << 20) -> dict:
     doc = {"source": {"name": name, "seed": 1}, "suite": "standard", "bytes_tested": tested,
            "verdict": "pass" if failure is None else "fail", "tests": [], "speed_mb_s": speed,
-           "first_failure_bytes": failure, "predictable_from_bytes": predictable}
+           "progressive": {"min_bytes": 1 << 10, "max_bytes": tested, "keep_going": False}, "lengths": [],
+           "first_failure_bytes": failure, "predictable_from_bytes": predictable, "predictor": None,
+           "predict_bytes_read": 1 << 20}
     if runtime is not None:
         doc["runtime"] = runtime
     return doc
