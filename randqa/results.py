@@ -347,40 +347,10 @@ def resolve_retest(result: TestResult, again: TestResult | None, thresholds: Thr
         result.verdict = Verdict.FAIL if repeated else Verdict.SUSPICIOUS
 
 
-def retest_summary(retest: dict[str, Any] | None) -> str:
-    """How a retest came out, in words: "repeated on the next 256 MiB (p =
-    2.1e-05)", "not repeated on the next 1 KiB (p = 0.41)", "not retested:
-    the data ended"."""
-    from randqa.sizes import format_size
-
-    if not retest:
-        return ""
-    where = format_size(int(retest["bytes"]))
-    if retest.get("repeated") is None:
-        return f"not retested: {retest.get('reason') or 'no data'}"
-    p = retest.get("p_value")
-    shown = "-" if p is None else f"{p:.2g}"
-    return f"{'repeated' if retest['repeated'] else 'not repeated'} on the next {where} (p = {shown})"
-
-
 def false_fail_bound(checks: int, thresholds: Thresholds) -> float:
     """The chance, at most, that a good generator fails a run of ``checks``
     tail checks (the union bound of Thresholds.per_check over them)."""
     return min(1.0, checks * thresholds.per_check())
-
-
-def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any] | None) -> str:
-    """A run's ``false_fail_rate`` in words, for reports ("" without one):
-    "a good generator FAILs this run with probability at most 9.7e-07 (805
-    tail checks; FAIL: p < 1e-06 repeated on fresh data, or p < 1e-20)"."""
-    if not rate or not thresholds or "fail_at_once" not in thresholds:
-        return ""
-    if thresholds["fail_at_once"] < thresholds["fail"]:
-        rule = f"p < {thresholds['fail']:g} repeated on fresh data, or p < {thresholds['fail_at_once']:g}"
-    else:
-        rule = f"p < {thresholds['fail_at_once']:g}, no retests"
-    return (f"a good generator FAILs this run with probability at most {rate['at_most']:.2g} "
-            f"({rate['tail_checks']:,} tail checks; FAIL: {rule})")
 
 
 def worst_verdict(verdicts: list[str]) -> Verdict:

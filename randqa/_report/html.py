@@ -21,8 +21,9 @@ from markupsafe import Markup
 from randqa.errors import InputError
 from randqa._report.json_report import read_json_document, write_output_file
 from randqa._report import charts
-from randqa._report.terminal import PREDICTABLE_NOTE, format_number, predictable_from, retest_lines
-from randqa.results import Verdict, false_fail_statement, retest_summary
+from randqa._report.terminal import (PREDICTABLE_NOTE, false_fail_statement, format_number, predictable_from, retest_lines,
+                                     retest_summary)
+from randqa.results import Verdict
 from randqa.run_result import RunResult
 from randqa.sizes import format_size
 from randqa._report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,

@@ -7,7 +7,7 @@ from typing import Any
 
 from randqa.interleaving import view_of
 from randqa._report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
-from randqa.results import TestResult, Verdict, false_fail_statement, retest_summary, worst_verdict
+from randqa.results import TestResult, Verdict, worst_verdict
 from randqa.run_result import RunResult
 from randqa.sizes import format_size
 
@@ -77,6 +77,34 @@ def retest_lines(lengths: list[dict[str, Any]]) -> list[str]:
                 lines.append(f"  {t['name']}: {t['verdict']} at {format_size(entry['bytes'])}{seen}, "
                              f"{retest_summary(t['retest'])}")
     return lines
+
+
+def retest_summary(retest: dict[str, Any] | None) -> str:
+    """How a retest came out, in words: "repeated on the next 256 MiB (p =
+    2.1e-05)", "not repeated on the next 1 KiB (p = 0.41)", "not retested:
+    the data ended"."""
+    if not retest:
+        return ""
+    where = format_size(int(retest["bytes"]))
+    if retest.get("repeated") is None:
+        return f"not retested: {retest.get('reason') or 'no data'}"
+    p = retest.get("p_value")
+    shown = "-" if p is None else f"{p:.2g}"
+    return f"{'repeated' if retest['repeated'] else 'not repeated'} on the next {where} (p = {shown})"
+
+
+def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any] | None) -> str:
+    """A run's ``false_fail_rate`` in words, for reports ("" without one):
+    "a good generator FAILs this run with probability at most 9.7e-07 (805
+    tail checks; FAIL: p < 1e-06 repeated on fresh data, or p < 1e-20)"."""
+    if not rate or not thresholds or "fail_at_once" not in thresholds:
+        return ""
+    if thresholds["fail_at_once"] < thresholds["fail"]:
+        rule = f"p < {thresholds['fail']:g} repeated on fresh data, or p < {thresholds['fail_at_once']:g}"
+    else:
+        rule = f"p < {thresholds['fail_at_once']:g}, no retests"
+    return (f"a good generator FAILs this run with probability at most {rate['at_most']:.2g} "
+            f"({rate['tail_checks']:,} tail checks; FAIL: {rule})")
 
 
 def _smallest_p(results: list[TestResult]) -> str:
