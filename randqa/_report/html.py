@@ -27,7 +27,7 @@ from randqa.results import Verdict
 from randqa.run_result import RunResult
 from randqa.sizes import format_size
 from randqa._report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
-                                       runtimes_answer)
+                                       runtimes_answer, speed_of)
 
 
 # ---------------------------------------------------------------- validation
@@ -116,7 +116,7 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
     metadata = []
     all_runs = [r for doc in documents for r in runs_of(doc)]
     typed_runs = [RunResult.from_json(r) for r in all_runs]
-    markers = method_markers(all_runs)
+    markers = method_markers(typed_runs)
     for d, doc in enumerate(documents):
         doc_runs = runs_of(doc)
         metadata.append({
@@ -135,8 +135,10 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         })
         for run in doc_runs:
             i = len(runs)
-            typed = RunResult.from_json(run)
-            speed = run.get("speed_mb_s")
+            typed = typed_runs[i]
+            speed = speed_of(typed)
+            method = typed.speed.speed_method if typed.speed else None
+            generation = typed.speed.generation_mb_s if typed.speed else None
             counts = {v: sum(1 for t in run["tests"] if t["verdict"] == v) for v in Verdict}
             overview = charts.run_overview_svg(run, f"h{i}")
             runs.append({
@@ -145,11 +147,11 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "seed": "—" if run["source"].get("seed") is None else str(run["source"]["seed"]),
                 "verdict": run["verdict"],
                 "speed": "—" if speed is None else f"{speed:,.1f}",
-                "speed_marker": markers.get(run.get("speed_method") or "", ""),
-                "speed_title": f"median MB/s as applications call it ({run['speed_method']}), measured apart from testing"
-                if speed is not None and run.get("speed_method") else "median MB/s, measured apart from testing"
+                "speed_marker": markers.get(method or "", ""),
+                "speed_title": f"median MB/s as applications call it ({method}), measured apart from testing"
+                if speed is not None and method else "median MB/s, measured apart from testing"
                 if speed is not None else "no generation speed: not a generator, or not measured",
-                "generation": "—" if run.get("generation_mb_s") is None else f"{run['generation_mb_s']:,.1f}",
+                "generation": "—" if generation is None else f"{generation:,.1f}",
                 "tested": _amount(run),
                 "first_failure": _first_failure(typed),
                 "predictable": predictable_from(typed, "—"),
@@ -163,11 +165,11 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "tests": _test_rows(run["tests"]),
                 "overview_svg": None if overview is None else Markup(overview),
                 "progressive": bool(typed.progression and typed.progression.lengths),
-                "headline": headline(run, all_runs),
+                "headline": headline(typed, typed_runs),
                 "document": d + 1,
             })
     chart = charts.speed_quality_svg(all_runs)
-    unplotted = [r["source"]["name"] for r in all_runs if not r.get("speed_mb_s")]
+    unplotted = [r.source["name"] for r in typed_runs if not speed_of(r)]
     verdicts = [r["verdict"] for r in all_runs]
     return {
         "title": "randqa report: " + ", ".join(r["name"] for r in runs[:6]) + (" …" if len(runs) > 6 else ""),
@@ -175,10 +177,10 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         "metadata": metadata,
         "speed_chart": None if chart is None else Markup(chart),
         "speed_methods": [(marker, method) for method, marker in markers.items()],
-        "feed_differs": feed_differs(all_runs),
+        "feed_differs": feed_differs(typed_runs),
         "feed_note": FEED_NOTE,
         "answers": [[_with_code(line.strip()) for line in answer]
-                    for answer in (nmap_answer(all_runs), runtimes_answer(all_runs)) if answer],
+                    for answer in (nmap_answer(typed_runs), runtimes_answer(typed_runs)) if answer],
         "unplotted": unplotted,
         "totals": {v: verdicts.count(v) for v in Verdict if v in verdicts},
         "any_progressive": any(r.is_progressive for r in typed_runs),

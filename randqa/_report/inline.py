@@ -125,7 +125,9 @@ def compare_summary_html(doc: dict[str, Any], id_prefix: str) -> str:
             _cell(_amount(run), "right"),
             _cell(_first_failure(RunResult.from_json(run)), "right"))
         for run in runs)
-    lines = Markup("").join(Markup("<li>{} {}</li>").format(badge(run["verdict"]), headline(run, runs)) for run in runs)
+    typed = [RunResult.from_json(run) for run in runs]
+    lines = Markup("").join(Markup("<li>{} {}</li>").format(badge(run["verdict"]), headline(parsed, typed))
+                            for run, parsed in zip(runs, typed))
     svg = charts.speed_quality_svg(runs, id_prefix)
     parts = [
         Markup('<div class="randqa-comparison" style="font-family:sans-serif;font-size:13px;max-width:1000px">'),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from randqa.interleaving import view_of
-from randqa._report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
+from randqa._report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer, speed_of
 from randqa.results import TestResult, Verdict, worst_verdict
 from randqa.run_result import RunResult
 from randqa.sizes import format_size
@@ -167,16 +167,16 @@ def render_compare(doc: dict[str, Any]) -> str:
     """The terminal table of a compare document."""
     typed = [RunResult.from_json(run) for run in doc["runs"]]
     progressive = any(run.is_progressive for run in typed)
-    markers = method_markers(doc["runs"])
-    feed = feed_differs(doc["runs"])
+    markers = method_markers(typed)
+    feed = feed_differs(typed)
     predicted = any(run.predictability is not None for run in typed)
     header = ["source", "MB/s", "feed MB/s" if feed else "", "tested", "verdict", "first failure" if progressive else "",
               "predictable from" if predicted else "", "seed", "failed tests"]
     rows = []
     for run, parsed in zip(doc["runs"], typed):
-        speed = run.get("speed_mb_s")
-        generation = run.get("generation_mb_s")
-        marker = markers.get(run.get("speed_method") or "", "")
+        speed = speed_of(parsed)
+        generation = parsed.speed.generation_mb_s if parsed.speed else None
+        marker = markers.get((parsed.speed.speed_method if parsed.speed else None) or "", "")
         failure = parsed.first_failure_bytes
         seed = run["source"].get("seed")
         rows.append([
@@ -222,7 +222,7 @@ def render_compare(doc: dict[str, Any]) -> str:
                      f"(README, Verdicts)")
     if doc.get("interrupted"):
         lines.append("note: interrupted: sources after the last row were not tested")
-    for answer in (nmap_answer(doc["runs"]), runtimes_answer(doc["runs"])):
+    for answer in (nmap_answer(typed), runtimes_answer(typed)):
         if answer:
             lines += ([] if lines[-1] == "" else [""]) + answer + [""]
     count = len(doc["runs"])

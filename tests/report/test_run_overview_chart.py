@@ -22,6 +22,7 @@ import randqa
 from randqa._report import charts
 from randqa._report.html import render_html
 from randqa._report.speed_notes import headline
+from randqa.run_result import RunResult
 
 
 def _test(name: str, p: float | None, verdict: str = "pass") -> dict:
@@ -123,9 +124,10 @@ def _timed(name: str, speed: float | None, failed_at: int | None, tested: int = 
 
 
 def test_headlines_answer_fast_and_good_enough():
-    runs = [_timed("fast", 1000.0, None), _timed("slow", 40.0, None), _timed("weak", 500.0, 1024),
-            _timed("file.bin", None, 1 << 16), _timed("plain", 250.0, 4096, tested=4096, progressive=False),
-            _timed("doubtful", 100.0, None, verdict="suspicious"), _timed("tiny", None, None, 16, verdict="insufficient")]
+    runs = [RunResult.from_json(run) for run in [
+        _timed("fast", 1000.0, None), _timed("slow", 40.0, None), _timed("weak", 500.0, 1024),
+        _timed("file.bin", None, 1 << 16), _timed("plain", 250.0, 4096, tested=4096, progressive=False),
+        _timed("doubtful", 100.0, None, verdict="suspicious"), _timed("tiny", None, None, 16, verdict="insufficient")]]
     lines = [headline(run, runs) for run in runs]
     assert lines == [
         "fast: the fastest here (1,000.0 MB/s); good enough: no failure up to 1 GiB.",
