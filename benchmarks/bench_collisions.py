@@ -51,7 +51,7 @@ import numpy as np
 
 from randqa.battery.decimated_collisions import DecimatedCollisions
 from randqa.battery.suites import load_suite
-from randqa.report.environment import cpu_model
+from randqa._report.environment import cpu_model
 from randqa.sizes import format_size, parse_size
 
 from cpu_timing import children_cpu  # benchmarks/, the script's folder

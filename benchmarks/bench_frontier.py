@@ -26,7 +26,7 @@ import os
 
 from _practrand import doubling_limit, practrand_first_failure, practrand_path, randqa_first_failure
 
-from randqa.report.environment import cpu_model
+from randqa._report.environment import cpu_model
 from randqa.sizes import format_size
 from randqa.sources import open_source
 

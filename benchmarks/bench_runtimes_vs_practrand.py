@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from _practrand import doubling_limit, practrand_first_failure, practrand_path, randqa_first_failure
 
-from randqa.report.environment import cpu_model
+from randqa._report.environment import cpu_model
 from randqa.sizes import format_size
 from randqa.sources.runtimes import find_runtime_backend, runtime_backends
 

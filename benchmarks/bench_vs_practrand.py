@@ -43,7 +43,7 @@ from typing import Callable
 
 import numpy as np
 
-from randqa.report.environment import cpu_model
+from randqa._report.environment import cpu_model
 from randqa.sizes import parse_size
 
 from cpu_timing import children_cpu  # benchmarks/, the script's folder

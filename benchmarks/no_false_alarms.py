@@ -40,12 +40,12 @@ def main() -> None:
                 start = time.perf_counter()
                 result = run_progressive(source, suite, parse_size(args.min), parse_size(args.max), keep_going=True, jobs=args.jobs)
                 elapsed = time.perf_counter() - start
-            pvalues = [t["p_value"] for entry in result.extra["lengths"] for t in entry["tests"] if t["p_value"] is not None]
-            pvalues += [t["p_value_low"] for entry in result.extra["lengths"] for t in entry["tests"] if t.get("p_value_low") is not None]
+            pvalues = [t["p_value"] for entry in result.progression.lengths for t in entry["tests"] if t["p_value"] is not None]
+            pvalues += [t["p_value_low"] for entry in result.progression.lengths for t in entry["tests"] if t.get("p_value_low") is not None]
             rate = result.bytes_tested / elapsed / 1e6
             reference = reference or rate
-            worst = worst_verdict([entry["verdict"] for entry in result.extra["lengths"]])
-            print(f"{name:<10} {seed:>5} {format_size(result.bytes_tested):>9} {worst:<11} {len(result.extra['lengths']):>7} "
+            worst = worst_verdict([entry["verdict"] for entry in result.progression.lengths])
+            print(f"{name:<10} {seed:>5} {format_size(result.bytes_tested):>9} {worst:<11} {len(result.progression.lengths):>7} "
                   f"{min(pvalues):>10.2e} {rate:>7.0f} {rate / reference:>6.2f}", flush=True)
 
 

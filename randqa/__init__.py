@@ -18,7 +18,7 @@ and scipy.stats, and may change between versions.
                       and ``battery.suites``, which loads ``suites/*.toml``;
 - ``randqa.engine``   feeds a source's chunks to a suite's accumulators;
 - ``randqa.results``  result objects and verdicts;
-- ``randqa.report``   terminal table, JSON and HTML;
+- ``randqa._report`` terminal table, JSON and HTML (``randqa.report`` is the function);
 - ``randqa.cli``      the ``randqa`` command.
 
 ``import randqa`` stays light (no scipy, matplotlib or numpy): the API is
@@ -28,8 +28,6 @@ imported on first use.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from randqa._version import __version__
@@ -45,7 +43,7 @@ __all__ = ["Battery", "Comparison", "Result", "TestResult", "Verdict", "__versio
 #: public name -> the module that defines it, imported on first access
 _LAZY = {
     "Battery": "randqa.api", "Comparison": "randqa.api", "Result": "randqa.api", "compare": "randqa.api",
-    "test": "randqa.api", "TestResult": "randqa.results", "Verdict": "randqa.results",
+    "report": "randqa.api", "test": "randqa.api", "TestResult": "randqa.results", "Verdict": "randqa.results",
 }
 
 
@@ -61,26 +59,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-class _CallableReportPackage(types.ModuleType):
-    """The package ``randqa.report`` (terminal, JSON and HTML rendering) is
-    also the function ``randqa.report(documents, path)``: a subpackage and a
-    function cannot share the name ``randqa.report``, and importing the
-    subpackage would replace the function, so the package itself is callable."""
-
-    def __call__(self, documents: Any, path: Any) -> None:
-        from randqa.api import report as write_report
-
-        write_report(documents, path)
-
-
-def _make_report_package_callable() -> None:
-    import randqa.report  # a docstring only: cheap
-
-    package = sys.modules["randqa.report"]
-    if not isinstance(package, _CallableReportPackage):
-        package.__class__ = _CallableReportPackage
-
-
-_make_report_package_callable()

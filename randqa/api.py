@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, ContextManager, Union, overload
 import numpy as np
 
 from randqa.errors import RandqaError, UsageError
-from randqa.results import FAILING, RunResult, TestResult, Verdict
+from randqa.results import FAILING, TestResult, Verdict
+from randqa.run_result import Provenance, RunResult
 from randqa.sizes import format_size, parse_size
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def _call_text(function: str, source: object, options: dict[str, Any], defaults:
 
 
 def _environment() -> dict[str, Any]:
-    from randqa.report.environment import environment
+    from randqa._report.environment import environment
 
     return environment()
 
@@ -153,11 +154,11 @@ def _environment() -> dict[str, Any]:
 def _write_outputs(document: dict[str, Any], json_path: str | None, html_path: str | None) -> None:
     with _python_errors():
         if json_path:
-            from randqa.report.json_report import write_json
+            from randqa._report.json_report import write_json
 
             write_json(document, json_path)
         if html_path:
-            from randqa.report.html import write_html_report
+            from randqa._report.html import write_html_report
 
             write_html_report([document], html_path)
 
@@ -247,15 +248,15 @@ class Result(_JsonDocument):
 
     def __init__(self, document: Mapping[str, Any], results: list[TestResult] | None = None) -> None:
         self._document = _plain_json(dict(document))
-        self._results = list(results) if results is not None else [
-            TestResult.from_json(t) for t in self._document.get("tests", [])]
+        self._run = RunResult.from_json(self._document)
+        self._results = list(results) if results is not None else self._run.results
 
     # ---------------------------------------------------------------- what it found
 
     @property
     def verdict(self) -> Verdict:
         """The worst verdict of the tests (``fail`` > ``unconfirmed`` > ``suspicious`` > ``pass`` > ``insufficient``)."""
-        return Verdict(self._document["verdict"])
+        return self._run.verdict
 
     @property
     def passed(self) -> bool:
@@ -274,56 +275,53 @@ class Result(_JsonDocument):
         """Bytes read when the run first failed: the length of a progressive
         run at which it failed, or a single-length run's length when it failed;
         None when nothing failed."""
-        if "first_failure_bytes" in self._document:
-            at = self._document["first_failure_bytes"]
-            return None if at is None else int(at)
-        return self.bytes_tested if self.verdict == Verdict.FAIL else None
+        return self._run.first_failure_bytes
 
     @property
     def bytes_tested(self) -> int:
         """Bytes the tests read (for folded runs, folded bytes)."""
-        return int(self._document["bytes_tested"])
+        return self._run.bytes_tested
 
     @property
     def bits_tested(self) -> int:
         """Bits the tests read (bit text may end inside a byte)."""
-        return int(self._document.get("bits_tested", 8 * self.bytes_tested))
+        return self._run.bits_tested
 
     @property
     def elapsed_s(self) -> float:
         """Wall time of the run in seconds."""
-        return float(self._document.get("elapsed_s") or 0.0)
+        return float(self._run.elapsed_s)
 
     @property
     def source(self) -> dict[str, Any]:
         """The ``source`` object of the document: ``name``, ``seed`` and what it is."""
-        return copy.deepcopy(self._document["source"])
+        return copy.deepcopy(self._run.source)
 
     @property
     def name(self) -> str:
         """The source's name in reports."""
-        return str(self._document["source"]["name"])
+        return str(self._run.source["name"])
 
     @property
     def seed(self) -> int | None:
         """The seed the generator was started from (drawn and recorded when not given); None for data."""
-        seed = self._document["source"].get("seed")
+        seed = self._run.source.get("seed")
         return None if seed is None else int(seed)
 
     @property
     def suite(self) -> str:
         """The suite's name."""
-        return str(self._document["suite"])
+        return self._run.suite
 
     @property
     def interrupted(self) -> bool:
         """Whether Ctrl-C ended the run early (the results cover what was read)."""
-        return bool(self._document.get("interrupted", False))
+        return self._run.interrupted
 
     @property
     def notes(self) -> list[str]:
         """Remarks on the run (input that ended early, an interruption)."""
-        return list(self._document.get("notes", []))
+        return self._run.notes
 
     # ---------------------------------------------------------------- access
 
@@ -350,17 +348,17 @@ class Result(_JsonDocument):
 
     def __repr__(self) -> str:
         seed = "" if self.seed is None else f" seed={self.seed}"
-        amount = f"{self.bits_tested:,} bits" if "bits_requested" in self._document else format_size(self.bytes_tested)
+        amount = f"{self.bits_tested:,} bits" if self._run.unit == "bits" else format_size(self.bytes_tested)
         failure = ""
-        if self._document.get("first_failure_bytes") is not None:
-            failure = f", first failure at {format_size(self.first_failure_bytes or 0)}"
+        if self._run.is_progressive and self.first_failure_bytes is not None:
+            failure = f", first failure at {format_size(self.first_failure_bytes)}"
         interrupted = ", interrupted" if self.interrupted else ""
         return (f"<randqa.Result {self.name}{seed}, suite {self.suite}, {amount}: {self.verdict}"
                 f"{failure}{interrupted} ({len(self._results)} tests)>")
 
     def _repr_html_(self) -> str:
         """Jupyter's view: a compact table of the tests that need attention and the chart."""
-        from randqa.report.inline import run_summary_html
+        from randqa._report.inline import run_summary_html
 
         return run_summary_html(self._document, _view_id("r"))
 
@@ -404,8 +402,8 @@ class Comparison(_JsonDocument):
 
     def speed_mb_s(self, name: str) -> float | None:
         """A source's median speed as applications call it (MB/s, 10**6 B/s), or None for data."""
-        speed = self[name]._document.get("speed_mb_s")
-        return None if speed is None else float(speed)
+        speed = self[name]._run.speed
+        return None if speed is None or speed.speed_mb_s is None else float(speed.speed_mb_s)
 
     def __getitem__(self, key: str | int) -> Result:
         """A source's result, by its name or position."""
@@ -427,13 +425,13 @@ class Comparison(_JsonDocument):
         return f"<randqa.Comparison suite {self._document.get('suite')}: {parts}>"
 
     def _repr_html_(self) -> str:
-        from randqa.report.inline import compare_summary_html
+        from randqa._report.inline import compare_summary_html
 
         return compare_summary_html(self._document, _view_id("c"))
 
 
 def _html(documents: list[dict[str, Any]], path: PathLike | None) -> str | None:
-    from randqa.report.html import render_html, write_html_report
+    from randqa._report.html import render_html, write_html_report
 
     with _python_errors():
         if path is None:
@@ -600,8 +598,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
         result = _run(plan, source, label, _size(interleave, "interleave") if given else None, show)
     if label is not None and options.seed_sweep is not None:
         result.source["name"] = label
-    result.extra["command"] = _call_text("test", source, call, _TEST_DEFAULTS)
-    result.extra.update(_environment())
+    result.provenance = Provenance(_call_text("test", source, call, _TEST_DEFAULTS), **_environment())
     document = result.to_json()
     _write_outputs(document, json_path, html_path)
     return Result(document, result.results)
@@ -852,7 +849,7 @@ def report(documents: Document | Sequence[Document], path: PathLike) -> None:
     ValueError: document 1: missing key 'source'
     """
     from randqa.files import check_output_paths
-    from randqa.report.html import check_document, load_document, write_html_report
+    from randqa._report.html import check_document, load_document, write_html_report
 
     items: Sequence[Any]
     if isinstance(documents, (Result, Comparison, Mapping, str, os.PathLike)):
@@ -1023,8 +1020,7 @@ class Battery:
         run = RunResult(source={"name": self._name, "seed": None}, suite=self._suite.name, results=results,
                         bytes_tested=self._bytes, bits_tested=8 * self._bytes,
                         elapsed_s=time.perf_counter() - self._started, thresholds=self._suite.thresholds)
-        run.extra["command"] = self._call
-        run.extra.update(_environment())
+        run.provenance = Provenance(self._call, **_environment())
         return Result(run.to_json(), results)
 
     def __repr__(self) -> str:

@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from randqa._version import __version__
-
 class Verdict(StrEnum):
     """A result's verdict.  Declared in the order reports list them, what
     needs attention first; ``severity`` ranks them for the overall verdict
@@ -349,40 +347,10 @@ def resolve_retest(result: TestResult, again: TestResult | None, thresholds: Thr
         result.verdict = Verdict.FAIL if repeated else Verdict.SUSPICIOUS
 
 
-def retest_summary(retest: dict[str, Any] | None) -> str:
-    """How a retest came out, in words: "repeated on the next 256 MiB (p =
-    2.1e-05)", "not repeated on the next 1 KiB (p = 0.41)", "not retested:
-    the data ended"."""
-    from randqa.sizes import format_size
-
-    if not retest:
-        return ""
-    where = format_size(int(retest["bytes"]))
-    if retest.get("repeated") is None:
-        return f"not retested: {retest.get('reason') or 'no data'}"
-    p = retest.get("p_value")
-    shown = "-" if p is None else f"{p:.2g}"
-    return f"{'repeated' if retest['repeated'] else 'not repeated'} on the next {where} (p = {shown})"
-
-
 def false_fail_bound(checks: int, thresholds: Thresholds) -> float:
     """The chance, at most, that a good generator fails a run of ``checks``
     tail checks (the union bound of Thresholds.per_check over them)."""
     return min(1.0, checks * thresholds.per_check())
-
-
-def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any] | None) -> str:
-    """A run's ``false_fail_rate`` in words, for reports ("" without one):
-    "a good generator FAILs this run with probability at most 9.7e-07 (805
-    tail checks; FAIL: p < 1e-06 repeated on fresh data, or p < 1e-20)"."""
-    if not rate or not thresholds or "fail_at_once" not in thresholds:
-        return ""
-    if thresholds["fail_at_once"] < thresholds["fail"]:
-        rule = f"p < {thresholds['fail']:g} repeated on fresh data, or p < {thresholds['fail_at_once']:g}"
-    else:
-        rule = f"p < {thresholds['fail_at_once']:g}, no retests"
-    return (f"a good generator FAILs this run with probability at most {rate['at_most']:.2g} "
-            f"({rate['tail_checks']:,} tail checks; FAIL: {rule})")
 
 
 def worst_verdict(verdicts: list[str]) -> Verdict:
@@ -406,63 +374,3 @@ def _json_number(x: float | None) -> float | None:
         return None
     x = float(x)
     return x if math.isfinite(x) else None
-
-
-@dataclass
-class RunResult:
-    """Everything one run found out; ``to_json`` is the interchange format."""
-
-    source: dict[str, Any]
-    suite: str
-    results: list[TestResult]
-    bytes_tested: int
-    bits_tested: int
-    elapsed_s: float
-    requested: int | None = None  # the --bytes limit, in `unit`s
-    unit: str = "bytes"  # "bits" for --format bits
-    input_ended_early: bool = False
-    interrupted: bool = False
-    thresholds: Thresholds = field(default_factory=Thresholds)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def verdict(self) -> Verdict:
-        return worst_verdict([r.verdict for r in self.results if r.verdict is not None])
-
-    def tail_checks(self) -> int:
-        """The tail checks this run judged: over every progressive length, or of its results."""
-        lengths = self.extra.get("lengths")
-        if lengths:
-            return sum(TestResult.from_json(t).tail_checks() for entry in lengths for t in entry["tests"])
-        return sum(r.tail_checks() for r in self.results)
-
-    @property
-    def notes(self) -> list[str]:
-        notes = []
-        if self.input_ended_early:
-            got = self.bits_tested if self.unit == "bits" else self.bytes_tested
-            notes.append(f"input ended after {got} {self.unit}, before the {self.requested} requested; tested what arrived")
-        if self.interrupted:
-            notes.append(f"interrupted: results cover the first {self.bytes_tested} bytes only")
-        return notes
-
-    def to_json(self) -> dict[str, Any]:
-        data = {
-            "randqa_version": __version__,
-            "source": self.source,
-            "suite": self.suite,
-            "bytes_tested": self.bytes_tested,
-            "bits_tested": self.bits_tested,
-            f"{self.unit}_requested": self.requested,
-            "input_ended_early": self.input_ended_early,
-            "interrupted": self.interrupted,
-            "verdict": self.verdict,
-            "elapsed_s": round(self.elapsed_s, 6),
-            "thresholds": self.thresholds.to_json(),
-            "notes": self.notes,
-            "tests": [r.to_json() for r in self.results],
-        }
-        data.update(self.extra)
-        checks = self.tail_checks()
-        data["false_fail_rate"] = {"at_most": false_fail_bound(checks, self.thresholds), "tail_checks": checks}
-        return data

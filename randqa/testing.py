@@ -93,7 +93,7 @@ def _who(result: Result) -> str:
 def failure_message(result: Result, source: object, n: Size | None, suite: str, kw: dict[str, Any]) -> str:
     """The AssertionError text: what failed, the table of failed and
     suspicious tests with their p-values, and how to run it again."""
-    from randqa.report.terminal import render_problems
+    from randqa._report.terminal import render_problems
 
     doc = result.to_json()
     failed = sum(1 for t in result if t.verdict == Verdict.FAIL)

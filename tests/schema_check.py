@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from randqa.report.schema import document_kind, validator
+from randqa._report.schema import document_kind, validator
 
 
 def assert_valid_document(doc: Any) -> str:

@@ -33,12 +33,13 @@ LAYER_OF = {
     "randqa.interleaving": "basics",
     "randqa.files": "basics",
     "randqa.results": "basics",
+    "randqa.run_result": "basics",
     "randqa.sources": "sources",
     "randqa.battery": "battery",
     "randqa.engine": "engine",
     "randqa.speed": "engine",
     "randqa.predict": "engine",
-    "randqa.report": "report",
+    "randqa._report": "report",
     "randqa.cli": "top",
     "randqa.__main__": "top",
     "randqa": "top",
@@ -112,15 +113,15 @@ def test_no_module_imports_from_a_layer_above_it() -> None:
 def test_the_checker_sees_an_upward_import(tmp_path, monkeypatch) -> None:
     # a battery module importing a source must be reported, however it is imported
     fake = tmp_path / "randqa"
-    for package in ("battery", "sources", "report"):
+    for package in ("battery", "sources", "_report"):
         (fake / package).mkdir(parents=True)
         (fake / package / "__init__.py").write_text("")
     (fake / "__init__.py").write_text("")
     (fake / "sources" / "base.py").write_text("")
-    (fake / "report" / "html.py").write_text("")
-    (fake / "battery" / "leaky.py").write_text("def f():\n    from randqa.sources import base\n    import randqa.report.html\n")
+    (fake / "_report" / "html.py").write_text("")
+    (fake / "battery" / "leaky.py").write_text("def f():\n    from randqa.sources import base\n    import randqa._report.html\n")
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     problems = upward_imports()
     assert len(problems) == 2
     assert "randqa.battery.leaky (battery) imports randqa.sources.base (sources)" in problems[0]
-    assert "imports randqa.report.html (report)" in problems[1]
+    assert "imports randqa._report.html (report)" in problems[1]

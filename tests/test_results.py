@@ -9,8 +9,8 @@ import pytest
 
 from randqa.battery.suites import load_suite
 from randqa.errors import SuiteError
-from randqa.results import (TestResult, Thresholds, Verdict, classify, false_fail_bound, resolve_retest,
-                            retest_summary)
+from randqa._report.terminal import retest_summary
+from randqa.results import TestResult, Thresholds, Verdict, classify, false_fail_bound, resolve_retest
 
 T = Thresholds()
 

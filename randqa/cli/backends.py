@@ -132,7 +132,7 @@ def _speed_row(name: str, nbytes: int, repeats: int, seed: int | None) -> dict[s
 
 
 def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | None) -> list[dict[str, Any]]:
-    from randqa.report.speed_notes import FEED_NOTE
+    from randqa._report.speed_notes import FEED_NOTE
     from randqa.speed.as_called import speed_method
 
     for name in names:  # every name checked before anything is timed
@@ -153,7 +153,7 @@ def _bench_backends(names: list[str], nbytes: int, repeats: int, seed: int | Non
 
 
 def _bench_nmap(nbytes: int, repeats: int) -> dict[str, Any]:
-    from randqa.report.speed_notes import ranking, what_changed
+    from randqa._report.speed_notes import ranking, what_changed
     from randqa.speed.nmap import NMAP_BYTES, NmapRow, harness_times, nmap_table
 
     print(f"nmap-dev PRNG benchmark, its harness on this machine: get_random_u32() over nmap's 2 KiB cache, "
@@ -242,7 +242,7 @@ def bench_command(names: tuple[str, ...], size: int | None, repeats: int | None,
     NAME may also be `urandom-strategies`: cached fd vs fstat check vs
     open-per-call on /dev/urandom, as the s2n-tls PR measured.
     """
-    from randqa.report.json_report import write_json
+    from randqa._report.json_report import write_json
     from randqa.sources.backends import backend_names, compiled_backend_names
 
     check_output_paths({"--json": json_path})

@@ -13,7 +13,7 @@ import click
 
 from randqa.engine.signals import InterruptGuard, last_stop_signal
 from randqa.errors import OutputError
-from randqa.report.json_report import write_json
+from randqa._report.json_report import write_json
 from randqa.sizes import parse_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -66,7 +66,7 @@ def write_then_print(doc: dict[str, Any], table: Callable[[], str], json_path: s
         if json_path and json_path != "-":
             write_json(doc, json_path)
         if html_path:
-            from randqa.report.html import write_html_report  # matplotlib loads only when a report is drawn
+            from randqa._report.html import write_html_report  # matplotlib loads only when a report is drawn
 
             write_html_report([doc], html_path)
     if json_path == "-":

@@ -9,8 +9,8 @@ from randqa.cli.common import EXIT_OK, command_line, emit, size_option, table_st
 from randqa.sources import open_source
 from randqa.engine.options import option_type
 from randqa.files import check_output_paths
-from randqa.report.json_report import write_json
-from randqa.report.terminal import render_predict
+from randqa._report.json_report import write_json
+from randqa._report.terminal import render_predict
 
 
 @click.command("predict")

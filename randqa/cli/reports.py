@@ -25,8 +25,8 @@ from randqa.engine.options import option_type
 from randqa.engine.plan import plan_compare
 from randqa.errors import InputError, RandqaError
 from randqa.files import check_output_paths
-from randqa.report.environment import environment
-from randqa.report.terminal import render_compare
+from randqa._report.environment import environment
+from randqa._report.terminal import render_compare
 
 #: where `randqa compare` writes its report unless --html or --no-html says otherwise
 DEFAULT_HTML = "randqa-report.html"
@@ -103,7 +103,7 @@ def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler
                       resume_note: str = "") -> int:
     """`randqa resume` of a comparison's checkpoint: the sources not finished yet
     (what the checkpoint says of them checked first, as a compare document)."""
-    from randqa.report.schema import DocumentError, validate
+    from randqa._report.schema import DocumentError, validate
 
     def damaged(problem: str) -> InputError:
         return InputError(f"checkpoint {saved.path}: damaged (its comparison: {problem})")
@@ -161,7 +161,7 @@ def _compare(sources: list[str], options: Any, *, scheduler: str | None, schedul
 def report_command(results: tuple[str, ...], output: str) -> int:
     """Render saved JSON results (`randqa test --json`, `randqa compare --json`)
     as one self-contained HTML report."""
-    from randqa.report.html import load_document, write_html_report
+    from randqa._report.html import load_document, write_html_report
 
     check_output_paths({"-o": output}, results)
     documents = [load_document(path) for path in results]

@@ -23,8 +23,9 @@ from randqa.cli.streams import stream_options
 from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
 from randqa.engine.options import option_type
 from randqa.engine.plan import TestOptions, plan_test
-from randqa.report.terminal import render_run
-from randqa.results import FAILING, RunResult
+from randqa._report.terminal import render_run
+from randqa.results import FAILING
+from randqa.run_result import Provenance, RunResult
 
 
 @click.command("test")
@@ -83,10 +84,9 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
 
 def _report_run(result: RunResult, json_path: str | None, html_path: str | None) -> int:
     """Write JSON/HTML, then print the table; return the exit code of a run."""
-    from randqa.report.environment import environment
+    from randqa._report.environment import environment
 
-    result.extra["command"] = command_line()
-    result.extra.update(environment())
+    result.provenance = Provenance(command_line(), **environment())
     stopped = write_then_print(result.to_json(), lambda: render_run(result), json_path, html_path)
     if result.interrupted or stopped:
         return interrupted_exit_code()

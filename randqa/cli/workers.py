@@ -16,7 +16,7 @@ from randqa.engine.options import option_type
 from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import UsageError
-from randqa.results import RunResult
+from randqa.run_result import RunResult
 
 
 def parallel_options(command: Any = None, *, resume: bool = False) -> Any:

@@ -24,16 +24,14 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
-from randqa import engine
 from randqa._version import __version__
-from randqa.speed.as_called import AsCalledSpeed, as_called_speed
-from randqa.speed.generation import REPEATS as SPEED_REPEATS
+from randqa.battery.suites import Suite
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import RandqaError, UsageError
-from randqa.results import RunResult
-from randqa.sources import open_source
-from randqa.sources import Source, is_data_spec, read_full
-from randqa.battery.suites import Suite
+from randqa.run_result import Predictability, RunResult, Speed
+from randqa.sources import Source, is_data_spec, open_source, read_full
+from randqa.speed.as_called import AsCalledSpeed, as_called_speed
+from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
 if TYPE_CHECKING:  # loaded when a comparison runs, not with every CLI command
     from randqa.engine.checkpoint import Saved
@@ -270,7 +268,7 @@ def run_source_tests(spec: str, options: CompareOptions,
                    fresh=saved is None)
 
 
-def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
+def predictability(spec: str, seed: int | None) -> Predictability | None:
     """The fewest observed bytes from which some predictor predicted the
     continuation exactly (randqa.predict), on a fresh copy of the stream
     that was tested (same seed); None for stdin, which cannot be read again."""
@@ -282,8 +280,8 @@ def predictability(spec: str, seed: int | None) -> dict[str, Any] | None:
         report = predict(source)
     best = report.predictable_from_bytes
     names = [r.name for r in report.predictors if r.succeeded and r.observed_bytes == best]
-    return {"predictable_from_bytes": best, "predictor": names[0] if names else None,
-            "predict_bytes_read": report.bytes_read}
+    return Predictability(predictable_from_bytes=best, predictor=names[0] if names else None,
+                          predict_bytes_read=report.bytes_read)
 
 
 def runtime_facts(spec: str, seed: int | None) -> dict[str, Any] | None:
@@ -327,7 +325,7 @@ def planned_bytes(options: CompareOptions) -> int:
 def compare_document(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[dict[str, Any]],
                      elapsed_s: float, interrupted: bool = False) -> dict[str, Any]:
     """The compare JSON document (schema in the README, section JSON);
-    ``environment`` says where and when it ran (randqa.report.environment)."""
+    ``environment`` says where and when it ran (randqa._report.environment)."""
     return {
         "randqa_version": __version__,
         "kind": "compare",
@@ -397,31 +395,26 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
             failures.append(exc)
             break
         saved = None
-        run = result.to_json()
         timed = None if speed is None else speed.speed
-        run["speed_mb_s"] = None if timed is None else round(timed.median, 3)
-        run["speed_bytes"] = None if timed is None else timed.nbytes
-        run["speed_method"] = None if timed is None else speed.method
-        run["generation_mb_s"] = None if speed is None else round(speed.generation.median, 3)
+        result.speed = Speed(speed_mb_s=None if timed is None else round(timed.median, 3),
+                             speed_bytes=None if timed is None else timed.nbytes,
+                             speed_method=None if timed is None else speed.method,
+                             generation_mb_s=None if speed is None else round(speed.generation.median, 3))
         if speed is not None and speed.note:
-            run["notes"] = [*run.get("notes", []), speed.note]
+            result.remarks.append(speed.note)
         if options.predict and not result.interrupted and layout is None:  # the predictors read one stream
             try:
-                found = predictability(spec, run["source"].get("seed"))
+                result.predictability = predictability(spec, result.source.get("seed"))
             except KeyboardInterrupt:
-                found, interrupted = None, True
-            if found is not None:
-                run.update(found)
+                interrupted = True
         try:
-            facts = None if interrupted else runtime_facts(spec, run["source"].get("seed"))
+            result.runtime = None if interrupted else runtime_facts(spec, result.source.get("seed"))
         except KeyboardInterrupt:
-            facts, interrupted = None, True
-        if facts is not None:
-            run["runtime"] = facts
-            if facts.get("live_equal") is False:
-                run["notes"] = [*run.get("notes", []), f"{spec}-live differs from {spec} from byte "
-                                                        f"{facts['first_difference']} on: randqa's C is not the runtime"]
-        runs.append(run)
+            interrupted = True
+        if result.runtime is not None and result.runtime.get("live_equal") is False:
+            result.remarks.append(f"{spec}-live differs from {spec} from byte {result.runtime['first_difference']} "
+                                  "on: randqa's C is not the runtime")
+        runs.append(result.to_json())
         if interrupted or result.interrupted:
             interrupted = True
             break

@@ -24,7 +24,7 @@ from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.engine.request import RunRequest, identity_of, open_request, suite_from_json
 from randqa.engine.run import Progressive, run_stream
 from randqa.errors import InputError, UsageError, one_line
-from randqa.results import RunResult
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
 from randqa.sources import Source
 

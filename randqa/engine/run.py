@@ -14,7 +14,7 @@ from randqa.engine.loop import RunLoop
 from randqa.engine.records import CheckpointRecord, Saver
 from randqa.engine.segment_policy import segment_size
 from randqa.engine.workloads import StreamWorkload
-from randqa.results import RunResult
+from randqa.run_result import Progression, RunResult
 from randqa.sources import Source
 
 
@@ -75,10 +75,9 @@ def run_stream(source: Source, suite: Suite, *, limit: int | None = None, progre
         thresholds=suite.thresholds,
     )
     if progressive is not None:
-        result.extra.update({"progressive": {"min_bytes": progressive.min_bytes, "max_bytes": progressive.max_bytes,
-                                             "keep_going": progressive.keep_going},
-                             "lengths": outcome.lengths, "first_failure_bytes": progress.first_failure})
-    result.extra["execution"] = outcome.execution
+        result.progression = Progression(progressive.min_bytes, progressive.max_bytes, progressive.keep_going,
+                                         outcome.lengths, progress.first_failure)
+    result.execution = outcome.execution
     return result
 
 

@@ -51,7 +51,8 @@ from randqa.engine.segment_policy import DEFAULT_SEGMENT_BYTES
 from randqa.engine.signals import InterruptGuard
 from randqa.engine.workloads import Workload
 from randqa.errors import UsageError
-from randqa.results import RunResult, TestResult, Thresholds, chi_square_result, insufficient, smallest_of
+from randqa.results import TestResult, Thresholds, chi_square_result, insufficient, smallest_of
+from randqa.run_result import RunResult, SweptSeeds
 from randqa.sources.base import Source, read_full
 
 MIN_SEEDS = 5 * 256
@@ -288,7 +289,6 @@ def run_seed_sweep(name: str, open_seeded: Callable[[int], Source], seeds: int, 
     run = RunResult(source={"name": name, "seed": base_seed}, suite="seed-sweep", results=outcome.results,
                     bytes_tested=swept * positions, bits_tested=8 * swept * positions,
                     elapsed_s=outcome.elapsed_s, interrupted=interrupted, thresholds=thresholds)
-    run.extra["seed_sweep"] = {"seeds": swept, "seeds_requested": seeds, "positions": positions,
-                               "base_seed": base_seed}
-    run.extra["execution"] = outcome.execution
+    run.seed_sweep = SweptSeeds(seeds=swept, seeds_requested=seeds, positions=positions, base_seed=base_seed)
+    run.execution = outcome.execution
     return run

@@ -12,7 +12,7 @@ API shapes of /dev/urandom without the cache: 16 B, 2 KiB or 1 MiB per
 ``read()``.
 
 The ranking, the sentence on what changed and the answer a compare run
-gives are rendered from these numbers by :mod:`randqa.report.speed_notes`.
+gives are rendered from these numbers by :mod:`randqa._report.speed_notes`.
 """
 
 from __future__ import annotations

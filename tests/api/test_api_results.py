@@ -150,10 +150,13 @@ def test_report_refuses_bad_documents(documents, error, message, tmp_path):
     assert not (tmp_path / "x.html").exists()
 
 
-def test_randqa_report_is_callable_and_still_the_package():
-    import randqa.report.html  # importing the package's modules leaves randqa.report callable
+def test_randqa_report_is_a_plain_function_that_the_rendering_package_leaves_alone():
+    import types
 
-    assert callable(randqa.report) and randqa.report.html.render_html is not None
+    import randqa._report.html  # importing the rendering package must not shadow randqa.report
+
+    from randqa.api import report
+    assert isinstance(randqa.report, types.FunctionType) and randqa.report is report
 
 
 # ---------------------------------------------------------------- Battery

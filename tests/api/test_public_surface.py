@@ -25,8 +25,8 @@ PACKAGE = Path(randqa.__file__).parent
 PUBLIC_MODULES = ["randqa", "randqa.api", "randqa.testing"]
 #: the files `mypy --strict` must pass: the public modules, the result types they expose and
 #: the modules written for them (option plan, Python-object sources, schema, notebook view)
-TYPED_FILES = ["__init__.py", "api.py", "testing.py", "results.py", "errors.py", "sizes.py", "engine/plan.py",
-               "sources/python_objects.py", "report/schema.py", "report/inline.py"]
+TYPED_FILES = ["__init__.py", "api.py", "testing.py", "results.py", "run_result.py", "errors.py", "sizes.py", "engine/plan.py",
+               "sources/python_objects.py", "_report/schema.py", "_report/inline.py"]
 
 
 def test_all_is_exactly_the_api():

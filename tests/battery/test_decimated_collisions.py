@@ -140,7 +140,7 @@ def test_scale_model_fails_at_the_predicted_length_and_pcg64_passes():
     first_doubling = 1 << math.ceil(math.log2(predicted))
     with open_backend("splitmix:40", 1) as source:
         result = run_progressive(source, suite, first_doubling // 2, 1 << 30)
-    assert result.extra["first_failure_bytes"] == first_doubling
+    assert result.first_failure_bytes == first_doubling
     with open_backend("pcg64", 1) as source:
         assert run_progressive(source, suite, first_doubling, first_doubling).verdict == "pass"
 

@@ -60,7 +60,7 @@ from randqa.cli import main
 from randqa.battery import accumulator_class, available_tests
 for name in available_tests():
     accumulator_class(name)  # every test module imported once, before any fork
-import randqa.report.html, randqa.report.charts, scipy.fft, scipy.stats, scipy.special, matplotlib.pyplot
+import randqa._report.html, randqa._report.charts, scipy.fft, scipy.stats, scipy.special, matplotlib.pyplot
 import distributed, randqa.engine.checkpoint, randqa.engine.parallel  # --scheduler and resume examples
 
 def rss():

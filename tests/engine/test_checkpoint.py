@@ -91,7 +91,7 @@ def test_a_run_stopped_and_resumed_gives_the_uninterrupted_results(tmp_path, sui
     resumed = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
     assert not resumed.interrupted
     assert comparable(resumed) == comparable(expected)
-    assert resumed.extra["execution"]["resumed_at_bytes"] == saved.progress.position
+    assert resumed.execution["resumed_at_bytes"] == saved.progress.position
     # the finished run's checkpoint reports the same results again
     again = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
     assert comparable(again) == comparable(expected)
@@ -317,7 +317,7 @@ def test_interleaved_streams_stopped_and_resumed(tmp_path):
     path = str(tmp_path / "streams.ckpt")
     assert run(StopAfter(path, 0.0, spec, saves=2)).interrupted
     resumed = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
-    assert comparable(resumed) == comparable(expected) and resumed.extra["execution"]["sessions"] == 2
+    assert comparable(resumed) == comparable(expected) and resumed.execution["sessions"] == 2
     other = RunRequest(**dict(spec.to_json(), streams=dict(spec.streams, scheme="jump")))
     with pytest.raises(UsageError, match="streams"):
         execute(other, Execution(checkpoint=path, notice=lambda line: None))

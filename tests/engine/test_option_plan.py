@@ -16,6 +16,7 @@ from randqa.engine.request import open_request
 from randqa.engine.plan import DEFAULT_GENERATOR_BYTES, PROGRESSIVE_GENERATOR_MAX, TestOptions, plan_compare, plan_test
 from randqa.errors import SuiteError, UsageError
 from randqa.files import check_output_paths
+from randqa.run_result import SweptSeeds
 
 
 @pytest.mark.parametrize("options, message", [
@@ -83,10 +84,10 @@ def test_requests_run_every_mode():
     run = execute(folded.request("glibc-rand-short"))
     assert run.source["name"] == "glibc-rand-short[low4/16]" and run.bytes_tested == 4096
     progressive = plan_test(TestOptions(progressive=True, max_size=8192, seed=1))
-    assert execute(progressive.request("randu")).extra["first_failure_bytes"] == 1024
+    assert execute(progressive.request("randu")).first_failure_bytes == 1024
     sweep = plan_test(TestOptions(seed_sweep=10, positions=4, seed=5))
     run = execute(sweep.request("arc4"))
-    assert run.extra["seed_sweep"] == {"seeds": 10, "seeds_requested": 10, "positions": 4, "base_seed": 5}
+    assert run.seed_sweep == SweptSeeds(seeds=10, seeds_requested=10, positions=4, base_seed=5)
 
 
 def test_a_seed_sweep_needs_a_named_generator(tmp_path):

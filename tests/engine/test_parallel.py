@@ -110,10 +110,10 @@ def test_workers_give_the_one_process_results(workers, stream_file, suite_name, 
         preads = run_stream(source, suite, limit=size, spec=str(stream_file), segment=segment, workers=workers)
     with open_source(str(stream_file)) as source:
         produced = run_stream(source, suite, limit=size, segment=segment, workers=workers)  # no spec: read in order
-    assert [r.extra["execution"]["split"] for r in (jumped, preads, produced)] == ["jump", "pread", "sequential"]
+    assert [r.execution["split"] for r in (jumped, preads, produced)] == ["jump", "pread", "sequential"]
     for result in (jumped, preads, produced):
-        assert result.extra["execution"]["mode"] == "local-cluster"
-        assert result.extra["execution"]["segments_on_workers"] == -(-size // segment)
+        assert result.execution["mode"] == "local-cluster"
+        assert result.execution["segments_on_workers"] == -(-size // segment)
         assert comparable(result) == expected
 
 
@@ -128,7 +128,7 @@ def test_a_folded_source_on_workers(workers):
             return run_stream(source, suite, limit=size, fold=fold, **kwargs)
 
     on_workers = run(spec="pcg64", segment=segment, workers=workers)
-    assert on_workers.extra["execution"]["segments_on_workers"] == 5
+    assert on_workers.execution["segments_on_workers"] == 5
     assert comparable(on_workers) == comparable(run())
 
 
@@ -141,7 +141,7 @@ def test_progressive_lengths_inside_segments(workers):
         expected = comparable(run_stream(source, suite, progressive=progressive))
     with open_source("pcg64", seed=SEED) as source:
         result = run_stream(source, suite, progressive=progressive, spec="pcg64", segment=3 << 20, workers=workers)
-    assert result.extra["execution"]["in_process_bytes"] == 3 << 20
+    assert result.execution["in_process_bytes"] == 3 << 20
     assert comparable(result) == expected
     inside = [e["bytes"] for e in expected["lengths"] if e["bytes"] > 3 << 20 and e["bytes"] % (3 << 20)]
     assert inside == [4 << 20, 8 << 20, 16 << 20]
@@ -184,7 +184,7 @@ def test_retests_on_workers_read_the_block_one_process_reads(workers, tmp_path):
     for spec in (str(path), None):
         with open_source(str(path)) as source:
             result = run_stream(source, suite, progressive=progressive, spec=spec, segment=1 << 20, workers=workers)
-        assert result.extra["execution"]["segments_on_workers"] == 3
+        assert result.execution["segments_on_workers"] == 3
         assert comparable(result) == expected
 
 
@@ -198,7 +198,7 @@ def test_collision_blocks_across_segments_on_workers(workers):
     assert all(test["statistic"] > 0 for test in expected["tests"])
     with open_source("pcg64", seed=SEED) as source:
         result = run_stream(source, suite, limit=size, spec="pcg64", segment=segment, workers=workers)
-    assert result.extra["execution"]["segments_on_workers"] == 7
+    assert result.execution["segments_on_workers"] == 7
     assert comparable(result) == expected
 
 
@@ -229,11 +229,11 @@ def test_short_runs_stay_in_process():
         with open_source("pcg64", seed=SEED) as source:
             result = run_stream(source, load_suite("quick"), limit=1 << 20, spec="pcg64", segment=1 << 20,
                                 workers=unstarted)
-        assert result.extra["execution"] == {"mode": "in-process"}
+        assert result.execution == {"mode": "in-process"}
         with open_source("minstd", seed=SEED) as source:
             result = run_stream(source, load_suite("quick"), progressive=Progressive(1 << 10, 1 << 30), spec="minstd",
                                 segment=1 << 20, workers=unstarted)
-        assert result.extra["first_failure_bytes"] == 4096  # chi_square of the bytes below 1e-20 at 4 KiB
+        assert result.first_failure_bytes == 4096  # chi_square of the bytes below 1e-20 at 4 KiB
         assert not unstarted.started
 
 
@@ -417,8 +417,8 @@ def test_a_seed_sweep_on_workers(workers):
                               **kwargs)
 
     on_workers = sweep(workers=workers, segment=64 * 4096)
-    assert on_workers.extra["execution"]["split"] == "seeds"
-    assert on_workers.extra["execution"]["segments_on_workers"] == 4
+    assert on_workers.execution["split"] == "seeds"
+    assert on_workers.execution["segments_on_workers"] == 4
     assert comparable(on_workers) == comparable(sweep())
 
 
@@ -435,7 +435,7 @@ def test_bit_text_with_its_final_bits(workers, tmp_path):
 
     expected = run()
     on_workers = run(segment=128 << 10, workers=workers, spec=str(path))
-    execution = on_workers.extra["execution"]
+    execution = on_workers.execution
     assert execution["segments_on_workers"] + execution["in_process_bytes"] // (128 << 10) == 3
     assert on_workers.bits_tested == expected.bits_tested == len(bits)
     assert comparable(on_workers) == comparable(expected)
@@ -737,6 +737,6 @@ def test_interleaved_streams_on_workers(workers, spec, split):
             return run_stream(source, suite, limit=size, **kwargs)
 
     on_workers = run(spec=spec, segment=segment, workers=workers)
-    assert on_workers.extra["execution"]["split"] == split
-    assert on_workers.extra["execution"]["segments_on_workers"] == 4
+    assert on_workers.execution["split"] == split
+    assert on_workers.execution["segments_on_workers"] == 4
     assert comparable(on_workers) == comparable(run())

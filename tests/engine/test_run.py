@@ -91,7 +91,7 @@ def test_ctrl_c_while_judging_keeps_the_lengths_judged(monkeypatch):
     with open_backend("pcg64", 1) as source:
         result = run_progressive(source, suite, 1024, 1 << 20)
     assert result.interrupted
-    assert [e["bytes"] for e in result.extra["lengths"]] == [1024, 2048, 4096]
+    assert [e["bytes"] for e in result.progression.lengths] == [1024, 2048, 4096]
 
 
 def test_ctrl_c_while_judging_a_plain_run_keeps_the_results(monkeypatch):

@@ -107,7 +107,7 @@ def test_ctrl_c_in_a_seed_sweep_keeps_the_seeds_swept(monkeypatch, during, swept
         monkeypatch.setattr(seed_sweep.SeedSweep, method, wrapped)
     run = seed_sweep.run_seed_sweep("pcg64", open_seeded, 3 * 4096, positions=16)
     assert run.interrupted == (swept < 3 * 4096)
-    assert run.extra["seed_sweep"]["seeds"] == swept and run.bytes_tested == 16 * swept
+    assert run.seed_sweep.seeds == swept and run.bytes_tested == 16 * swept
     assert [r.verdict for r in run.results] == ["pass"] * 3
 
 

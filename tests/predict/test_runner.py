@@ -9,7 +9,7 @@ from reference_generators import backend_bytes
 
 from randqa.errors import InputError, UsageError
 from randqa.predict import predict, predict_data, predictor_names
-from randqa.report.terminal import render_predict
+from randqa._report.terminal import render_predict
 from randqa.predict.base import Fit, NoFit, Predictor
 from randqa.predict.runner import MIN_CHECK_BYTES, run_predictor
 from randqa.sources import open_source

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from randqa.report import charts
-from randqa.report.html import render_html
+from randqa._report import charts
+from randqa._report.html import render_html
 
 
 GOOD = "pcg64"
@@ -20,7 +20,9 @@ def test_speed_chart_uses_verdicts_or_first_failure():
     plain = [dict(base, verdict="pass", speed_mb_s=900.0), dict(base, source={"name": "slowbad"}, verdict="fail", speed_mb_s=3.0)]
     svg = charts.speed_quality_svg(plain)
     assert "suite verdict" in svg and "slowbad" in svg
-    progressive = [dict(r, first_failure_bytes=None if r["verdict"] == "pass" else 1 << 16) for r in plain]
+    bounds = {"min_bytes": 1 << 10, "max_bytes": 1 << 20, "keep_going": False}
+    progressive = [dict(r, progressive=bounds, lengths=[], first_failure_bytes=None if r["verdict"] == "pass" else 1 << 16)
+                   for r in plain]
     svg = charts.speed_quality_svg(progressive)
     assert "bytes at first failure" in svg and "64K" in svg
     assert charts.speed_quality_svg([dict(base, verdict="pass", speed_mb_s=None)]) is None

@@ -19,9 +19,10 @@ import pytest
 from scipy import stats
 
 import randqa
-from randqa.report import charts
-from randqa.report.html import render_html
-from randqa.report.speed_notes import headline
+from randqa._report import charts
+from randqa._report.html import render_html
+from randqa._report.speed_notes import headline
+from randqa.run_result import RunResult
 
 
 def _test(name: str, p: float | None, verdict: str = "pass") -> dict:
@@ -32,7 +33,9 @@ def _run(tests: list[dict], lengths: list[dict] | None = None, **extra) -> dict:
     run = {"source": {"name": "g", "seed": 1}, "suite": "s", "bytes_tested": 1 << 16, "verdict": "pass",
            "thresholds": {"suspicious": 1e-3, "fail": 1e-6}, "tests": tests, **extra}
     if lengths is not None:
-        run["lengths"] = lengths
+        run.setdefault("first_failure_bytes", None)
+        run.update(progressive={"min_bytes": lengths[0]["bytes"], "max_bytes": lengths[-1]["bytes"], "keep_going": False},
+                   lengths=lengths)
     return run
 
 
@@ -111,17 +114,20 @@ def test_report_draws_one_overview_per_source():
 
 def _timed(name: str, speed: float | None, failed_at: int | None, tested: int = 1 << 30, progressive: bool = True,
            verdict: str | None = None) -> dict:
-    run = {"source": {"name": name, "seed": 1}, "bytes_tested": tested, "speed_mb_s": speed,
-           "verdict": verdict or ("fail" if failed_at else "pass")}
+    verdict = verdict or ("fail" if failed_at else "pass")
+    run = {"source": {"name": name, "seed": 1}, "bytes_tested": tested, "speed_mb_s": speed, "verdict": verdict,
+           "tests": [{"name": "t", "statistic": 1.0, "p_value": 1e-30 if verdict == "fail" else 0.5, "verdict": verdict}]}
     if progressive:
-        run["first_failure_bytes"] = failed_at
+        run.update(progressive={"min_bytes": 1 << 10, "max_bytes": tested, "keep_going": False}, lengths=[],
+                   first_failure_bytes=failed_at)
     return run
 
 
 def test_headlines_answer_fast_and_good_enough():
-    runs = [_timed("fast", 1000.0, None), _timed("slow", 40.0, None), _timed("weak", 500.0, 1024),
-            _timed("file.bin", None, 1 << 16), _timed("plain", 250.0, 4096, tested=4096, progressive=False),
-            _timed("doubtful", 100.0, None, verdict="suspicious"), _timed("tiny", None, None, 16, verdict="insufficient")]
+    runs = [RunResult.from_json(run) for run in [
+        _timed("fast", 1000.0, None), _timed("slow", 40.0, None), _timed("weak", 500.0, 1024),
+        _timed("file.bin", None, 1 << 16), _timed("plain", 250.0, 4096, tested=4096, progressive=False),
+        _timed("doubtful", 100.0, None, verdict="suspicious"), _timed("tiny", None, None, 16, verdict="insufficient")]]
     lines = [headline(run, runs) for run in runs]
     assert lines == [
         "fast: the fastest here (1,000.0 MB/s); good enough: no failure up to 1 GiB.",

@@ -20,8 +20,8 @@ from jsonschema import Draft202012Validator
 from conftest import assert_report_refuses, run_main
 from schema_check import assert_valid_document
 
-from randqa.report.html import load_document
-from randqa.report.schema import schema, schema_text
+from randqa._report.html import load_document
+from randqa._report.schema import schema, schema_text
 from randqa.errors import InputError
 
 

@@ -4,18 +4,27 @@ the numbers of a compare document alone, and which runtimes were live."""
 
 from __future__ import annotations
 
-from randqa.report.html import render_html
-from randqa.report.speed_notes import runtime_sentence, runtimes_answer
+from randqa._report.html import render_html
+from randqa._report.speed_notes import runtime_sentence, runtimes_answer
+from randqa.run_result import RunResult
 
 
 def run(name: str, speed: float | None, failure: int | None, predictable: int | None, runtime: dict | None,
         tested: int = 256 << 20) -> dict:
     doc = {"source": {"name": name, "seed": 1}, "suite": "standard", "bytes_tested": tested,
-           "verdict": "pass" if failure is None else "fail", "tests": [], "speed_mb_s": speed,
-           "first_failure_bytes": failure, "predictable_from_bytes": predictable}
+           "verdict": "pass" if failure is None else "fail", "speed_mb_s": speed,
+           "tests": [{"name": "t", "statistic": 1.0, "p_value": 0.5 if failure is None else 1e-30,
+                      "verdict": "pass" if failure is None else "fail"}],
+           "progressive": {"min_bytes": 1 << 10, "max_bytes": tested, "keep_going": False}, "lengths": [],
+           "first_failure_bytes": failure, "predictable_from_bytes": predictable, "predictor": None,
+           "predict_bytes_read": 1 << 20}
     if runtime is not None:
         doc["runtime"] = runtime
     return doc
+
+
+def typed(runs: list[dict]) -> list[RunResult]:
+    return [RunResult.from_json(r) for r in runs]
 
 
 NODE = {"name": "node", "installed": True, "version": "node v20.20.2", "live_checked_bytes": 1 << 20,
@@ -29,7 +38,7 @@ RUNS = [run("v8-math-random", 200.0, 256 << 10, 26, NODE), run("java-random", 50
 
 
 def test_one_sentence_per_source_from_measured_numbers():
-    lines = runtimes_answer(RUNS)
+    lines = runtimes_answer(typed(RUNS))
     assert lines[1:5] == [
         "  v8-math-random: 2.0 times slower than the fastest here (200.0 MB/s), fails at 256 KiB, "
         "predictable from 26 bytes",
@@ -40,19 +49,19 @@ def test_one_sentence_per_source_from_measured_numbers():
 
 
 def test_says_which_runtimes_were_live():
-    lines = runtimes_answer(RUNS)
+    lines = runtimes_answer(typed(RUNS))
     assert lines[5].endswith("for the same seed): node 20.20.2, java 17.0.15")
     assert lines[6].endswith("no speed): go")
     mismatch = dict(JAVA, live_equal=False, first_difference=12)
-    assert runtimes_answer([RUNS[0], run("java-random", 50.0, 1024, 8, mismatch)])[-1].endswith(
+    assert runtimes_answer(typed([RUNS[0], run("java-random", 50.0, 1024, 8, mismatch)]))[-1].endswith(
         "node 20.20.2, java 17.0.15 (its bytes not confirmed)")
 
 
 def test_nothing_to_say_without_two_runtimes():
-    assert runtimes_answer(RUNS[:1] + RUNS[3:]) == []
+    assert runtimes_answer(typed(RUNS[:1] + RUNS[3:])) == []
     unpredicted = run("pcg64", 10.0, None, None, None)
     del unpredicted["predictable_from_bytes"]  # compare --no-predict
-    assert runtime_sentence(unpredicted, RUNS) == ("pcg64: 40 times slower than the fastest here (10.0 MB/s), "
+    assert runtime_sentence(RunResult.from_json(unpredicted), typed(RUNS)) == ("pcg64: 40 times slower than the fastest here (10.0 MB/s), "
                                                    "no failure up to 256 MiB, predictability not checked")
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from randqa.cli import main
 from randqa.errors import InputError
-from randqa.report.html import load_document
+from randqa._report.html import load_document
 from randqa.speed import as_called as as_called_module
 from randqa.speed.as_called import COMPILED_METHOD
 

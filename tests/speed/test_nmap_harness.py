@@ -21,7 +21,8 @@ from randqa.cli import main
 from randqa.sources.backends import open_backend
 from randqa.sources.base import read_full
 from randqa.speed import _as_called
-from randqa.report.speed_notes import NMAP_MAIL_BACKENDS, nmap_answer, ranking, what_changed
+from randqa._report.speed_notes import NMAP_MAIL_BACKENDS, nmap_answer, ranking, what_changed
+from randqa.run_result import RunResult
 from randqa.speed.nmap import NMAP_OPTIONS, harness_times, nmap_table, rand_bytes_address
 
 HAVE_LIBCRYPTO = ctypes.util.find_library("crypto") is not None
@@ -115,13 +116,14 @@ def test_bench_nmap_prints_the_mail_columns_and_ranking(capsys, tmp_path):
 
 def run(name: str, speed: float, verdict: str, failure: int | None, tested: int = 2 << 30) -> dict:
     return {"source": {"name": name, "seed": 1}, "suite": "standard", "bytes_tested": tested, "verdict": verdict,
-            "tests": [], "speed_mb_s": speed, "first_failure_bytes": failure}
+            "tests": [], "speed_mb_s": speed, "progressive": {"min_bytes": 1024, "max_bytes": tested, "keep_going": False},
+            "lengths": [], "first_failure_bytes": failure}
 
 
 def test_answer_names_the_fastest_and_the_bytes_to_fail():
     runs = [run("glibc-rand-byte", 90.0, "fail", 2048, 2048), run("dnet-arc4", 700.0, "pass", None),
             run("urandom", 400.0, "pass", None), run("pcg64", 5000.0, "pass", None)]
-    lines = nmap_answer(runs)
+    lines = nmap_answer([RunResult.from_json(r) for r in runs])
     assert lines[1].strip().startswith("fastest: dnet-arc4 at 700.0 MB/s")  # pcg64 is no nmap option
     assert "glibc-rand-byte 90.0 (7.8x slower)" in lines[1]
     failures = next(line for line in lines if "bytes to fail" in line)
@@ -133,7 +135,8 @@ def test_answer_names_the_fastest_and_the_bytes_to_fail():
 
 def test_answer_points_to_the_fastest_survivor_and_needs_two_options():
     runs = [run("glibc-rand-short", 300.0, "fail", 4096, 4096), run("dnet-arc4", 200.0, "pass", None)]
-    lines = nmap_answer(runs)
+    lines = nmap_answer([RunResult.from_json(r) for r in runs])
     assert "fastest: glibc-rand-short" in lines[1]
     assert any("fastest that did not fail: dnet-arc4" in line for line in lines)
-    assert nmap_answer([run("dnet-arc4", 200.0, "pass", None), run("pcg64", 900.0, "pass", None)]) == []
+    one_option = [run("dnet-arc4", 200.0, "pass", None), run("pcg64", 900.0, "pass", None)]
+    assert nmap_answer([RunResult.from_json(r) for r in one_option]) == []

@@ -22,7 +22,7 @@ def test_full_width_birthday_spacings_fail_the_prime_modulus_lcg_within_4_gib():
     suite = load_suite("frontier", tests="birthday_spacings")
     with open_backend("lcg64-prime", 1) as source:
         result = run_progressive(source, suite, 1 << 30, 4 << 30)
-    assert result.extra["first_failure_bytes"] == 2 << 30
+    assert result.first_failure_bytes == 2 << 30
     (spacings,) = result.results
     assert spacings.statistic < spacings.details["expected"] / 2 and spacings.pvalue_low < 1e-6
     with open_backend("pcg64", 1) as source:
@@ -45,5 +45,5 @@ def test_lagged_fibonacci_fails_the_frontier_suite_within_1_mib():
     suite = load_suite("frontier", tests="bit_linear_complexity")
     with open_backend("lfib19937", 1) as source:
         result = run_progressive(source, suite, 1 << 10, 1 << 20)
-    assert result.extra["first_failure_bytes"] == 512 << 10
+    assert result.first_failure_bytes == 512 << 10
 

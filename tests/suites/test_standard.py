@@ -131,7 +131,7 @@ BACKENDS = {"sfmt": 19968, "mt64": 19968, "xorshift1024": 1024, "xoroshiro128": 
 def first_failure(source: Source) -> tuple[int | None, list[str]]:
     result = run_progressive(source, load_suite("standard"), 1 << 10, 1 << 20)
     failed = [r.name for r in result.results if r.verdict == "fail"]
-    return result.extra["first_failure_bytes"], failed
+    return result.first_failure_bytes, failed
 
 
 @pytest.mark.parametrize("name", LINEAR)

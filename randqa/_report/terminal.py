@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from randqa.interleaving import view_of
-from randqa.report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer
-from randqa.results import RunResult, TestResult, Verdict, false_fail_statement, retest_summary, worst_verdict
+from randqa._report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer, speed_of
+from randqa.results import TestResult, Verdict, worst_verdict
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
 
 
@@ -42,7 +43,7 @@ def render_run(run: RunResult) -> str:
             verdict += f"; {retest_summary(r.retest)}"
         lines.append(f"{r.name:<{width}}  {format_number(r.statistic):>14}  {format_number(r.pvalue):>12}  {verdict}")
     lines.append("")
-    lengths = run.extra.get("lengths")
+    lengths = run.progression.lengths if run.progression is not None else []
     if lengths:
         lines.append("progressive: verdict after each length (worst test)")
         for entry in lengths:
@@ -51,7 +52,7 @@ def render_run(run: RunResult) -> str:
             which = ", ".join(t["name"] for t in worst[:3]) if entry["verdict"] in shown else ""
             lines.append(f"  {format_size(entry['bytes']):>10}  {entry['verdict']:<12} {which}".rstrip())
         lines.extend(retest_lines(lengths))
-        first = run.extra.get("first_failure_bytes")
+        first = run.first_failure_bytes
         lines.append(f"first failure at {format_size(first)}" if first else "no failure up to " + format_size(run.bytes_tested))
         lines.append("")
     lines.extend(f"note: {n}" for n in run.notes)
@@ -76,6 +77,34 @@ def retest_lines(lengths: list[dict[str, Any]]) -> list[str]:
                 lines.append(f"  {t['name']}: {t['verdict']} at {format_size(entry['bytes'])}{seen}, "
                              f"{retest_summary(t['retest'])}")
     return lines
+
+
+def retest_summary(retest: dict[str, Any] | None) -> str:
+    """How a retest came out, in words: "repeated on the next 256 MiB (p =
+    2.1e-05)", "not repeated on the next 1 KiB (p = 0.41)", "not retested:
+    the data ended"."""
+    if not retest:
+        return ""
+    where = format_size(int(retest["bytes"]))
+    if retest.get("repeated") is None:
+        return f"not retested: {retest.get('reason') or 'no data'}"
+    p = retest.get("p_value")
+    shown = "-" if p is None else f"{p:.2g}"
+    return f"{'repeated' if retest['repeated'] else 'not repeated'} on the next {where} (p = {shown})"
+
+
+def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any] | None) -> str:
+    """A run's ``false_fail_rate`` in words, for reports ("" without one):
+    "a good generator FAILs this run with probability at most 9.7e-07 (805
+    tail checks; FAIL: p < 1e-06 repeated on fresh data, or p < 1e-20)"."""
+    if not rate or not thresholds or "fail_at_once" not in thresholds:
+        return ""
+    if thresholds["fail_at_once"] < thresholds["fail"]:
+        rule = f"p < {thresholds['fail']:g} repeated on fresh data, or p < {thresholds['fail_at_once']:g}"
+    else:
+        rule = f"p < {thresholds['fail_at_once']:g}, no retests"
+    return (f"a good generator FAILs this run with probability at most {rate['at_most']:.2g} "
+            f"({rate['tail_checks']:,} tail checks; FAIL: {rule})")
 
 
 def _smallest_p(results: list[TestResult]) -> str:
@@ -127,25 +156,28 @@ PREDICTABLE_NOTE = ("fewest observed bytes from which a predictor (randqa predic
                     "exactly; '-': none succeeded, which is not a proof of unpredictability")
 
 
-def _predictable_from(run: dict[str, Any]) -> str:
-    n = run.get("predictable_from_bytes")
-    return "-" if n is None else f"{n:,} B"
+def predictable_from(run: RunResult, missing: str = "-") -> str:
+    """The compare table's "predictable from" cell: bytes, or ``missing``
+    when no predictor succeeded or none ran."""
+    n = None if run.predictability is None else run.predictability.predictable_from_bytes
+    return missing if n is None else f"{n:,} B"
 
 
 def render_compare(doc: dict[str, Any]) -> str:
     """The terminal table of a compare document."""
-    progressive = any("first_failure_bytes" in run for run in doc["runs"])
-    markers = method_markers(doc["runs"])
-    feed = feed_differs(doc["runs"])
-    predicted = any("predictable_from_bytes" in run for run in doc["runs"])
+    typed = [RunResult.from_json(run) for run in doc["runs"]]
+    progressive = any(run.is_progressive for run in typed)
+    markers = method_markers(typed)
+    feed = feed_differs(typed)
+    predicted = any(run.predictability is not None for run in typed)
     header = ["source", "MB/s", "feed MB/s" if feed else "", "tested", "verdict", "first failure" if progressive else "",
               "predictable from" if predicted else "", "seed", "failed tests"]
     rows = []
-    for run in doc["runs"]:
-        speed = run.get("speed_mb_s")
-        generation = run.get("generation_mb_s")
-        marker = markers.get(run.get("speed_method") or "", "")
-        failure = run.get("first_failure_bytes")  # None: never failed, or not progressive
+    for run, parsed in zip(doc["runs"], typed):
+        speed = speed_of(parsed)
+        generation = parsed.speed.generation_mb_s if parsed.speed else None
+        marker = markers.get((parsed.speed.speed_method if parsed.speed else None) or "", "")
+        failure = parsed.first_failure_bytes
         seed = run["source"].get("seed")
         rows.append([
             run["source"]["name"],
@@ -154,7 +186,7 @@ def render_compare(doc: dict[str, Any]) -> str:
             format_size(run["bytes_tested"]),
             run["verdict"].upper() if run["verdict"] in (Verdict.FAIL, Verdict.UNCONFIRMED) else run["verdict"],
             ("none" if failure is None else format_size(failure)) if progressive else "",
-            _predictable_from(run) if predicted else "",
+            predictable_from(parsed) if predicted else "",
             "-" if seed is None else str(seed),
             ", ".join(failing_tests(run)) or "-",
         ])
@@ -179,10 +211,10 @@ def render_compare(doc: dict[str, Any]) -> str:
         lines.append(f"predictable from: {PREDICTABLE_NOTE}")
     if markers:
         lines.append("")
-    for run in doc["runs"]:
+    for run, parsed in zip(doc["runs"], typed):
         for note in run.get("notes", []):
             lines.append(f"note: {run['source']['name']}: {note}")
-        for line_ in retest_lines(run.get("lengths") or [{"bytes": run["bytes_tested"], "tests": run["tests"]}]):
+        for line_ in retest_lines(parsed.judged_lengths()):
             lines.append(f"retest: {run['source']['name']}:{line_[1:]}")
     rates = [r["false_fail_rate"]["at_most"] for r in doc["runs"] if r.get("false_fail_rate")]
     if rates:
@@ -190,7 +222,7 @@ def render_compare(doc: dict[str, Any]) -> str:
                      f"(README, Verdicts)")
     if doc.get("interrupted"):
         lines.append("note: interrupted: sources after the last row were not tested")
-    for answer in (nmap_answer(doc["runs"]), runtimes_answer(doc["runs"])):
+    for answer in (nmap_answer(typed), runtimes_answer(typed)):
         if answer:
             lines += ([] if lines[-1] == "" else [""]) + answer + [""]
     count = len(doc["runs"])

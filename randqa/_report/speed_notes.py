@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from randqa.results import Verdict
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
 
 #: what the feed column (``generation_mb_s``) means
@@ -40,20 +42,25 @@ def format_ratio(x: float) -> str:
 
 # ---------------------------------------------------------------- footnotes
 
-def method_markers(runs: list[dict[str, Any]]) -> dict[str, str]:
-    """A footnote letter per distinct ``speed_method`` of the runs, in order of appearance."""
+def speed_of(run: RunResult) -> float | None:
+    """A compared run's speed as applications call it (MB/s); None when not measured."""
+    return None if run.speed is None else run.speed.speed_mb_s
+
+
+def method_markers(runs: list[RunResult]) -> dict[str, str]:
+    """A footnote letter per distinct speed method of the runs, in order of appearance."""
     markers: dict[str, str] = {}
     for run in runs:
-        method = run.get("speed_method")
+        method = run.speed and run.speed.speed_method
         if method and method not in markers:
             markers[method] = chr(ord("a") + len(markers) % 26)
     return markers
 
 
-def feed_differs(runs: list[dict[str, Any]]) -> bool:
+def feed_differs(runs: list[RunResult]) -> bool:
     """Whether any run's feed rate was timed on other code than its speed (glibc rand())."""
-    return any(run.get("generation_mb_s") is not None and run.get("speed_mb_s") is not None
-               and run["generation_mb_s"] != run["speed_mb_s"] for run in runs)
+    return any(run.speed is not None and None not in (run.speed.generation_mb_s, run.speed.speed_mb_s)
+               and run.speed.generation_mb_s != run.speed.speed_mb_s for run in runs)
 
 
 # ---------------------------------------------------------------- nmap's benchmark
@@ -100,32 +107,33 @@ def what_changed(times: list[tuple[str, float, float, float]], reference: str = 
 
 # ---------------------------------------------------------------- the answer
 
-def nmap_answer(runs: list[dict[str, Any]]) -> list[str]:
+def nmap_answer(runs: list[RunResult]) -> list[str]:
     """Lines answering the mail's question from measured compare runs: the
     fastest option as applications call it, the bytes each takes to fail,
     and what the rc4 suite finds on long ARC4 streams.  Empty unless at
     least two of the mail's options were compared with a speed."""
-    by_name = {run["source"]["name"]: run for run in runs}
-    options = [by_name[name] for name in NMAP_MAIL_BACKENDS if name in by_name and by_name[name].get("speed_mb_s")]
+    by_name = {run.source["name"]: run for run in runs}
+    options = [by_name[name] for name in NMAP_MAIL_BACKENDS if name in by_name and speed_of(by_name[name])]
     if len(options) < 2:
         return []
-    ordered = sorted(options, key=lambda r: -r["speed_mb_s"])
+    ordered = sorted(options, key=lambda r: -(speed_of(r) or 0.0))
     best = ordered[0]
-    others = ", ".join(f"{r['source']['name']} {r['speed_mb_s']:,.1f} ({format_ratio(best['speed_mb_s'] / r['speed_mb_s'])} slower)"
+    fastest = speed_of(best) or 0.0
+    others = ", ".join(f"{r.source['name']} {speed_of(r):,.1f} ({format_ratio(fastest / (speed_of(r) or 0.0))} slower)"
                        for r in ordered[1:])
     lines = ["nmap's question, answered from this run (MB/s as applications call each option):",
-             f"  fastest: {best['source']['name']} at {best['speed_mb_s']:,.1f} MB/s; then {others}"]
-    survivors = [r for r in ordered if _failed_at(r) is None]
+             f"  fastest: {best.source['name']} at {fastest:,.1f} MB/s; then {others}"]
+    survivors = [r for r in ordered if r.first_failure_bytes is None]
     if survivors and survivors[0] is not best:
-        lines.append(f"  fastest that did not fail: {survivors[0]['source']['name']} at {survivors[0]['speed_mb_s']:,.1f} MB/s")
-    lines.append("  bytes to fail (suite " + best.get("suite", "?") + "): "
-                 + "; ".join(f"{r['source']['name']} {_failure_text(r)}" for r in sorted(options, key=_failure_order)))
+        lines.append(f"  fastest that did not fail: {survivors[0].source['name']} at {speed_of(survivors[0]):,.1f} MB/s")
+    lines.append("  bytes to fail (suite " + (best.suite or "?") + "): "
+                 + "; ".join(f"{r.source['name']} {_failure_text(r)}" for r in sorted(options, key=_failure_order)))
     for run in runs:
-        name = run["source"]["name"]
+        name = run.source["name"]
         base = name.partition(":")[0]
-        if base in ARC4_LONG_STREAM and run.get("speed_mb_s"):
-            tested = format_size(run["bytes_tested"])
-            now = "still passes" if _failed_at(run) is None else "already fails"
+        if base in ARC4_LONG_STREAM and speed_of(run):
+            tested = format_size(run.bytes_tested)
+            now = "still passes" if run.first_failure_bytes is None else "already fails"
             lines.append(f"  {name} on long streams: `{RC4_COMMAND.format(name=name)}` fails at {ARC4_LONG_STREAM[base]} "
                          f"(RC4's Fluhrer-McGrew digraph biases); this run stopped at {tested}, where {name} {now}.")
     return lines
@@ -138,34 +146,35 @@ def _times(x: float) -> str:
     return format_ratio(x).removesuffix("x") + " times"
 
 
-def runtime_sentence(run: dict[str, Any], runs: list[dict[str, Any]]) -> str:
+def runtime_sentence(run: RunResult, runs: list[RunResult]) -> str:
     """'NAME: N times slower than the fastest here, fails at L, predictable
     from P bytes', from the measured numbers of ``run`` among ``runs``."""
-    name = run["source"]["name"]
-    timed = [r for r in runs if r.get("speed_mb_s")]
-    speed = run.get("speed_mb_s")
+    name = run.source["name"]
+    speed = speed_of(run)
     if not speed:
-        runtime = run.get("runtime") or {}
+        runtime = run.runtime or {}
         pace = (f"no speed ({runtime['name']} is not installed)" if runtime and not runtime.get("installed")
                 else "no speed measured")
     else:
-        fastest = max(timed, key=lambda r: r["speed_mb_s"])
-        pace = ("the fastest here" if fastest is run or fastest["speed_mb_s"] == speed
-                else f"{_times(fastest['speed_mb_s'] / speed)} slower than the fastest here")
+        fastest = max((r for r in runs if speed_of(r)), key=lambda r: speed_of(r) or 0.0)
+        top = speed_of(fastest) or speed
+        pace = ("the fastest here" if fastest is run or top == speed
+                else f"{_times(top / speed)} slower than the fastest here")
         pace += f" ({speed:,.1f} MB/s)"
-    at = _failed_at(run)
-    if at is None and run.get("verdict") == "insufficient":
-        quality = f"no verdict in {format_size(run['bytes_tested'])}"
+    at = run.first_failure_bytes
+    if at is None and run.verdict == Verdict.INSUFFICIENT:
+        quality = f"no verdict in {format_size(run.bytes_tested)}"
     elif at is None:
-        quality = f"no failure up to {format_size(run['bytes_tested'])}"
+        quality = f"no failure up to {format_size(run.bytes_tested)}"
     else:
         quality = f"fails at {format_size(at)}"
-    if "predictable_from_bytes" not in run:
+    predicted = run.predictability
+    if predicted is None:
         guess = "predictability not checked"
-    elif run["predictable_from_bytes"] is None:
+    elif predicted.predictable_from_bytes is None:
         guess = "no predictor succeeded"
     else:
-        guess = f"predictable from {run['predictable_from_bytes']:,} bytes"
+        guess = f"predictable from {predicted.predictable_from_bytes:,} bytes"
     return f"{name}: {pace}, {quality}, {guess}"
 
 
@@ -175,13 +184,13 @@ def _runtime_version(runtime: dict[str, Any]) -> str:
     return f"{runtime['name']} {found.group(0)}" if found else runtime["name"]
 
 
-def runtimes_answer(runs: list[dict[str, Any]]) -> list[str]:
+def runtimes_answer(runs: list[RunResult]) -> list[str]:
     """Lines answering "fast and good enough?" for the runtimes' generators of
     a compare run: a sentence per source (runtime_sentence), then which
     runtimes were live on the machine (installed, timed, and their own bytes
     equal to what was tested) and which were not.  Empty unless at least two
     runtime backends were compared."""
-    if sum(1 for run in runs if run.get("runtime")) < 2:
+    if sum(1 for run in runs if run.runtime) < 2:
         return []
     lines = ["The runtimes' generators, answered from this run (MB/s as each runtime calls its own generator "
              "in its own loop):"]
@@ -189,7 +198,7 @@ def runtimes_answer(runs: list[dict[str, Any]]) -> list[str]:
     live, confirmed, absent = {}, set(), []
     checked_bytes = []
     for run in runs:
-        runtime = run.get("runtime")
+        runtime = run.runtime
         if not runtime:
             continue
         if not runtime.get("installed"):
@@ -210,49 +219,43 @@ def runtimes_answer(runs: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _failed_at(run: dict[str, Any]) -> int | None:
-    """Bytes at first failure; a plain (not progressive) failing run fails at its length."""
-    if run.get("first_failure_bytes") is not None:
-        return int(run["first_failure_bytes"])
-    return int(run["bytes_tested"]) if run.get("verdict") == "fail" else None
-
-
-def _failure_text(run: dict[str, Any]) -> str:
-    at = _failed_at(run)
+def _failure_text(run: RunResult) -> str:
+    at = run.first_failure_bytes
     if at is None:
-        return f"none up to {format_size(run['bytes_tested'])}"
-    return format_size(at) if "first_failure_bytes" in run else f"fails at {format_size(at)} (one length tested)"
+        return f"none up to {format_size(run.bytes_tested)}"
+    return format_size(at) if run.is_progressive else f"fails at {format_size(at)} (one length tested)"
 
 
-def _failure_order(run: dict[str, Any]) -> tuple[int, float]:
-    at = _failed_at(run)
+def _failure_order(run: RunResult) -> tuple[int, float]:
+    at = run.first_failure_bytes
     return (1, 0.0) if at is None else (0, float(at))
 
 
 # ---------------------------------------------------------------- headlines
 
-def headline(run: dict[str, Any], runs: list[dict[str, Any]]) -> str:
+def headline(run: RunResult, runs: list[RunResult]) -> str:
     """'Fast and good enough?' for one run of a report, from measured numbers:
     its speed relative to the fastest source among ``runs``, and the length
     at which it first failed, or "no failure up to N"."""
-    name = run["source"]["name"]
-    timed = [r for r in runs if r.get("speed_mb_s")]
-    speed = run.get("speed_mb_s")
+    name = run.source["name"]
+    timed = [r for r in runs if speed_of(r)]
+    speed = speed_of(run)
     if not speed:
         pace = "no speed measured (not a generator)"
     else:
-        fastest = max(timed, key=lambda r: r["speed_mb_s"])
-        if fastest["speed_mb_s"] == speed:
+        fastest = max(timed, key=lambda r: speed_of(r) or 0.0)
+        top = speed_of(fastest) or speed
+        if top == speed:
             pace = f"the fastest here ({speed:,.1f} MB/s)" if len(timed) > 1 else f"{speed:,.1f} MB/s"
         else:
-            pace = f"{format_ratio(fastest['speed_mb_s'] / speed)} slower than {fastest['source']['name']} ({speed:,.1f} MB/s)"
-    at = _failed_at(run)
-    if at is None and run.get("verdict") == "insufficient":
-        quality = f"no verdict: too little data in {format_size(run['bytes_tested'])}"
+            pace = f"{format_ratio(top / speed)} slower than {fastest.source['name']} ({speed:,.1f} MB/s)"
+    at = run.first_failure_bytes
+    if at is None and run.verdict == Verdict.INSUFFICIENT:
+        quality = f"no verdict: too little data in {format_size(run.bytes_tested)}"
     elif at is None:
-        doubt = " (some results suspicious)" if run.get("verdict") == "suspicious" else ""
-        quality = f"good enough: no failure up to {format_size(run['bytes_tested'])}{doubt}"
-    elif "first_failure_bytes" in run:
+        doubt = " (some results suspicious)" if run.verdict == Verdict.SUSPICIOUS else ""
+        quality = f"good enough: no failure up to {format_size(run.bytes_tested)}{doubt}"
+    elif run.is_progressive:
         quality = f"not good enough: first fails at {format_size(at)}"
     else:
         quality = f"not good enough: fails at {format_size(at)} (one length tested)"

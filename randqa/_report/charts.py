@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from randqa.results import Verdict
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
 
 #: verdict -> (colour, marker); the marker tells verdicts apart in grey print
@@ -84,7 +85,7 @@ def speed_quality_svg(runs: list[dict[str, Any]], id_prefix: str = "sq") -> str 
     points = [r for r in runs if r.get("speed_mb_s")]
     if not points:
         return None
-    progressive = all("first_failure_bytes" in r for r in points)
+    progressive = all(RunResult.from_json(r).is_progressive for r in points)
     with matplotlib.rc_context(_RC):
         fig = _new_figure(7.2, 4.2)
         ax = fig.add_subplot()
@@ -144,7 +145,7 @@ def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
     rank_at: dict[float, int] = {}
     offsets = (0.0, 9.0, -9.0, 18.0, -18.0)
     for run in sorted(points, key=lambda r: r["speed_mb_s"]):
-        failed_at = run.get("first_failure_bytes")
+        failed_at = RunResult.from_json(run).first_failure_bytes
         y = failed_at if failed_at is not None else max(run["bytes_tested"], 1)
         lengths.append(y)
         verdict = Verdict.FAIL if failed_at is not None else run["verdict"]
@@ -186,7 +187,7 @@ def heatmap_grid(run: dict[str, Any]) -> tuple[list[str], list[int], list[list[f
     MAX_HEATMAP_ROWS), columns (the doubling lengths of a progressive run, or
     the one length of a plain run) and each cell's smallest tail p-value
     (None: no p-value, too little data)."""
-    steps = run.get("lengths") or [{"bytes": run.get("bytes_tested", 0), "tests": run.get("tests", [])}]
+    steps = RunResult.from_json(run).judged_lengths()
     columns = [int(step["bytes"]) for step in steps]
     cells: dict[str, list[float | None]] = {}
     order: list[str] = []
@@ -310,7 +311,8 @@ def run_overview_svg(run: dict[str, Any], id_prefix: str) -> str | None:
         ax.tick_params(length=0)
         for side in ("top", "right", "left", "bottom"):
             ax.spines[side].set_visible(False)
-        failed_at = run.get("first_failure_bytes")
+        typed = RunResult.from_json(run)
+        failed_at = typed.first_failure_bytes if typed.is_progressive else None  # a plain run has no length to frame
         if failed_at is not None and failed_at in columns:
             c = columns.index(failed_at)
             ax.add_patch(matplotlib.patches.Rectangle((c - 0.5, -0.5), 1, len(rows), fill=False,

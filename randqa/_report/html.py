@@ -4,7 +4,7 @@ The report is built only from JSON documents (``randqa test --json`` or
 ``randqa compare --json``), so ``randqa report saved.json`` rebuilds exactly
 what ``--html`` wrote.  Everything is inline (CSS, SVG charts): the file opens
 from disk with no network and prints readably.  Documents read from files
-are validated first against randqa's JSON Schema (randqa.report.schema);
+are validated first against randqa's JSON Schema (randqa._report.schema);
 every problem is one InputError naming file and field.
 """
 
@@ -19,13 +19,15 @@ import jinja2
 from markupsafe import Markup
 
 from randqa.errors import InputError
-from randqa.report.json_report import read_json_document, write_output_file
-from randqa.report import charts
-from randqa.report.terminal import PREDICTABLE_NOTE, format_number, retest_lines
-from randqa.results import Verdict, false_fail_statement, retest_summary
+from randqa._report.json_report import read_json_document, write_output_file
+from randqa._report import charts
+from randqa._report.terminal import (PREDICTABLE_NOTE, false_fail_statement, format_number, predictable_from, retest_lines,
+                                     retest_summary)
+from randqa.results import Verdict
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
-from randqa.report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
-                                       runtimes_answer)
+from randqa._report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
+                                       runtimes_answer, speed_of)
 
 
 # ---------------------------------------------------------------- validation
@@ -33,7 +35,7 @@ from randqa.report.speed_notes import (FEED_NOTE, feed_differs, headline, method
 def check_document(doc: Any, origin: str) -> None:
     """Validate ``doc`` against the JSON Schema of its kind (randqa/schema/);
     InputError naming ``origin`` (a file, "document 2") and the field otherwise."""
-    from randqa.report.schema import DocumentError, validate
+    from randqa._report.schema import DocumentError, validate
 
     try:
         validate(doc)
@@ -61,16 +63,11 @@ def _amount(run: dict[str, Any]) -> str:
     return format_size(run["bytes_tested"])
 
 
-def _predictable_from(run: dict[str, Any]) -> str:
-    n = run.get("predictable_from_bytes")
-    return "—" if n is None else f"{n:,} B"
-
-
-def _first_failure(run: dict[str, Any]) -> str:
-    if "first_failure_bytes" not in run:
+def _first_failure(run: RunResult) -> str:
+    if not run.is_progressive:
         return "—"  # a plain run has one length: nothing to locate a failure in
-    at = run["first_failure_bytes"]
-    return f"none up to {format_size(run['bytes_tested'])}" if at is None else format_size(at)
+    at = run.first_failure_bytes
+    return f"none up to {format_size(run.bytes_tested)}" if at is None else format_size(at)
 
 
 def _test_rows(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -118,7 +115,8 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
     runs = []
     metadata = []
     all_runs = [r for doc in documents for r in runs_of(doc)]
-    markers = method_markers(all_runs)
+    typed_runs = [RunResult.from_json(r) for r in all_runs]
+    markers = method_markers(typed_runs)
     for d, doc in enumerate(documents):
         doc_runs = runs_of(doc)
         metadata.append({
@@ -137,7 +135,10 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         })
         for run in doc_runs:
             i = len(runs)
-            speed = run.get("speed_mb_s")
+            typed = typed_runs[i]
+            speed = speed_of(typed)
+            method = typed.speed.speed_method if typed.speed else None
+            generation = typed.speed.generation_mb_s if typed.speed else None
             counts = {v: sum(1 for t in run["tests"] if t["verdict"] == v) for v in Verdict}
             overview = charts.run_overview_svg(run, f"h{i}")
             runs.append({
@@ -146,29 +147,29 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "seed": "—" if run["source"].get("seed") is None else str(run["source"]["seed"]),
                 "verdict": run["verdict"],
                 "speed": "—" if speed is None else f"{speed:,.1f}",
-                "speed_marker": markers.get(run.get("speed_method") or "", ""),
-                "speed_title": f"median MB/s as applications call it ({run['speed_method']}), measured apart from testing"
-                if speed is not None and run.get("speed_method") else "median MB/s, measured apart from testing"
+                "speed_marker": markers.get(method or "", ""),
+                "speed_title": f"median MB/s as applications call it ({method}), measured apart from testing"
+                if speed is not None and method else "median MB/s, measured apart from testing"
                 if speed is not None else "no generation speed: not a generator, or not measured",
-                "generation": "—" if run.get("generation_mb_s") is None else f"{run['generation_mb_s']:,.1f}",
+                "generation": "—" if generation is None else f"{generation:,.1f}",
                 "tested": _amount(run),
-                "first_failure": _first_failure(run),
-                "predictable": _predictable_from(run),
-                "predictor": run.get("predictor") or "",
+                "first_failure": _first_failure(typed),
+                "predictable": predictable_from(typed, "—"),
+                "predictor": (typed.predictability and typed.predictability.predictor) or "",
                 "suite": run["suite"],
                 "elapsed": "—" if run.get("elapsed_s") is None else f"{run['elapsed_s']:.2f} s",
                 "notes": list(run.get("notes", [])),
                 "false_fail": false_fail_statement(run.get("false_fail_rate"), run.get("thresholds")),
-                "retests": retest_lines(run.get("lengths") or []),
+                "retests": retest_lines(typed.progression.lengths if typed.progression else []),
                 "counts": counts,
                 "tests": _test_rows(run["tests"]),
                 "overview_svg": None if overview is None else Markup(overview),
-                "progressive": bool(run.get("lengths")),
-                "headline": headline(run, all_runs),
+                "progressive": bool(typed.progression and typed.progression.lengths),
+                "headline": headline(typed, typed_runs),
                 "document": d + 1,
             })
     chart = charts.speed_quality_svg(all_runs)
-    unplotted = [r["source"]["name"] for r in all_runs if not r.get("speed_mb_s")]
+    unplotted = [r.source["name"] for r in typed_runs if not speed_of(r)]
     verdicts = [r["verdict"] for r in all_runs]
     return {
         "title": "randqa report: " + ", ".join(r["name"] for r in runs[:6]) + (" …" if len(runs) > 6 else ""),
@@ -176,14 +177,14 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
         "metadata": metadata,
         "speed_chart": None if chart is None else Markup(chart),
         "speed_methods": [(marker, method) for method, marker in markers.items()],
-        "feed_differs": feed_differs(all_runs),
+        "feed_differs": feed_differs(typed_runs),
         "feed_note": FEED_NOTE,
         "answers": [[_with_code(line.strip()) for line in answer]
-                    for answer in (nmap_answer(all_runs), runtimes_answer(all_runs)) if answer],
+                    for answer in (nmap_answer(typed_runs), runtimes_answer(typed_runs)) if answer],
         "unplotted": unplotted,
         "totals": {v: verdicts.count(v) for v in Verdict if v in verdicts},
-        "any_progressive": any("first_failure_bytes" in r for r in all_runs),
-        "any_predicted": any("predictable_from_bytes" in r for r in all_runs),
+        "any_progressive": any(r.is_progressive for r in typed_runs),
+        "any_predicted": any(r.predictability is not None for r in typed_runs),
         "predictable_note": PREDICTABLE_NOTE,
     }
 

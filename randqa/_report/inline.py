@@ -13,10 +13,11 @@ from typing import Any
 
 from markupsafe import Markup
 
-from randqa.report import charts
-from randqa.report.speed_notes import headline
-from randqa.report.terminal import format_number
+from randqa._report import charts
+from randqa._report.speed_notes import headline
+from randqa._report.terminal import format_number
 from randqa.results import Verdict
+from randqa.run_result import RunResult
 from randqa.sizes import format_size
 
 #: rows of a run's table at most; the tests that need attention come first
@@ -70,8 +71,9 @@ def run_summary_html(run: dict[str, Any], id_prefix: str) -> str:
     facts = [f"suite {run['suite']}", _amount(run)]
     if seed is not None:
         facts.insert(0, f"seed {seed}")
-    if "first_failure_bytes" in run:
-        at = run["first_failure_bytes"]
+    typed = RunResult.from_json(run)
+    if typed.is_progressive:
+        at = typed.first_failure_bytes
         facts.append("no failure" if at is None else f"first failure at {format_size(at)}")
     if run.get("elapsed_s") is not None:
         facts.append(f"{run['elapsed_s']:.2f} s")
@@ -105,6 +107,13 @@ def run_summary_html(run: dict[str, Any], id_prefix: str) -> str:
     return str(Markup("").join(parts))
 
 
+def _first_failure(run: RunResult) -> str:
+    if not run.is_progressive:
+        return "—"
+    at = run.first_failure_bytes
+    return "none" if at is None else format_size(at)
+
+
 def compare_summary_html(doc: dict[str, Any], id_prefix: str) -> str:
     """A comparison at a glance: a headline per source, the table of speed
     and first failure, and the speed-quality chart."""
@@ -114,10 +123,11 @@ def compare_summary_html(doc: dict[str, Any], id_prefix: str) -> str:
             _cell(run["source"]["name"]), _cell(badge(run["verdict"])),
             _cell("—" if run.get("speed_mb_s") is None else f"{run['speed_mb_s']:,.1f}", "right"),
             _cell(_amount(run), "right"),
-            _cell("—" if "first_failure_bytes" not in run else "none" if run["first_failure_bytes"] is None
-                  else format_size(run["first_failure_bytes"]), "right"))
+            _cell(_first_failure(RunResult.from_json(run)), "right"))
         for run in runs)
-    lines = Markup("").join(Markup("<li>{} {}</li>").format(badge(run["verdict"]), headline(run, runs)) for run in runs)
+    typed = [RunResult.from_json(run) for run in runs]
+    lines = Markup("").join(Markup("<li>{} {}</li>").format(badge(run["verdict"]), headline(parsed, typed))
+                            for run, parsed in zip(runs, typed))
     svg = charts.speed_quality_svg(runs, id_prefix)
     parts = [
         Markup('<div class="randqa-comparison" style="font-family:sans-serif;font-size:13px;max-width:1000px">'),
