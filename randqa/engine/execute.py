@@ -92,14 +92,17 @@ def segment_size(alignment: int, requested: int | None, *, unit: str = "bytes",
 def default_segment(workload: "Workload", limit: int | None = None, slots: int | None = None) -> int:
     """The segment a run gets without --segment.  Where workers open the
     source themselves, 1 GiB; but a run of ``limit`` units on ``slots``
-    workers gets at least two segments per worker (each at least 256 MiB),
-    or one segment would keep one worker busy while the others wait.  Where
-    this process hands the data out, 256 MiB."""
+    workers is cut finer (randqa.engine.run_mode.balanced_segment), so that
+    what this process tests while the cluster starts and the last round of
+    segments leave no worker idle long.  Where this process hands the data
+    out, 256 MiB."""
+    from randqa.engine.run_mode import balanced_segment
+
     if not workload.remote_open:
         return DEFAULT_SEGMENT_BYTES
     if limit is None or slots is None:
         return OPENED_SEGMENT_BYTES
-    return max(DEFAULT_SEGMENT_BYTES, min(OPENED_SEGMENT_BYTES, -(-limit // (2 * slots))))
+    return min(OPENED_SEGMENT_BYTES, balanced_segment(limit, slots))
 
 
 # --------------------------------------------------------------------------
@@ -588,10 +591,16 @@ class RunLoop:
                 _load(acc, state)
         size = workload.size()
         self.limit = plan.limit if size is None else size if plan.limit is None else min(plan.limit, size)
+        from randqa.engine.run_mode import mode_of_run
+
+        given = segment is not None
         if segment is None:  # the workload's default, which depends on the run's length and workers
             slots = workers.planned_slots if workers is not None and workers.wanted else None
             segment = segment_size(workload.alignment, None, default=default_segment(workload, self.limit, slots))
         self.segment = segment
+        self.mode = mode_of_run(workload, self.limit, workers, threads, segment=segment, segment_given=given,
+                                progressive=plan.progressive)
+        self.threads = self.mode.threads
         #: a file shorter than asked: it ends at its size
         self.data_short = size is not None and plan.limit is not None and size < plan.limit
         self.final: list[TestResult] | None = None
@@ -764,16 +773,14 @@ class RunLoop:
 
     def _use_workers(self, position: int) -> bool:
         workers = self.workers
-        if workers is None or not workers.wanted:
+        if workers is None or not self.mode.cluster:
             return False
+        if position < self.mode.start_at:
+            return False  # short lengths, or the first segment of a stream of unknown length, first
+        workers.start_in_background()
         if position % self.segment:
             return False  # first reach a segment boundary here
-        if self.plan.progressive and position < self.segment:
-            return False  # short lengths first, in this process
-        if not workers.started and (self.limit - position <= self.segment if self.limit is not None
-                                    else position < self.segment):
-            return False  # too short to repay a cluster's start-up (an unknown length: its first segment tells)
-        return True
+        return workers.ready  # until then, pieces are tested here
 
     def _in_process_piece(self, guard: InterruptGuard, position: int) -> int:
         count = self._next_boundary(position) - position
@@ -898,6 +905,8 @@ class RunLoop:
             except _StopRun:
                 progress.complete = True
             interrupted = interrupted or guard.pending
+            if self.workers is not None and not interrupted:
+                self.workers.discard_start()  # the run ended before the cluster was needed: never wait for it
             if progress.position == 0 and progress.tail_bits == 0 and not interrupted:
                 raise InputError(f"{self.workload.name}: no data (empty input)")
             lengths = list(progress.lengths)
@@ -948,6 +957,7 @@ class RunLoop:
             })
         else:
             data = {"mode": "in-process"}
+        data.update(self.mode.to_json())
         if self.resumed_at is not None:
             data.update({"sessions": self.progress.sessions, f"resumed_at_{self.workload.unit}": self.resumed_at})
         return data

@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING, Callable
 
 from randqa.battery.suites import DEFAULT_SUITE, Suite, check_memory, load_suite
 from randqa.engine.run import CHUNK_BYTES, UNTIL_END, run, run_progressive
-from randqa.errors import UsageError
+from randqa.errors import SuiteError, UsageError
 from randqa.files import check_output_paths
 from randqa.folding import check_folding
 from randqa.results import RunResult
+from randqa.sizes import format_size
 from randqa.sources import FORMATS, Source, backend_names, open_backend, open_source
 from randqa.sources.folded import fold_source
 
@@ -153,12 +154,33 @@ def default_max_memory() -> int:
     return total // 2 if total else 4 << 30
 
 
-def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "bytes", lengths: int = 1) -> int:
+def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "bytes", lengths: int = 1,
+                     length: int | None = None) -> int:
     """Refuse a run of ``suite`` that would take more than ``limit`` bytes:
     the tests' stated needs (randqa.battery.suites.check_memory), the read
-    buffers and the source's own (a bit-text reader holds 8 bytes per bit)."""
+    buffers and the source's own (a bit-text reader holds 8 bytes per bit);
+    and when the run of ``length`` bytes (None: unknown) may get a local
+    cluster of ``jobs`` workers (randqa.engine.run_mode), the copies of the
+    tests its processes hold."""
+    from randqa.engine.run_mode import CLUSTER, may_use_cluster, processes_holding_tests
+
     buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
-    return check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
+    here = check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
+    if not may_use_cluster(length, jobs):
+        return here
+    copy = check_memory(suite, 1 << 62, chunk_bytes=CHUNK_BYTES, other_bytes=CHUNK_BYTES, lengths=lengths)
+
+    def on_cluster(workers: int) -> int:
+        return here + (processes_holding_tests(CLUSTER, workers) - 1) * copy
+
+    total = on_cluster(jobs)
+    if total <= limit:
+        return total
+    fewer = next((k for k in range(jobs - 1, 1, -1) if on_cluster(k) <= limit), None)
+    instead = f"--jobs {fewer} (or --jobs 1 to test in one process)" if fewer else "--jobs 1 to test in one process"
+    raise SuiteError(f"suite file {suite.path}: the run on a cluster of {jobs} worker processes needs "
+                     f"{format_size(total, approximate=True)} of memory (a copy of the tests in each), over "
+                     f"--max-memory {format_size(limit, approximate=True)}; pass {instead}, or a larger --max-memory")
 
 
 def progressive_lengths(first: int, last: int) -> int:
@@ -308,9 +330,12 @@ class TestPlan:
         suite = suite or self.suite
         if o.progressive:
             last = o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if endless else UNTIL_END)
-            check_run_memory(suite, self.max_memory, jobs=o.jobs, lengths=progressive_lengths(o.min_size, last))
+            check_run_memory(suite, self.max_memory, jobs=o.jobs, lengths=progressive_lengths(o.min_size, last),
+                             length=None if last >= UNTIL_END else last)
         else:
-            check_run_memory(suite, self.max_memory, jobs=o.jobs, fmt=o.fmt)
+            length = o.size or (DEFAULT_GENERATOR_BYTES if endless else None)
+            check_run_memory(suite, self.max_memory, jobs=o.jobs, fmt=o.fmt,
+                             length=length // 8 if length and o.fmt == "bits" else length)
 
     def sweep(self, name: str, open_seeded: Callable[[int], Source] | None = None,
               on_progress: ProgressCallback | None = None) -> RunResult:
@@ -465,5 +490,5 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     lengths = progressive_lengths(options.min_bytes, last or UNTIL_END) if progressive else 1
     if streams is not None:  # the largest interleave a generator can have by default: 8 bytes
         chosen = chosen.with_streams(streams, interleave or 8)
-    check_run_memory(chosen, limit, jobs=jobs, lengths=lengths)
+    check_run_memory(chosen, limit, jobs=jobs, lengths=lengths, length=last)
     return options
