@@ -48,14 +48,19 @@ ONE_PROCESS = "one-process"
 THREADS = "threads"
 CLUSTER = "cluster"
 
-#: estimated seconds in one process from which a local cluster pays: its
-#: start-up (about 1.4 CPU-s, on the cores the tests use) and a last round of
-#: segments that leaves a worker idle cost about what 2 workers save on 4 s
-CLUSTER_MIN_S = 4.0
+#: estimated CPU-seconds in one process from which a local cluster pays.
+#: On 2 cores a cluster's run takes about (T + 1.4 s of start-up + 30 ms a
+#: segment) / 2 plus a last round that leaves a worker idle, while --jobs
+#: threads here take about T / 1.5: they meet near T = 6 s (the quick suite
+#: on 1 GiB, about 3.5 s, gained nothing from 2 workers; the standard suite
+#: on 4 GiB, about 19 s, gains most)
+CLUSTER_MIN_S = 8.0
 #: runs no longer than this never start a cluster (nor measure the suite)
 CLUSTER_MIN_BYTES = 64 << 20
 #: bytes the suite is timed on when its cost is measured, after one chunk to warm up
-PROBE_BYTES = 8 << 20
+PROBE_BYTES = 16 << 20
+#: CPU-seconds after which the measurement stops short of PROBE_BYTES
+PROBE_MAX_S = 0.25
 #: segments per worker a local cluster's run is cut into by default: enough
 #: that what this process tests while the cluster starts, and the last round,
 #: leave no worker idle long
@@ -89,12 +94,12 @@ class RunMode:
 
 
 def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, seconds_per_byte: float | None = None,
-                  segment: int, segment_given: bool = False, cores: int | None = None) -> RunMode:
+                  segment: int, segment_given: bool = False, cores: int | None = None, unit: str = "bytes") -> RunMode:
     """The run mode of a run of ``length`` units (None: unknown) with
     ``--jobs`` ``jobs`` as a ceiling, a ``scheduler`` or not, the suite's
     ``seconds_per_byte`` in one process (None: unknown, as for a seed
-    sweep's seeds; then the segment decides) and segments of ``segment``
-    units (``segment_given``: by --segment)."""
+    sweep's seeds, whose ``unit`` is not bytes; then the segment decides)
+    and segments of ``segment`` units (``segment_given``: by --segment)."""
     cores = cores or os.cpu_count() or 1
     if scheduler:
         return RunMode(CLUSTER, jobs, 0, "--scheduler: segments go to its cluster")
@@ -102,6 +107,8 @@ def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, sec
         return RunMode(ONE_PROCESS, 1, reason="--jobs 1")
     if min(jobs, cores) <= 1:
         return RunMode(ONE_PROCESS, 1, reason="one core: workers would share it")
+    if unit == "bytes" and length is not None and length <= CLUSTER_MIN_BYTES and not segment_given:
+        return RunMode(THREADS, jobs, reason=f"{length} bytes: too short to repay a cluster's start-up")
     if length is None:
         return RunMode(CLUSTER, jobs, segment, "length unknown: the cluster starts in the background once the "
                                                "first segment is tested here")
@@ -111,7 +118,7 @@ def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, sec
             return RunMode(CLUSTER, jobs, 0, f"{why}: longer than one segment")
         return RunMode(THREADS, jobs, reason="no longer than one segment")
     estimate = seconds_per_byte * length
-    if length > CLUSTER_MIN_BYTES and estimate >= CLUSTER_MIN_S:
+    if estimate >= CLUSTER_MIN_S:
         return RunMode(CLUSTER, jobs, 0, f"about {estimate:.1f} s in one process: the cluster starts in the "
                                          f"background while the first segments are tested here")
     return RunMode(THREADS, jobs, reason=f"about {estimate:.1f} s in one process: too short to repay a cluster's "
@@ -134,7 +141,7 @@ def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *,
     if suite is not None and workload.unit == "bytes" and needs_cost(limit, workers.jobs, scheduler, segment_given):
         cost = suite_seconds_per_byte(suite)
     mode = pick_run_mode(limit, jobs=workers.jobs, scheduler=scheduler, seconds_per_byte=cost, segment=segment,
-                         segment_given=segment_given)
+                         segment_given=segment_given, unit=workload.unit)
     if progressive and mode.cluster and not scheduler:
         mode = replace(mode, start_at=max(mode.start_at, segment))
     return mode
@@ -173,7 +180,7 @@ def suite_key(suite: Suite) -> str:
 
 
 def suite_seconds_per_byte(suite: Suite) -> float:
-    """Seconds per byte of ``suite``'s tests in one process and thread:
+    """CPU-seconds per byte of ``suite``'s tests in one process and thread:
     measured once per suite (``PROBE_BYTES``), then read from the cache."""
     key = suite_key(suite)
     if key in _measured:
@@ -190,20 +197,31 @@ def suite_seconds_per_byte(suite: Suite) -> float:
 
 
 def measure_seconds_per_byte(suite: Suite, probe_bytes: int = PROBE_BYTES) -> float:
-    """Time ``suite``'s tests on ``probe_bytes`` fixed pseudo-random bytes, fed
-    as a run feeds them, after one chunk that warms them up."""
+    """The CPU time of ``suite``'s tests per byte, on fixed pseudo-random
+    bytes fed in a run's chunks after one that warms them up, until
+    ``probe_bytes`` or ``PROBE_MAX_S``: the fastest chunk's.  A suite slow on a first 256 KiB
+    (``PROBE_MAX_S``) is known slow from it alone."""
     from randqa.engine.run import CHUNK_BYTES
 
     data = np.random.default_rng(0).integers(0, 256, CHUNK_BYTES, dtype=np.uint8)
     accumulators = suite.build()
+    first = 256 << 10
+    begin = time.thread_time()  # CPU time: what other work on the machine takes is not the suite's
+    for acc in accumulators:
+        acc.update(data[:first])
+    elapsed = time.thread_time() - begin
+    if elapsed >= PROBE_MAX_S:
+        return elapsed / first
     for acc in accumulators:
         acc.update(data)
-    begin = time.perf_counter()
-    for _ in range(max(1, probe_bytes // CHUNK_BYTES)):
+    fastest, fed, elapsed = math.inf, 0, 0.0
+    while fed < probe_bytes and elapsed < PROBE_MAX_S:
+        begin = time.thread_time()
         for acc in accumulators:
             acc.update(data)
-    elapsed = time.perf_counter() - begin
-    return max(elapsed, 1e-9) / (max(1, probe_bytes // CHUNK_BYTES) * CHUNK_BYTES)
+        took = time.thread_time() - begin
+        fastest, fed, elapsed = min(fastest, took), fed + CHUNK_BYTES, elapsed + took
+    return max(fastest, 1e-9) / CHUNK_BYTES  # the fastest chunk: the one least disturbed by other work
 
 
 def _cache_path() -> str:

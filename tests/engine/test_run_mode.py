@@ -36,7 +36,7 @@ def pick(length, jobs=2, **kwargs):
     (64 * MIB, {}, THREADS, 2, 0),
     (512 * MIB, {}, THREADS, 2, 0),
     # a slow suite makes a cluster pay sooner, but never at 64 MiB or less
-    (512 * MIB, {"seconds_per_byte": 1e-8}, CLUSTER, 2, 0),
+    (512 * MIB, {"seconds_per_byte": 2e-8}, CLUSTER, 2, 0),
     (64 * MIB, {"seconds_per_byte": 1e-6}, THREADS, 2, 0),
     # --jobs 1 is one process; so is one core
     (4 * GIB, {"jobs": 1}, ONE_PROCESS, 1, 0),
@@ -52,7 +52,8 @@ def pick(length, jobs=2, **kwargs):
     (3 * MIB, {"segment": MIB, "segment_given": True}, CLUSTER, 2, 0),
     (MIB, {"segment": MIB, "segment_given": True}, THREADS, 2, 0),
     # a cost not measured (a seed sweep's seeds): the segment decides
-    (3 * MIB, {"segment": MIB, "seconds_per_byte": None}, CLUSTER, 2, 0),
+    (3 * MIB, {"segment": MIB, "seconds_per_byte": None, "unit": "seeds"}, CLUSTER, 2, 0),
+    (MIB, {"segment": MIB, "seconds_per_byte": None, "unit": "seeds"}, THREADS, 2, 0),
 ])
 def test_the_picker(length, kwargs, kind, threads, start_at):
     mode = pick(length, **kwargs)
