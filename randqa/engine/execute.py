@@ -601,6 +601,8 @@ class RunLoop:
         self.mode = mode_of_run(workload, self.limit, workers, threads, segment=segment, segment_given=given,
                                 progressive=plan.progressive)
         self.threads = self.mode.threads
+        #: whether the cluster's start was begun (the run's JSON then says why)
+        self.cluster_begun = False
         #: a file shorter than asked: it ends at its size
         self.data_short = size is not None and plan.limit is not None and size < plan.limit
         self.final: list[TestResult] | None = None
@@ -778,6 +780,7 @@ class RunLoop:
         if position < self.mode.start_at:
             return False  # short lengths, or the first segment of a stream of unknown length, first
         workers.start_in_background()
+        self.cluster_begun = True
         if position % self.segment:
             return False  # first reach a segment boundary here
         return workers.ready  # until then, pieces are tested here
@@ -957,7 +960,8 @@ class RunLoop:
             })
         else:
             data = {"mode": "in-process"}
-        data.update(self.mode.to_json())
+        if self.cluster_begun:  # a run that stayed in this process reads as before
+            data.update(self.mode.to_json())
         if self.resumed_at is not None:
             data.update({"sessions": self.progress.sessions, f"resumed_at_{self.workload.unit}": self.resumed_at})
         return data
