@@ -400,7 +400,7 @@ class Workers:
             except BaseException:
                 self._abandoned = start
                 raise
-            self.startup_s = time.perf_counter() - begin
+            self.startup_s = start.ended_at - begin
             self.notice(self._dashboard_line())
         return self._client
 
@@ -538,6 +538,8 @@ class _Start:
         self._given_up = False
         self._result: tuple[Any, Any, Any] | None = None
         self._error: BaseException | None = None
+        #: when the start ended (perf_counter)
+        self.ended_at = 0.0
         self._thread = threading.Thread(target=self._run, name="randqa-cluster-start", daemon=True)
         self._thread.start()
 
@@ -557,6 +559,7 @@ class _Start:
             self._error = exc
         with self._lock:
             self._result = result
+            self.ended_at = time.perf_counter()
             self._done.set()
             orphaned = self._given_up
         if orphaned and result is not None:

@@ -142,7 +142,7 @@ def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *,
         cost = suite_seconds_per_byte(suite)
     mode = pick_run_mode(limit, jobs=workers.jobs, scheduler=scheduler, seconds_per_byte=cost, segment=segment,
                          segment_given=segment_given, unit=workload.unit)
-    if progressive and mode.cluster and not scheduler:
+    if progressive and mode.cluster:
         mode = replace(mode, start_at=max(mode.start_at, segment))
     return mode
 
