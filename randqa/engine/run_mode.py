@@ -109,17 +109,18 @@ def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, sec
         return RunMode(ONE_PROCESS, 1, reason="one core: workers would share it")
     if unit == "bytes" and length is not None and length <= CLUSTER_MIN_BYTES and not segment_given:
         return RunMode(THREADS, jobs, reason=f"{length} bytes: too short to repay a cluster's start-up")
+    # while a local cluster starts, what is tested here runs in one thread: the start needs the other cores
     if length is None:
-        return RunMode(CLUSTER, jobs, segment, "length unknown: the cluster starts in the background once the "
+        return RunMode(CLUSTER, 1, segment, "length unknown: the cluster starts in the background once the "
                                                "first segment is tested here")
     if segment_given or seconds_per_byte is None:
         if length > segment:
             why = "--segment" if segment_given else "cost unknown"
-            return RunMode(CLUSTER, jobs, 0, f"{why}: longer than one segment")
+            return RunMode(CLUSTER, 1, 0, f"{why}: longer than one segment")
         return RunMode(THREADS, jobs, reason="no longer than one segment")
     estimate = seconds_per_byte * length
     if estimate >= CLUSTER_MIN_S:
-        return RunMode(CLUSTER, jobs, 0, f"about {estimate:.1f} s in one process: the cluster starts in the "
+        return RunMode(CLUSTER, 1, 0, f"about {estimate:.1f} s in one process: the cluster starts in the "
                                          f"background while the first segments are tested here")
     return RunMode(THREADS, jobs, reason=f"about {estimate:.1f} s in one process: too short to repay a cluster's "
                                          f"start-up")

@@ -30,13 +30,13 @@ def pick(length, jobs=2, **kwargs):
 
 
 @pytest.mark.parametrize("length, kwargs, kind, threads, start_at", [
-    # a long run: the cluster, started at once in the background
-    (4 * GIB, {}, CLUSTER, 2, 0),
+    # a long run: the cluster, started at once in the background (one thread here meanwhile)
+    (4 * GIB, {}, CLUSTER, 1, 0),
     # a short one: too short to repay a cluster's start-up; --jobs threads here
     (64 * MIB, {}, THREADS, 2, 0),
     (512 * MIB, {}, THREADS, 2, 0),
     # a slow suite makes a cluster pay sooner, but never at 64 MiB or less
-    (512 * MIB, {"seconds_per_byte": 2e-8}, CLUSTER, 2, 0),
+    (512 * MIB, {"seconds_per_byte": 2e-8}, CLUSTER, 1, 0),
     (64 * MIB, {"seconds_per_byte": 1e-6}, THREADS, 2, 0),
     # --jobs 1 is one process; so is one core
     (4 * GIB, {"jobs": 1}, ONE_PROCESS, 1, 0),
@@ -44,15 +44,15 @@ def pick(length, jobs=2, **kwargs):
     # --jobs is a ceiling on threads too
     (64 * MIB, {"jobs": 3, "cores": 8}, THREADS, 3, 0),
     # stdin: once its first segment is tested here
-    (None, {}, CLUSTER, 2, 256 * MIB),
+    (None, {}, CLUSTER, 1, 256 * MIB),
     # a scheduler always means its cluster, even for a short run
     (1 * MIB, {"scheduler": True}, CLUSTER, 2, 0),
     (None, {"jobs": 1, "scheduler": True}, CLUSTER, 1, 0),
     # --segment: longer than one segment goes to the cluster, whatever the cost
-    (3 * MIB, {"segment": MIB, "segment_given": True}, CLUSTER, 2, 0),
+    (3 * MIB, {"segment": MIB, "segment_given": True}, CLUSTER, 1, 0),
     (MIB, {"segment": MIB, "segment_given": True}, THREADS, 2, 0),
     # a cost not measured (a seed sweep's seeds): the segment decides
-    (3 * MIB, {"segment": MIB, "seconds_per_byte": None, "unit": "seeds"}, CLUSTER, 2, 0),
+    (3 * MIB, {"segment": MIB, "seconds_per_byte": None, "unit": "seeds"}, CLUSTER, 1, 0),
     (MIB, {"segment": MIB, "seconds_per_byte": None, "unit": "seeds"}, THREADS, 2, 0),
 ])
 def test_the_picker(length, kwargs, kind, threads, start_at):
