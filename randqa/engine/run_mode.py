@@ -11,21 +11,22 @@ cores, and ``--scheduler``:
 - ``--jobs 1``, or one core, means one process;
 - a run whose estimated time in one process is short (``CLUSTER_MIN_S``)
   stays in this process, its tests in ``--jobs`` threads: a cluster's
-  start-up (about 1.4 CPU-seconds for two local workers) would cost about
-  what it saves;
+  start-up (2-3 CPU-seconds to start and stop two local workers) would cost
+  about what it saves;
 - a longer run, or one of unknown length, gets the cluster.  It is started
   in the background (randqa.engine.parallel.Workers.start_in_background)
-  while the first segments are tested here, at once for a long run and once
-  the first segment is done for one of unknown length, so a short stream
-  never pays for it; a run that ends first never waits for it.
+  while the first segments are tested here in one thread (the start needs
+  the other cores), at once for a long run and once the first segment is
+  done for one of unknown length, so a short stream never pays for it; a
+  run that ends first never waits for it.
 
 With ``--segment`` given the run's segments are what was asked for: the
 cluster takes a run longer than one segment, as the segment says.
 
-The suite's cost is measured once per suite and machine: its tests fed
-``PROBE_BYTES`` of fixed pseudo-random bytes in this process (after one
-chunk to warm up), cached under randqa's cache folder by the suite's
-content and randqa's version.  It counts the tests only, not the source:
+The suite's cost is measured once per suite and machine: the CPU time of
+its fastest chunk of fixed pseudo-random bytes in this process (after one
+chunk to warm up; at most ``PROBE_BYTES`` or ``PROBE_MAX_S``), cached under
+randqa's cache folder by the suite's content and randqa's version.  It counts the tests only, not the source:
 a slow generator makes a run slower than estimated, never faster.
 """
 
@@ -49,11 +50,11 @@ THREADS = "threads"
 CLUSTER = "cluster"
 
 #: estimated CPU-seconds in one process from which a local cluster pays.
-#: On 2 cores a cluster's run takes about (T + 1.4 s of start-up + 30 ms a
-#: segment) / 2 plus a last round that leaves a worker idle, while --jobs
-#: threads here take about T / 1.5: they meet near T = 6 s (the quick suite
-#: on 1 GiB, about 3.5 s, gained nothing from 2 workers; the standard suite
-#: on 4 GiB, about 19 s, gains most)
+#: On 2 cores a cluster's run takes about (T + 2-3 s of start and stop + 30 ms
+#: a segment) / 2 plus a last round that leaves a worker idle, while --jobs
+#: threads here take T or somewhat less: the quick suite on 1 GiB (about 2 s)
+#: gained nothing from 2 workers, the standard suite on 4 GiB (about 19 s)
+#: gains most (benchmarks/bench_run_mode.py)
 CLUSTER_MIN_S = 8.0
 #: runs no longer than this never start a cluster (nor measure the suite)
 CLUSTER_MIN_BYTES = 64 << 20
