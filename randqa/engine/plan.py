@@ -166,7 +166,7 @@ def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "byt
 
     buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
     here = check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
-    if not may_use_cluster(length, jobs):
+    if not may_use_cluster(length, jobs, suite):
         return here
     copy = check_memory(suite, 1 << 62, chunk_bytes=CHUNK_BYTES, other_bytes=CHUNK_BYTES, lengths=lengths)
 
@@ -313,7 +313,7 @@ class TestPlan:
             limit = None
         elif limit is None and endless:
             limit = DEFAULT_GENERATOR_BYTES
-        self.check_memory(endless, chosen)
+        self.check_memory(endless, chosen, spec=spec)
         return RunSpec(kind="test", source=spec, suite=suite, seed=o.seed, fmt=o.fmt,
                        fold=[o.word_bits, o.low_bits or 1] if o.word_bits else None, limit=limit,
                        progressive=progression, segment=segment, identity=identity_of(spec), streams=streams)
@@ -322,20 +322,29 @@ class TestPlan:
     def max_memory(self) -> int:
         return default_max_memory() if self.options.max_memory is None else self.options.max_memory
 
-    def check_memory(self, endless: bool, suite: Suite | None = None) -> None:
+    def check_memory(self, endless: bool, suite: Suite | None = None, *, spec: str | None = None) -> None:
         """Refuse the run before it starts when the suite (the plan's unless
         given), its buffers and the results a progressive run keeps per
-        length would pass --max-memory."""
+        length would pass --max-memory; for a run of source ``spec`` that may
+        go to a cluster, with the copies its workers hold (None: a run in
+        this process only)."""
         o = self.options
         suite = suite or self.suite
         if o.progressive:
             last = o.max_size or o.size or (PROGRESSIVE_GENERATOR_MAX if endless else UNTIL_END)
-            check_run_memory(suite, self.max_memory, jobs=o.jobs, lengths=progressive_lengths(o.min_size, last),
-                             length=None if last >= UNTIL_END else last)
+            length = None if last >= UNTIL_END else last
         else:
             length = o.size or (DEFAULT_GENERATOR_BYTES if endless else None)
-            check_run_memory(suite, self.max_memory, jobs=o.jobs, fmt=o.fmt,
-                             length=length // 8 if length and o.fmt == "bits" else length)
+        if length is not None and o.fmt == "bits":
+            length //= 8
+        if spec is None:
+            length = 0  # this process only: no cluster
+        elif not endless and spec != "-" and os.path.isfile(spec):
+            size = os.path.getsize(spec) // (8 if o.fmt == "bits" else 1)  # a file's run ends at its size
+            length = size if length is None else min(length, size)
+        lengths = progressive_lengths(o.min_size, last) if o.progressive else 1
+        check_run_memory(suite, self.max_memory, jobs=o.jobs, fmt="bytes" if o.progressive else o.fmt, lengths=lengths,
+                         length=length)
 
     def sweep(self, name: str, open_seeded: Callable[[int], Source] | None = None,
               on_progress: ProgressCallback | None = None) -> RunResult:

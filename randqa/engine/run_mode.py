@@ -155,10 +155,12 @@ def needs_cost(length: int | None, jobs: int, scheduler: bool, segment_given: bo
             and length > CLUSTER_MIN_BYTES and (os.cpu_count() or 1) > 1)
 
 
-def may_use_cluster(length: int | None, jobs: int) -> bool:
-    """Whether a run of ``length`` units with ``--jobs jobs`` may get a local cluster
-    (what its memory check must count)."""
-    return jobs > 1 and (os.cpu_count() or 1) > 1 and (length is None or length > CLUSTER_MIN_BYTES)
+def may_use_cluster(length: int | None, jobs: int, suite: Suite) -> bool:
+    """Whether a run of ``suite`` for ``length`` bytes (None: unknown) with
+    ``--jobs jobs`` may get a local cluster (what its memory check must
+    count): ``pick_run_mode``'s answer, the suite's cost measured when it matters."""
+    cost = suite_seconds_per_byte(suite) if needs_cost(length, jobs, False, False) else None
+    return pick_run_mode(length, jobs=jobs, seconds_per_byte=cost, segment=1).cluster
 
 
 def balanced_segment(limit: int, workers: int) -> int:
