@@ -51,6 +51,13 @@ def backend_values(name: str, seed: int, count: int) -> list[int]:
     return unpack_values(read_stream(name, seed, words * bits), bits)[:count]
 
 
+def values_at(name: str, seed: int, indices: tuple[int, ...]) -> list[int]:
+    """The values backend ``name`` writes for ``seed`` at call ``indices``
+    (from 0): what a known answer printed by the runtime pins."""
+    values = backend_values(name, seed, max(indices) + 1)
+    return [values[i] for i in indices]
+
+
 def skip_unless_installed(name: str) -> None:
     """Skip the test when the runtime behind backend ``name`` is not installed."""
     driver = driver_for(name)

@@ -47,19 +47,39 @@ get_int64_out_or_release(PyObject *obj, Py_buffer *view, Py_ssize_t want, const 
 /* The arguments (data, previous, counts) of a kernel that counts the bytes
  * of data as the continuation of a stream whose last byte was `previous`
  * (-1: data starts the stream) into `counts`, a writable int64 array of
- * `want` items.  On failure nothing is held. */
+ * `want` items; release_stream_continuation gives the buffers back.  On
+ * failure nothing is held. */
+typedef struct {
+    Py_buffer in, out;
+    const uint8_t *data;
+    Py_ssize_t n;
+    int previous;
+    int64_t *counts;
+} stream_continuation;
+
 static inline int
-parse_stream_continuation(PyObject *args, Py_buffer *in, int *previous, Py_buffer *out, Py_ssize_t want,
-                          const char *what)
+parse_stream_continuation(PyObject *args, stream_continuation *c, Py_ssize_t want, const char *what)
 {
     PyObject *out_obj;
-    if (!PyArg_ParseTuple(args, "y*iO", in, previous, &out_obj))
+    if (!PyArg_ParseTuple(args, "y*iO", &c->in, &c->previous, &out_obj))
         return -1;
-    if (*previous < -1 || *previous > 255) {
-        reject_parameters(in, "previous must be a byte value (0-255) or -1");
+    if (c->previous < -1 || c->previous > 255) {
+        reject_parameters(&c->in, "previous must be a byte value (0-255) or -1");
         return -1;
     }
-    return get_int64_out_or_release(out_obj, out, want, what, in);
+    if (get_int64_out_or_release(out_obj, &c->out, want, what, &c->in) < 0)
+        return -1;
+    c->data = (const uint8_t *)c->in.buf;
+    c->n = c->in.len;
+    c->counts = (int64_t *)c->out.buf;
+    return 0;
+}
+
+static inline void
+release_stream_continuation(stream_continuation *c)
+{
+    PyBuffer_Release(&c->in);
+    PyBuffer_Release(&c->out);
 }
 
 /* Eight bytes as one word whose most significant bit is the first bit of the

@@ -223,13 +223,13 @@ byte_counts_run(const uint8_t *p, Py_ssize_t n, uint32_t h[4][256], uint64_t *pr
 static PyObject *
 byte_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    Py_buffer in, out;
-    int previous;
-    if (parse_stream_continuation(args, &in, &previous, &out, 256, "hist") < 0)
+    stream_continuation c;
+    if (parse_stream_continuation(args, &c, 256, "hist") < 0)
         return NULL;
-    const uint8_t *p = (const uint8_t *)in.buf;
-    Py_ssize_t n = in.len;
-    int64_t *hist = (int64_t *)out.buf;
+    const uint8_t *p = c.data;
+    const Py_ssize_t n = c.n;
+    const int previous = c.previous;
+    int64_t *hist = c.counts;
     uint64_t products = 0, transitions = 0;
     Py_BEGIN_ALLOW_THREADS
     if (n > 0 && previous >= 0) {
@@ -255,8 +255,7 @@ byte_counts(PyObject *Py_UNUSED(self), PyObject *args)
             hist[v] += (int64_t)h[0][v] + h[1][v] + h[2][v] + h[3][v];
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    release_stream_continuation(&c);
     return Py_BuildValue("(KK)", (unsigned long long)products, (unsigned long long)transitions);
 }
 

@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from randqa.battery._shared import FoldedStatistic, SharesStatistic
+from randqa.battery._shared import FoldedStatistic
+from randqa.battery._sharing import SharesStatistic, declared_statistic
 from randqa.battery.base import Accumulator
 from randqa.folding import FoldCarry, check_folding, fold_low_bits
 from randqa.results import TestResult
@@ -22,7 +23,7 @@ class FoldedTest(SharesStatistic):
     Result names get a ``[low{low_bits}/{word_bits}]`` suffix, like
     PractRand's ``[Low4/32]``.  Folded entries of a suite with the same
     folding whose inner tests declare the same statistic share it: the
-    stream is folded once for all of them (randqa/battery/_shared.py).
+    stream is folded once for all of them (randqa/battery/_sharing.py).
     """
 
     name = "folded"
@@ -58,26 +59,26 @@ class FoldedTest(SharesStatistic):
     def _begin_at(self, position: int) -> None:
         self.inner.begin_at(position // self.word_bytes * self.low_bits // 8)
 
-    def shared_statistic(self) -> FoldedStatistic | None:
-        inner = self.inner.shared_statistic()
+    def declared_statistic(self) -> FoldedStatistic | None:
+        inner = declared_statistic(self.inner)
         return None if inner is None else FoldedStatistic(inner, self.word_bits, self.low_bits)
 
     def use_shared_statistic(self, statistic: FoldedStatistic, *, owner: bool, sees_stream: bool = True) -> None:
         super().use_shared_statistic(statistic, owner=owner, sees_stream=sees_stream)
+        assert isinstance(self.inner, SharesStatistic)  # it declared the inner statistic
         self.inner.use_shared_statistic(statistic.inner, owner=False, sees_stream=False)
 
     def _update(self, chunk: np.ndarray) -> None:
-        if self._shared_update(chunk):
-            return
         packed, self.carry = fold_low_bits(chunk, self.word_bytes, self.low_bits, self.carry)
         if len(packed):
             self.inner.update(packed)
 
     def _merge(self, other: "FoldedTest") -> None:
-        shared = self._shared_merge(other)  # the owner merges the folded statistic
+        self.inner.merge(other.inner)
+        self.carry = other.carry
+
+    def _merge_kept(self, other: "FoldedTest") -> None:
         self.inner.merge(other.inner)  # what the inner test keeps itself
-        if not shared:
-            self.carry = other.carry
 
     def finalize(self) -> list[TestResult]:
         if self.shared is not None:

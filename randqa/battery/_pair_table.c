@@ -67,26 +67,21 @@ count_pairs(const uint8_t *p, Py_ssize_t n, int64_t *counts, uint8_t *small)
 static PyObject *
 add_pair_counts(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    Py_buffer in, out;
-    int previous;
-    if (parse_stream_continuation(args, &in, &previous, &out, 65536, "counts") < 0)
+    stream_continuation c;
+    if (parse_stream_continuation(args, &c, 65536, "counts") < 0)
         return NULL;
-    const uint8_t *p = (const uint8_t *)in.buf;
-    Py_ssize_t n = in.len;
-    int64_t *counts = (int64_t *)out.buf;
-    uint8_t *small = n > MIN_PAIRS_FOR_BYTE_COUNTERS ? calloc(65536, 1) : NULL;
+    uint8_t *small = c.n > MIN_PAIRS_FOR_BYTE_COUNTERS ? calloc(65536, 1) : NULL;
     Py_BEGIN_ALLOW_THREADS
-    if (n > 0 && previous >= 0)
-        counts[((size_t)previous << 8) | p[0]]++;
+    if (c.n > 0 && c.previous >= 0)
+        c.counts[((size_t)c.previous << 8) | c.data[0]]++;
     if (small)
-        count_pairs(p, n, counts, small);
+        count_pairs(c.data, c.n, c.counts, small);
     else /* few pairs, or no memory for the byte counters */
-        for (Py_ssize_t i = 0; i + 1 < n; i++)
-            counts[((size_t)p[i] << 8) | p[i + 1]]++;
+        for (Py_ssize_t i = 0; i + 1 < c.n; i++)
+            c.counts[((size_t)c.data[i] << 8) | c.data[i + 1]]++;
     Py_END_ALLOW_THREADS
     free(small);
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    release_stream_continuation(&c);
     Py_RETURN_NONE;
 }
 

@@ -19,43 +19,19 @@ with digraph or overlapping_serial too (standard) fills P for all six.
 All are integers, so a test that finalises from either gives bit for bit
 the result it gives from its own counts.
 
-How a suite shares (``share_statistics``, called by ``Suite.build``):
-
-- a test declares what it can finalise from: ``shared_statistic()`` returns
-  a fresh statistic, or None; statistics with equal ``key`` are the same
-  counts, and one statistic may hold another's (``covers``: P holds
-  ByteCounts), so every test of a suite that can finalise from the
-  broadest statistic any of them declares shares that one.  A folded entry
-  declares its inner test's statistic of the folded stream
-  (``FoldedStatistic``), so entries with the same folding share the folding
-  as well as the counts;
-- where two or more entries of one suite share a statistic, the first of
-  them in suite order is the statistic's **owner**: its ``update`` feeds
-  the statistic and its ``merge`` merges it.  Every other member only counts
-  its bytes (and keeps what it alone reads, such as the final 1-7 bits of a
-  bit stream) and finalises from the owner's statistic;
-- an entry that shares with no other, or a test built alone, counts on its
-  own exactly as before.
-
-So the order of results, ``--jobs`` (each accumulator's update is still one
-task; a member's does not read the statistic) and merging stay as they
-were, provided a suite's accumulators travel together: merge two suites'
-lists element by element, and pickle (checkpoint, send to a worker) the
-list as one object, which keeps the members pointing at one statistic.  A
-member whose statistic has not seen the bytes the member has (a list pulled
-apart and merged piecewise) refuses to finalise rather than report counts of
-other bytes.
+Which tests read which statistic, and how a suite wires one statistic to
+the entries that read it, is randqa/battery/_sharing.py: the statistics
+here know nothing of the tests.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Hashable
+from typing import Any, Hashable
 
 import numpy as np
 
 from randqa.battery import _counts, _pair_table
-from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.folding import FoldCarry, fold_low_bits
 
 #: bytes of the stream's start kept: the first m - 1 <= 19 bits of overlapping_serial
@@ -266,129 +242,3 @@ class FoldedStatistic(SharedStatistic):
         # the left part ends on whole words and output bytes (the entries' alignment)
         self.inner.merge(other.inner)
         self.carry = other.carry
-
-
-class SharesStatistic(Accumulator):
-    """Base (or mixin, before another Accumulator base) of a test that can
-    finalise from a shared statistic.
-
-    The test implements ``shared_statistic()``; in its ``_update`` it
-    returns at once when ``_shared_update(chunk)`` is true, in its
-    ``_merge`` it calls ``_shared_merge(other)`` (and merges only what it
-    keeps itself when that is true), and its ``finalize`` reads
-    ``_statistic()`` when ``shared`` is not None.  As a mixin it does the
-    first two itself: what is not shared goes on to the other base's
-    ``_update`` and ``_merge``.
-    """
-
-    #: the statistic this test finalises from, when it shares one
-    shared: SharedStatistic | None = None
-    _feeds_shared = False
-    _checks_shared = True
-
-    def use_shared_statistic(self, statistic: SharedStatistic, *, owner: bool, sees_stream: bool = True) -> None:
-        """Finalise from ``statistic``; the ``owner`` also feeds and merges it.
-
-        ``sees_stream`` False is for a test that is not fed the stream
-        itself (the inner test of a folded entry), whose byte count is not
-        compared with the statistic's.
-        """
-        declared = self.shared_statistic()
-        if declared is None or not statistic.covers(declared):
-            raise ValueError(f"{self!r} cannot finalise from statistic {statistic.key!r}")
-        if self.bytes_seen:
-            raise ValueError(f"{self!r} has counted bytes already: only a fresh accumulator can share a statistic")
-        self.shared, self._feeds_shared, self._checks_shared = statistic, owner, sees_stream
-
-    #: the test's own counts, which stay empty while it shares a statistic
-    _own_counts: tuple[str, ...] = ()
-
-    def _state_saved_elsewhere(self) -> tuple[str, ...]:
-        """A shared statistic is saved and loaded with its owner's state
-        (randqa/battery/_state.py), so it travels once per suite; the
-        test's own counts, unused while it shares one, are not saved."""
-        own = self._own_counts if self.shared is not None else ()
-        return own if self._feeds_shared else ("shared", *own)
-
-    def _shared_update(self, chunk: np.ndarray) -> bool:
-        """True when the counts of ``chunk`` go to the shared statistic (fed here by its owner)."""
-        if self.shared is None:
-            return False
-        if self._feeds_shared:
-            self.shared.update(chunk)
-        return True
-
-    def _shared_merge(self, other: Any) -> bool:
-        """True when this test shares a statistic (the owner merges it here)."""
-        if self.shared is None and other.shared is None:
-            return False
-        if (self.shared is None) != (other.shared is None) or self._feeds_shared != other._feeds_shared:
-            raise ValueError(f"cannot merge {other!r} into {self!r}: one shares a statistic the other does not")
-        if self._feeds_shared:
-            self.shared.merge(other.shared)
-        return True
-
-    def _update(self, chunk: np.ndarray) -> None:
-        if not self._shared_update(chunk):
-            super()._update(chunk)  # type: ignore[safe-super]
-
-    def _merge(self, other: Any) -> None:
-        if not self._shared_merge(other):
-            super()._merge(other)  # type: ignore[safe-super]
-
-    def _statistic(self) -> Any:
-        """The shared statistic, checked to cover the bytes this test has seen."""
-        statistic = self.shared
-        assert statistic is not None
-        if self._checks_shared and statistic.bytes_seen != self.bytes_seen:
-            raise RuntimeError(
-                f"{self!r} saw {self.bytes_seen} bytes but its shared statistic {statistic.bytes_seen}: "
-                "a suite's accumulators must be updated, merged and pickled together, as one list"
-            )
-        return statistic
-
-
-class BitTotalsTest(SharesStatistic):
-    """Base of the tests that keep running totals of the stream's bits
-    (frequency, runs): a few integers, counted by the test itself or
-    finalised from the shared ``ByteCounts``.  Their p-value is the exact
-    binomial tail (``pvalues = "exact"``) or NIST SP 800-22's formula
-    (``"sts"``, which the nist-sp800-22 suite names)."""
-
-    parameter_ranges: ClassVar[dict[str, Range]] = {"pvalues": Range(3, 5, text=True)}
-
-    @classmethod
-    def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
-        return MemoryNeed(OBJECT_BYTES, 0)
-
-    def __init__(self, *, pvalues: str = "exact") -> None:
-        if pvalues not in ("exact", "sts"):
-            raise ValueError(f"pvalues must be 'exact' or 'sts', not {pvalues!r}")
-        super().__init__()
-        self.pvalues = pvalues
-        # when sharing the byte counts: the final 1-7 bits of a bit stream only
-        self.bits = 0
-        self.ones = 0
-
-    def shared_statistic(self) -> ByteCounts:
-        return ByteCounts()
-
-
-def share_statistics(accumulators: list) -> None:
-    """Let the entries of one suite whose declared statistics one statistic
-    covers share the broadest of them: the first of those entries feeds it,
-    all finalise from it (see the module doc).  An entry that would share
-    with no other is left as it is."""
-    declared = [(acc, acc.shared_statistic()) for acc in accumulators]
-    declared = [(acc, statistic) for acc, statistic in declared if statistic is not None]
-    groups: dict[Hashable, tuple[SharedStatistic, list]] = {}
-    for acc, statistic in declared:
-        covering = [other for _, other in declared if other.covers(statistic)]
-        # the one that covers every other covering statistic (itself when they do not nest)
-        broadest = next((c for c in covering if all(c.covers(d) for d in covering)), statistic)
-        groups.setdefault(broadest.key, (broadest, []))[1].append(acc)
-    for statistic, members in groups.values():
-        if len(members) < 2:
-            continue
-        for position, acc in enumerate(members):
-            acc.use_shared_statistic(statistic, owner=position == 0)

@@ -41,6 +41,7 @@ import pkgutil
 import threading
 import types
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -248,9 +249,9 @@ def state_classes() -> dict[str, type]:
     the battery's modules (its tests and their shared machinery) and in
     ``_STATE_MODULES``.  The modules come from randqa's own list, imported
     here by randqa, never from a name found in a saved state."""
-    import randqa.battery as battery
-
-    names = [f"{battery.__name__}.{m.name}" for m in pkgutil.iter_modules(battery.__path__)] + list(_STATE_MODULES)
+    package = __name__.rpartition(".")[0]  # the battery, listed from its folder without importing it here
+    folder = str(Path(__file__).parent)
+    names = [f"{package}.{m.name}" for m in pkgutil.iter_modules([folder])] + list(_STATE_MODULES)
     table: dict[str, type] = {}
     for module_name in names:
         module = importlib.import_module(module_name)

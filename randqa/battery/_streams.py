@@ -15,7 +15,7 @@ stream looks like alone.
 stream out of the interleaved chunks once (randqa/interleaving.py) and
 feeds each stream's inner accumulators, and each pair's XOR to the pair's,
 each list built together so that its entries share statistics as a
-suite's do (randqa/battery/_shared.py).  Its results are the inner ones,
+suite's do (randqa/battery/_sharing.py).  Its results are the inner ones,
 named ``test[stream i]`` and ``test[streams i xor j]``.  A pair's XOR is
 fed as far as both streams have come, where the last stream has: every
 stream keeps its bytes beyond that (at most B) for the next chunk.  It

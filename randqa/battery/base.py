@@ -26,15 +26,12 @@ import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
 from randqa.battery._state import export_state, import_state
 from randqa.results import TestResult
-
-if TYPE_CHECKING:
-    from randqa.battery._shared import SharedStatistic
 
 
 #: Python objects of one accumulator, its module's constants and its
@@ -185,17 +182,6 @@ class Accumulator(ABC):
     def finalize(self) -> list[TestResult]:
         """Statistic and p-value of everything seen so far (state is not changed)."""
 
-    def shared_statistic(self) -> "SharedStatistic | None":
-        """A fresh statistic (randqa/battery/_shared.py) this test can
-        finalise from, which a suite fills once for every entry that declares
-        an equal one; None (the default): the test counts on its own."""
-        return None
-
-    def use_shared_statistic(self, statistic: "SharedStatistic", *, owner: bool, sees_stream: bool = True) -> None:
-        """Finalise from ``statistic``; the ``owner`` also feeds and merges it
-        (randqa.battery._shared.SharesStatistic implements this)."""
-        raise TypeError(f"{self!r} declares no shared statistic")
-
     def _check_mergeable(self, other: "Accumulator") -> None:
         if type(other) is not type(self) or other.parameters() != self.parameters():
             raise ValueError(f"cannot merge {other!r} into {self!r}: different test or parameters")
@@ -212,9 +198,9 @@ class Accumulator(ABC):
     def state(self) -> dict[str, Any]:
         """Everything this accumulator has counted, as plain data (numpy
         arrays and JSON values; see randqa/battery/_state.py): what a
-        checkpoint saves and what workers send back.  A test that finalises
-        from a statistic it shares without owning it leaves that statistic
-        to its owner's state: load the suite's states together."""
+        checkpoint saves and what workers send back.  What an object
+        declares saved elsewhere (``_state_saved_elsewhere``) is left out:
+        load the states of a suite's list together."""
         return export_state(self)
 
     def load_state(self, state: dict[str, Any]) -> None:

@@ -33,7 +33,8 @@ import numpy as np
 
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
-from randqa.battery._shared import ByteCounts, SharesStatistic
+from randqa.battery._shared import ByteCounts
+from randqa.battery._sharing import Reads, SharesStatistic
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient
 
@@ -45,6 +46,7 @@ DECISIVE_MIN_EXPECTED = 5
 class ChiSquare(SharesStatistic, WholeBlockTest):
     name = "chi_square"
     parameter_ranges: ClassVar[dict[str, Range]] = {"bits": Range(8, 16)}
+    reads = Reads(ByteCounts, bits=8)
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -58,9 +60,6 @@ class ChiSquare(SharesStatistic, WholeBlockTest):
         super().__init__(bits // 8)
         self.bits = bits
         self.counts = np.zeros(2**bits, dtype=np.int64)
-
-    def shared_statistic(self) -> ByteCounts | None:
-        return ByteCounts() if self.bits == 8 else None
 
     def _scan(self, run: np.ndarray) -> None:
         if self.bits == 8:

@@ -59,7 +59,8 @@ import numpy as np
 
 from randqa.battery import _counts, _pair_table
 from randqa.battery._pairs import BytePairTest
-from randqa.battery._shared import BytePairs, SharesStatistic
+from randqa.battery._shared import BytePairs
+from randqa.battery._sharing import Reads, SharesStatistic
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient
 
@@ -72,6 +73,7 @@ MAX_POSITION_MOD = 4096
 class Digraph(SharesStatistic, BytePairTest):
     name = "digraph"
     parameter_ranges: ClassVar[dict[str, Range]] = {"position_mod": Range(0, MAX_POSITION_MOD)}
+    reads = Reads(BytePairs, position_mod=0)
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -96,9 +98,6 @@ class Digraph(SharesStatistic, BytePairTest):
         return self.classes
 
     _own_counts = ("counts",)
-
-    def shared_statistic(self) -> BytePairs | None:
-        return BytePairs() if self.position_mod == 0 else None
 
     def _scan(self, data: np.ndarray, start: int, previous: int) -> None:
         if self.classes == 1:

@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._shared import BitTotalsTest
+from randqa.battery._sharing import BitTotalsTest
 from randqa.results import TestResult, insufficient, symmetric_binomial_two_sided
 
 MIN_BITS = 100
@@ -40,8 +40,6 @@ class Frequency(BitTotalsTest):
     name = "frequency"
 
     def _update(self, chunk: np.ndarray) -> None:
-        if self._shared_update(chunk):
-            return
         ones, _ = _counts.bit_counts(chunk)
         self.ones += ones
         self.bits += 8 * len(chunk)
@@ -51,7 +49,6 @@ class Frequency(BitTotalsTest):
         self.bits += len(bits)
 
     def _merge(self, other: "Frequency") -> None:
-        self._shared_merge(other)
         self.ones += other.ones
         self.bits += other.bits
 

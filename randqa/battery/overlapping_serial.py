@@ -42,7 +42,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _counts, _pair_table
-from randqa.battery._shared import BytePairs, SharesStatistic
+from randqa.battery._shared import BytePairs
+from randqa.battery._sharing import Reads, SharesStatistic
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.battery.serial import fold
 from randqa.results import TestResult, chi_square_result, insufficient
@@ -84,6 +85,7 @@ def _latest_bits(recent: int, bytes_seen: int, k: int) -> list[int]:
 class OverlappingSerial(SharesStatistic):
     name = "overlapping_serial"
     parameter_ranges: ClassVar[dict[str, Range]] = {"m": Range(2, 20)}
+    reads = Reads(BytePairs, by_pairs=True)
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -109,12 +111,7 @@ class OverlappingSerial(SharesStatistic):
 
     _own_counts = ("counts",)
 
-    def shared_statistic(self) -> BytePairs | None:
-        return BytePairs() if self.by_pairs else None
-
     def _update(self, chunk: np.ndarray) -> None:
-        if self._shared_update(chunk):
-            return
         if self.by_pairs:
             _pair_table.add_pair_counts(chunk, self.recent & 0xFF if self.bytes_seen else -1, self.counts)
             self.recent = ((self.recent << 8) | int(chunk[-1])) & 0xFFFF
@@ -127,9 +124,6 @@ class OverlappingSerial(SharesStatistic):
         self.tail_bits.extend(int(b) for b in bits)
 
     def _merge(self, other: "OverlappingSerial") -> None:
-        if self._shared_merge(other):  # the final bits are this test's own
-            self.tail_bits = self.tail_bits + other.tail_bits if other.shared.bytes_seen == 0 else list(other.tail_bits)
-            return
         if other.bytes_seen == 0:
             self.tail_bits.extend(other.tail_bits)
             return
@@ -151,6 +145,10 @@ class OverlappingSerial(SharesStatistic):
         shift = min(8 * other.bytes_seen, width)
         self.recent = ((self.recent << shift) | other.recent) & ((1 << width) - 1)
         self.tail_bits = list(other.tail_bits)
+
+    def _merge_kept(self, other: "OverlappingSerial") -> None:
+        # the final bits are this test's own
+        self.tail_bits = self.tail_bits + other.tail_bits if other.shared.bytes_seen == 0 else list(other.tail_bits)
 
     def _byte_part(self) -> tuple[np.ndarray, int, bytes, int]:
         """The counts, the number of bytes, the first bytes and the latest bits of the byte part of the stream."""

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._shared import BitTotalsTest
+from randqa.battery._sharing import BitTotalsTest
 from randqa.results import TestResult, Verdict, insufficient, symmetric_binomial_two_sided
 
 MIN_BITS = 100
@@ -60,8 +60,6 @@ class Runs(BitTotalsTest):
         self.last_bit = last
 
     def _update(self, chunk: np.ndarray) -> None:
-        if self._shared_update(chunk):
-            return
         ones, transitions = _counts.bit_counts(chunk)
         self._absorb(8 * len(chunk), ones, transitions, int(chunk[0]) >> 7, int(chunk[-1]) & 1)
 
@@ -73,7 +71,6 @@ class Runs(BitTotalsTest):
         self._absorb(len(bits), int(bits.sum()), transitions, int(bits[0]), int(bits[-1]))
 
     def _merge(self, other: "Runs") -> None:
-        self._shared_merge(other)
         self._absorb(other.bits, other.ones, other.transitions, other.first_bit, other.last_bit)
 
     def _totals(self) -> tuple[int, int, int]:

@@ -41,7 +41,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._shared import ByteCounts, SharesStatistic
+from randqa.battery._shared import ByteCounts
+from randqa.battery._sharing import Reads, SharesStatistic
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, Verdict, insufficient, normal_sf
 
@@ -54,6 +55,7 @@ _VALUES = np.arange(256, dtype=object)
 class SerialCorrelation(SharesStatistic):
     name = "serial_correlation"
     parameter_ranges: ClassVar[dict[str, Range]] = {"lags": Range(1, 1 << 20, items=64)}
+    reads = Reads(ByteCounts, lags=[1])
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -77,12 +79,7 @@ class SerialCorrelation(SharesStatistic):
         self.head = b""  # the first `span` bytes of the stream
         self.tail = b""  # the last `span` bytes of the stream
 
-    def shared_statistic(self) -> ByteCounts | None:
-        return ByteCounts() if self.lags == [1] else None
-
     def _update(self, chunk: np.ndarray) -> None:
-        if self._shared_update(chunk):
-            return
         _counts.byte_histogram(chunk, self.counts)
         for k in self.lags:
             # pairs that straddle the previous chunk and this one, then pairs inside it
@@ -93,7 +90,7 @@ class SerialCorrelation(SharesStatistic):
         self.tail = (self.tail + chunk[-self.span :].tobytes())[-self.span :]
 
     def _merge(self, other: "SerialCorrelation") -> None:
-        if self._shared_merge(other) or other.bytes_seen == 0:
+        if other.bytes_seen == 0:
             return
         for k in self.lags:
             self.products[k] += _straddling_products(self.tail, other.head, k) + other.products[k]

@@ -40,7 +40,7 @@ from randqa.battery import Accumulator, accumulator_class, available_tests, para
 from randqa.battery._folding import FoldedTest
 from randqa.battery._sequences import PerSequence
 from randqa.battery._streams import PAIR_SUITE, StreamViews, stream_pairs
-from randqa.battery._shared import share_statistics
+from randqa.battery._sharing import share_statistics
 from randqa.battery.base import OBJECT_BYTES, RESULT_BYTES, MemoryNeed, Range
 from randqa.errors import SuiteError, UsageError
 from randqa.folding import check_folding
@@ -173,7 +173,7 @@ class Suite:
 
     def build(self) -> list[Accumulator]:
         """Fresh accumulators, one per entry; entries that finalise from the
-        same counts share them (randqa/battery/_shared.py), so keep the list
+        same counts share them (randqa/battery/_sharing.py), so keep the list
         together: merge lists element by element, pickle the whole list."""
         accumulators = [spec.build() for spec in self.tests]
         share_statistics(accumulators)

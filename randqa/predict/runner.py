@@ -26,6 +26,7 @@ import numpy as np
 
 from randqa.errors import InputError, UsageError
 from randqa.predict.base import Fit, NoFit, Predictor
+from randqa.predict.registry import make_predictors
 from randqa.sources.base import Source, read_full
 
 #: bytes read from a source when no size is given: enough for every
@@ -170,8 +171,6 @@ def _result(predictor: Predictor, attempt: _Attempt) -> PredictorResult:
 def predict_data(data: bytes | bytearray | memoryview | np.ndarray, *, predictors: Sequence[str] | None = None,
                  check_bytes: int = DEFAULT_CHECK_BYTES, source: dict[str, Any] | None = None) -> PredictReport:
     """Run the predictors on bytes already in memory (``source``: the report's source description)."""
-    from randqa.predict import make_predictors
-
     array = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8).ravel()
     if len(array) == 0:
         raise InputError("no bytes to predict from: the input is empty")

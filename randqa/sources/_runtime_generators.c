@@ -47,6 +47,7 @@ typedef union {
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators.Generator"
 #include "_generator_object.h"
+#include "_runtime_module.h"
 
 /* ------------------------------------------------------------------ */
 /* V8's Math.random() (src/numbers/math-random.cc, src/base/utils/
@@ -399,29 +400,20 @@ SEEDED_CONSTRUCTOR(sqlite_random, 32, sqlite_fill, 64, "SQLite random() (ChaCha2
 
 /* ------------------------------------------------------------------ */
 
-static PyMethodDef module_methods[] = {
-    {"v8_math_random", make_v8_math_random, METH_VARARGS,
-     "v8_math_random(seed): Node's Math.random() after --random-seed=seed; 52-bit values packed."},
-    {"java_random_long", make_java_random_long, METH_VARARGS, "java_random_long(seed): new Random(seed).nextLong() values."},
-    {"java_random_double", make_java_random_double, METH_VARARGS,
-     "java_random_double(seed): new Random(seed).nextDouble() * 2^53, 53-bit values packed."},
-    {"java_l64x128mixrandom", make_java_l64x128mixrandom, METH_VARARGS,
-     "java_l64x128mixrandom(seed): new L64X128MixRandom(seed).nextLong() values."},
-    {"go_math_rand", make_go_math_rand, METH_VARARGS, "go_math_rand(seed): rand.NewSource(seed).Uint64() values."},
-    {"dotnet_random", make_dotnet_random, METH_VARARGS,
-     "dotnet_random(seed): new System.Random(seed).Next() values (Mono), 31 bits packed."},
-    {"php_mt_rand", make_php_mt_rand, METH_VARARGS, "php_mt_rand(seed): mt_rand() values after mt_srand(seed), 31 bits packed."},
-    {"sqlite_random", make_sqlite_random, METH_VARARGS,
-     "sqlite_random(seed): SELECT random() values after SQLITE_TESTCTRL_PRNG_SEED(seed)."},
-    {NULL, NULL, 0, NULL},
-};
-
-RANDQA_MODULE_DEF("randqa.sources._runtime_generators",
-                  "The runtimes' default generators, bit-exact and seeded as each runtime seeds them.",
-                  module_methods);
-
-PyMODINIT_FUNC
-PyInit__runtime_generators(void)
-{
-    return create_module_with_type(&module_def, &GenType, "Generator");
-}
+RUNTIME_GENERATOR_MODULE(_runtime_generators,
+                         "The runtimes' default generators, bit-exact and seeded as each runtime seeds them.",
+                         GENERATOR_FUNCTION(v8_math_random,
+                                            "v8_math_random(seed): Node's Math.random() after --random-seed=seed; 52-bit values packed."),
+                         GENERATOR_FUNCTION(java_random_long,
+                                            "java_random_long(seed): new Random(seed).nextLong() values."),
+                         GENERATOR_FUNCTION(java_random_double,
+                                            "java_random_double(seed): new Random(seed).nextDouble() * 2^53, 53-bit values packed."),
+                         GENERATOR_FUNCTION(java_l64x128mixrandom,
+                                            "java_l64x128mixrandom(seed): new L64X128MixRandom(seed).nextLong() values."),
+                         GENERATOR_FUNCTION(go_math_rand, "go_math_rand(seed): rand.NewSource(seed).Uint64() values."),
+                         GENERATOR_FUNCTION(dotnet_random,
+                                            "dotnet_random(seed): new System.Random(seed).Next() values (Mono), 31 bits packed."),
+                         GENERATOR_FUNCTION(php_mt_rand,
+                                            "php_mt_rand(seed): mt_rand() values after mt_srand(seed), 31 bits packed."),
+                         GENERATOR_FUNCTION(sqlite_random,
+                                            "sqlite_random(seed): SELECT random() values after SQLITE_TESTCTRL_PRNG_SEED(seed)."))

@@ -53,6 +53,7 @@ typedef union {
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators_clib.Generator"
 #include "_generator_object.h"
+#include "_runtime_module.h"
 
 /* ------------------------------------------------------------------ */
 /* musl rand(): srand(s) sets seed = s - 1, computed in unsigned int
@@ -278,24 +279,20 @@ SEEDED_CONSTRUCTOR(ranlux48, 64, ranlux48_fill, 48, "libstdc++ ranlux48 (SWC 48/
 SEEDED_CONSTRUCTOR(knuth_b, 64, knuth_b_fill, 31, "libstdc++ knuth_b (minstd_rand0 shuffled, 256 entries)",
                    knuth_b_init(&g->st.knuth_b, seed))
 
-static PyMethodDef module_methods[] = {
-    {"musl_rand", make_musl_rand, METH_VARARGS, "musl_rand(seed): rand() after srand(seed); 31-bit values packed."},
-    {"musl_random", make_musl_random, METH_VARARGS, "musl_random(seed): random() after srandom(seed); 31-bit values packed."},
-    {"minstd_rand0", make_minstd_rand0, METH_VARARGS, "minstd_rand0(seed): std::minstd_rand0(seed); 31-bit values packed."},
-    {"minstd_rand", make_minstd_rand, METH_VARARGS, "minstd_rand(seed): std::minstd_rand(seed); 31-bit values packed."},
-    {"mt19937_64", make_mt19937_64, METH_VARARGS, "mt19937_64(seed): std::mt19937_64(seed); values as 8 LE bytes."},
-    {"ranlux24", make_ranlux24, METH_VARARGS, "ranlux24(seed): std::ranlux24(seed); 24-bit values as 3 LE bytes."},
-    {"ranlux48", make_ranlux48, METH_VARARGS, "ranlux48(seed): std::ranlux48(seed); 48-bit values as 6 LE bytes."},
-    {"knuth_b", make_knuth_b, METH_VARARGS, "knuth_b(seed): std::knuth_b(seed); 31-bit values packed."},
-    {NULL, NULL, 0, NULL},
-};
-
-RANDQA_MODULE_DEF("randqa.sources._runtime_generators_clib",
-                  "The C and C++ standard libraries' generators: musl rand() and random(), libstdc++ <random> engines.",
-                  module_methods);
-
-PyMODINIT_FUNC
-PyInit__runtime_generators_clib(void)
-{
-    return create_module_with_type(&module_def, &GenType, "Generator");
-}
+RUNTIME_GENERATOR_MODULE(_runtime_generators_clib,
+                         "The C and C++ standard libraries' generators: musl rand() and random(), libstdc++ <random> engines.",
+                         GENERATOR_FUNCTION(musl_rand,
+                                            "musl_rand(seed): rand() after srand(seed); 31-bit values packed."),
+                         GENERATOR_FUNCTION(musl_random,
+                                            "musl_random(seed): random() after srandom(seed); 31-bit values packed."),
+                         GENERATOR_FUNCTION(minstd_rand0,
+                                            "minstd_rand0(seed): std::minstd_rand0(seed); 31-bit values packed."),
+                         GENERATOR_FUNCTION(minstd_rand,
+                                            "minstd_rand(seed): std::minstd_rand(seed); 31-bit values packed."),
+                         GENERATOR_FUNCTION(mt19937_64,
+                                            "mt19937_64(seed): std::mt19937_64(seed); values as 8 LE bytes."),
+                         GENERATOR_FUNCTION(ranlux24,
+                                            "ranlux24(seed): std::ranlux24(seed); 24-bit values as 3 LE bytes."),
+                         GENERATOR_FUNCTION(ranlux48,
+                                            "ranlux48(seed): std::ranlux48(seed); 48-bit values as 6 LE bytes."),
+                         GENERATOR_FUNCTION(knuth_b, "knuth_b(seed): std::knuth_b(seed); 31-bit values packed."))

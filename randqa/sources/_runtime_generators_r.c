@@ -47,6 +47,7 @@ typedef union {
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators_r.Generator"
 #include "_generator_object.h"
+#include "_runtime_module.h"
 
 #define I2_32M1 2.328306437080797e-10 /* = 1/(2^32 - 1) */
 #define KT_SCALE 9.31322574615479e-10 /* R's literal for 2^-30 (two ulps above it) */
@@ -258,25 +259,25 @@ knuth_taocp_init(knuth_taocp_state *s, uint32_t seed)
 #define LE_M2 4294944443LL
 #define LE_NORMC 2.328306549295727688e-10
 
+/* One of MRG32k3a's two recurrences: p = sum mod m (R reduces through an
+ * int quotient), shifted into the component's three words x. */
+static inline int64_t
+lecuyer_component(uint32_t *x, int64_t sum, int64_t m)
+{
+    int64_t p = sum - (int64_t)(int)(sum / m) * m;
+    if (p < 0)
+        p += m;
+    x[0] = x[1];
+    x[1] = x[2];
+    x[2] = (uint32_t)p;
+    return p;
+}
+
 static inline double
 lecuyer_next_u(lecuyer_state *s)
 {
-    int64_t p1 = 1403580LL * s->i[1] - 810728LL * s->i[0];
-    p1 -= (int64_t)(int)(p1 / LE_M1) * LE_M1;
-    if (p1 < 0)
-        p1 += LE_M1;
-    s->i[0] = s->i[1];
-    s->i[1] = s->i[2];
-    s->i[2] = (uint32_t)p1;
-
-    int64_t p2 = 527612LL * s->i[5] - 1370589LL * s->i[3];
-    p2 -= (int64_t)(int)(p2 / LE_M2) * LE_M2;
-    if (p2 < 0)
-        p2 += LE_M2;
-    s->i[3] = s->i[4];
-    s->i[4] = s->i[5];
-    s->i[5] = (uint32_t)p2;
-
+    int64_t p1 = lecuyer_component(s->i, 1403580LL * s->i[1] - 810728LL * s->i[0], LE_M1);
+    int64_t p2 = lecuyer_component(s->i + 3, 527612LL * s->i[5] - 1370589LL * s->i[3], LE_M2);
     return (double)((p1 > p2) ? (p1 - p2) : (p1 - p2 + LE_M1)) * LE_NORMC;
 }
 
@@ -321,25 +322,17 @@ SEEDED_CONSTRUCTOR(knuth_taocp_2002, 32, knuth_taocp_fill, 30, "R Knuth-TAOCP-20
                    knuth_taocp_init(&g->st.kt, (uint32_t)seed))
 SEEDED_CONSTRUCTOR(lecuyer_cmrg, 32, lecuyer_fill, 32, "R L'Ecuyer-CMRG", lecuyer_init(&g->st.le, (uint32_t)seed))
 
-static PyMethodDef module_methods[] = {
-    {"mersenne_twister", make_mersenne_twister, METH_VARARGS,
-     "mersenne_twister(seed): runif after set.seed(seed, kind = \"Mersenne-Twister\")."},
-    {"wichmann_hill", make_wichmann_hill, METH_VARARGS, "wichmann_hill(seed): runif after set.seed(seed, kind = \"Wichmann-Hill\")."},
-    {"marsaglia_multicarry", make_marsaglia_multicarry, METH_VARARGS,
-     "marsaglia_multicarry(seed): runif after set.seed(seed, kind = \"Marsaglia-Multicarry\")."},
-    {"super_duper", make_super_duper, METH_VARARGS, "super_duper(seed): runif after set.seed(seed, kind = \"Super-Duper\")."},
-    {"knuth_taocp_2002", make_knuth_taocp_2002, METH_VARARGS,
-     "knuth_taocp_2002(seed): runif after set.seed(seed, kind = \"Knuth-TAOCP-2002\")."},
-    {"lecuyer_cmrg", make_lecuyer_cmrg, METH_VARARGS, "lecuyer_cmrg(seed): runif after set.seed(seed, kind = \"L'Ecuyer-CMRG\")."},
-    {NULL, NULL, 0, NULL},
-};
-
-RANDQA_MODULE_DEF("randqa.sources._runtime_generators_r",
-                  "R's runif() generators after set.seed: the 32 (Knuth-TAOCP-2002: 30) bits of each value.",
-                  module_methods);
-
-PyMODINIT_FUNC
-PyInit__runtime_generators_r(void)
-{
-    return create_module_with_type(&module_def, &GenType, "Generator");
-}
+RUNTIME_GENERATOR_MODULE(_runtime_generators_r,
+                         "R's runif() generators after set.seed: the 32 (Knuth-TAOCP-2002: 30) bits of each value.",
+                         GENERATOR_FUNCTION(mersenne_twister,
+                                            "mersenne_twister(seed): runif after set.seed(seed, kind = \"Mersenne-Twister\")."),
+                         GENERATOR_FUNCTION(wichmann_hill,
+                                            "wichmann_hill(seed): runif after set.seed(seed, kind = \"Wichmann-Hill\")."),
+                         GENERATOR_FUNCTION(marsaglia_multicarry,
+                                            "marsaglia_multicarry(seed): runif after set.seed(seed, kind = \"Marsaglia-Multicarry\")."),
+                         GENERATOR_FUNCTION(super_duper,
+                                            "super_duper(seed): runif after set.seed(seed, kind = \"Super-Duper\")."),
+                         GENERATOR_FUNCTION(knuth_taocp_2002,
+                                            "knuth_taocp_2002(seed): runif after set.seed(seed, kind = \"Knuth-TAOCP-2002\")."),
+                         GENERATOR_FUNCTION(lecuyer_cmrg,
+                                            "lecuyer_cmrg(seed): runif after set.seed(seed, kind = \"L'Ecuyer-CMRG\")."))

@@ -29,6 +29,7 @@ typedef union {
 
 #define GENERATOR_TYPE_NAME "randqa.sources._runtime_generators_scripting.Generator"
 #include "_generator_object.h"
+#include "_runtime_module.h"
 
 /* ------------------------------------------------------------------ */
 /* Lua 5.4: xoshiro256** (Blackman & Vigna)                              */
@@ -116,20 +117,9 @@ make_ruby_random(PyObject *Py_UNUSED(self), PyObject *args)
     return (PyObject *)g;
 }
 
-static PyMethodDef module_methods[] = {
-    {"lua_math_random", make_lua_math_random, METH_VARARGS,
-     "lua_math_random(seed): math.random() after math.randomseed(seed) (seed as a 64-bit two's complement integer)."},
-    {"ruby_random", make_ruby_random, METH_VARARGS,
-     "ruby_random(magnitude): Random#rand after Random.new(seed), |seed| given as little-endian bytes."},
-    {NULL, NULL, 0, NULL},
-};
-
-RANDQA_MODULE_DEF("randqa.sources._runtime_generators_scripting",
-                  "Lua 5.4's math.random() and Ruby's Random#rand: the 53 bits of each float.",
-                  module_methods);
-
-PyMODINIT_FUNC
-PyInit__runtime_generators_scripting(void)
-{
-    return create_module_with_type(&module_def, &GenType, "Generator");
-}
+RUNTIME_GENERATOR_MODULE(_runtime_generators_scripting,
+                         "Lua 5.4's math.random() and Ruby's Random#rand: the 53 bits of each float.",
+                         GENERATOR_FUNCTION(lua_math_random,
+                                            "lua_math_random(seed): math.random() after math.randomseed(seed) (seed as a 64-bit two's complement integer)."),
+                         GENERATOR_FUNCTION(ruby_random,
+                                            "ruby_random(magnitude): Random#rand after Random.new(seed), |seed| given as little-endian bytes."))

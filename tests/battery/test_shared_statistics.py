@@ -1,4 +1,5 @@
-"""Suite entries that share a statistic (randqa/battery/_shared.py) give
+"""Suite entries that share a statistic (randqa/battery/_shared.py, wired
+by randqa/battery/_sharing.py) give
 exactly the results they give counting on their own: over any chunking,
 with a bit stream's final bits, merged as lists, pickled as a list, with
 threads, and folded, whether they share the byte-pair table or the smaller
@@ -6,13 +7,16 @@ byte counts; and a list pulled apart refuses to finalise."""
 
 from __future__ import annotations
 
+import ast
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from randqa.battery import _counts
-from randqa.battery._shared import ByteCounts, BytePairs, FoldedStatistic, share_statistics
+from randqa.battery import _counts, base
+from randqa.battery._shared import ByteCounts, BytePairs, FoldedStatistic
+from randqa.battery._sharing import declared_statistic, share_statistics
 from randqa.battery.suites import load_suite, parse_suite
 from randqa.engine.run import feed
 from randqa.sources.streams import ByteStream
@@ -267,10 +271,18 @@ def test_only_a_fresh_accumulator_starts_sharing():
         share_statistics(accs)
 
 
-def test_a_test_without_a_statistic_refuses_one():
+def test_a_test_that_reads_no_statistic_is_left_alone():
     birthday = load_suite("quick").tests[-1].build()
-    with pytest.raises(TypeError, match="no shared statistic"):
-        birthday.use_shared_statistic(BytePairs(), owner=True)
+    assert declared_statistic(birthday) is None
+    share_statistics([birthday, load_suite("quick").tests[-1].build()])
+    assert getattr(birthday, "shared", None) is None
+
+
+def test_a_statistic_a_test_cannot_read_is_refused():
+    chi16 = parse_suite(PAIR_SUITE, "pairs.toml").tests[4].build()
+    assert chi16.bits == 16 and declared_statistic(chi16) is None
+    with pytest.raises(ValueError, match="cannot finalise from"):
+        chi16.use_shared_statistic(BytePairs(), owner=True)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -283,3 +295,11 @@ def test_threads_give_the_same_results(jobs, tmp_path):
     with ByteStream(str(path)) as source:
         feed(source, accs, chunk_bytes=1 << 20, jobs=jobs)
     assert results_of(accs) == results_of(feed_in_pieces(unshared(suite), data, []))
+
+
+def test_the_accumulator_protocol_knows_nothing_of_sharing():
+    # sharing is wired from outside (_sharing.py): base imports neither module
+    imported = [node.module for node in ast.walk(ast.parse(Path(base.__file__).read_text()))
+                if isinstance(node, ast.ImportFrom)]
+    assert not [m for m in imported if m and m.startswith("randqa.battery._shar")], imported
+    assert not hasattr(base.Accumulator, "shared_statistic") and not hasattr(base.Accumulator, "use_shared_statistic")

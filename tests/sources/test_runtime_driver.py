@@ -17,7 +17,7 @@ from conftest import run_cli_inprocess
 from randqa.errors import InputError, UsageError
 from randqa.sources.backends import find_backend, open_backend
 from randqa.sources.runtimes import LIVE_SUFFIX, driver_for, find_runtime_backend, runtime_backends
-from randqa.sources.runtimes.driver import CompiledDriver, cache_root
+from randqa.sources.runtimes.driver import CompiledDriver, RuntimeDriver, cache_root
 from randqa.sources.runtimes.live import LiveSource
 
 
@@ -82,25 +82,12 @@ def test_a_program_that_cannot_start_is_one_line():
         live(["/nonexistent/runtime"])
 
 
-class CountingDriver(CompiledDriver):
+def counting_driver(folder: Path, compiler: str, build: str = "cp prog.txt prog.out && echo x >> ../builds.log"):
     """A 'compiler' that copies its source and counts its runs."""
-
-    name = "counting"
-    programs = ("sh",)
-    sources = ("prog.txt",)
-
-    def __init__(self, folder: Path, compiler: str) -> None:
-        self.source_folder = folder
-        self.compiler_version_command = ["echo", compiler]
-
-    def build_commands(self, folder: Path) -> list[list[str]]:
-        return [["sh", "-c", "cp prog.txt prog.out && echo x >> ../builds.log"]]
-
-    def version(self) -> str:
-        return "counting 1"
-
-    def program(self, seed: int) -> list[str]:
-        return ["cat", str(self.built() / "prog.out")]
+    driver = CompiledDriver("counting", programs=("sh",), sources=("prog.txt",), compiler_version_command=("echo", compiler),
+                            build=[["sh", "-c", build]], command=("cat", "{built}/prog.out"))
+    driver.source_folder = folder
+    return driver
 
 
 def test_compiled_drivers_build_once_per_source_and_compiler(tmp_path, monkeypatch):
@@ -109,13 +96,13 @@ def test_compiled_drivers_build_once_per_source_and_compiler(tmp_path, monkeypat
     sources = tmp_path / "src"
     sources.mkdir()
     (sources / "prog.txt").write_text("one")
-    first = CountingDriver(sources, "cc 1").built()
-    assert CountingDriver(sources, "cc 1").built() == first
+    first = counting_driver(sources, "cc 1").built()
+    assert counting_driver(sources, "cc 1").built() == first
     assert (first / "prog.out").read_text() == "one"
     assert (cache_root() / "drivers" / "builds.log").read_text().count("x") == 1
     (sources / "prog.txt").write_text("two")
-    edited = CountingDriver(sources, "cc 1").built()
-    upgraded = CountingDriver(sources, "cc 2").built()
+    edited = counting_driver(sources, "cc 1").built()
+    upgraded = counting_driver(sources, "cc 2").built()
     assert len({first, edited, upgraded}) == 3
     assert (edited / "prog.out").read_text() == "two"
     assert sorted(p.name.split("-")[0] for p in (cache_root() / "drivers").iterdir() if p.is_dir()) == ["counting"] * 3
@@ -124,12 +111,19 @@ def test_compiled_drivers_build_once_per_source_and_compiler(tmp_path, monkeypat
 def test_a_failed_build_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
-    class Broken(CountingDriver):
-        def build_commands(self, folder: Path) -> list[list[str]]:
-            return [["sh", "-c", "echo 'prog.txt:1: syntax error' >&2; exit 1"]]
-
     (tmp_path / "prog.txt").write_text("one")
     with pytest.raises(InputError, match=r"building the counting driver: sh exited with status 1: "
                                          r"prog.txt:1: syntax error"):
-        Broken(tmp_path, "cc 1").built()
+        counting_driver(tmp_path, "cc 1", "echo 'prog.txt:1: syntax error' >&2; exit 1").built()
     assert [p for p in (cache_root() / "drivers").iterdir() if p.is_dir()] == []
+
+
+def test_a_drivers_command_takes_the_seed_and_the_built_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    script = RuntimeDriver("script", command=("prog", "--seed={seed}", "driver.js"), version_command=("echo", "1"))
+    assert script.programs == ("prog",)
+    assert script.stream_command("b", 5) == ["prog", "--seed=5", "driver.js", "stream", "b", "5"]
+    assert script.time_command("b", 5, 100) == ["prog", "--seed=5", "driver.js", "time", "b", "5", "100"]
+    (tmp_path / "prog.txt").write_text("one")
+    compiled = counting_driver(tmp_path, "cc 1")
+    assert compiled.program(7) == ["cat", f"{compiled.built()}/prog.out"]

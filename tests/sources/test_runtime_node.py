@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime_checks import assert_live_equals_compiled, backend_values
+from runtime_checks import assert_live_equals_compiled, values_at
 
 INDICES = (0, 1, 63, 64, 129)
 NODE_MATH_RANDOM = {
@@ -28,8 +28,7 @@ NODE_MATH_RANDOM = {
 
 @pytest.mark.parametrize("seed", sorted(NODE_MATH_RANDOM))
 def test_v8_math_random_equals_node(seed):
-    values = backend_values("v8-math-random", seed, 130)
-    assert [values[i] / 2**52 for i in INDICES] == NODE_MATH_RANDOM[seed]
+    assert [v / 2**52 for v in values_at("v8-math-random", seed, INDICES)] == NODE_MATH_RANDOM[seed]
 
 
 def test_v8_math_random_live_equals_the_c_generator():

@@ -14,7 +14,7 @@ import pytest
 
 from randqa.errors import UsageError
 from randqa.sources.backends import open_backend
-from runtime_checks import assert_live_equals_compiled, backend_values, signed
+from runtime_checks import assert_live_equals_compiled, signed, values_at
 
 ROWS = (1, 2, 8, 9, 17, 20)
 SQLITE_3_40 = {
@@ -31,8 +31,8 @@ SQLITE_3_40 = {
 
 @pytest.mark.parametrize("seed", sorted(SQLITE_3_40))
 def test_sqlite_random_equals_sqlite(seed):
-    values = [signed(v, 64) for v in backend_values("sqlite-random", seed, 20)]
-    assert [values[row - 1] for row in ROWS] == SQLITE_3_40[seed]
+    values = values_at("sqlite-random", seed, tuple(row - 1 for row in ROWS))
+    assert [signed(v, 64) for v in values] == SQLITE_3_40[seed]
 
 
 def test_seed_zero_is_refused_because_sqlite_reads_it_as_unseeded():

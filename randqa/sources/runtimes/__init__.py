@@ -12,12 +12,13 @@ Every runtime backend comes twice:
   reading the stdout of the runtime's driver program), so nothing rests on
   our reading of the runtime's source.
 
-One module per runtime (``node.py``, ``java.py``, ...; listed in
-``RUNTIME_MODULES``, in `randqa list` order) defines its ``DRIVER`` (a
-:class:`~randqa.sources.runtimes.driver.RuntimeDriver`) and its
-``BACKENDS`` (:class:`RuntimeBackend`), and says in its docstring which
-source of the runtime it follows and how the runtime's variant differs from
-the textbook algorithm.  Known answers from the real runtimes, with their
+The backends are one table, ``backends.toml`` (:class:`RuntimeBackend`'s
+fields, in `randqa list` order).  One module per runtime (``node.py``,
+``java.py``, ...; listed in ``RUNTIME_MODULES``, in `randqa list` order)
+defines its ``DRIVER`` (a
+:class:`~randqa.sources.runtimes.driver.RuntimeDriver`) and says in its
+docstring which source of the runtime it follows and how the runtime's
+variant differs from the textbook algorithm.  Known answers from the real runtimes, with their
 versions, are in tests/sources/test_runtime_<runtime>.py.
 
 The stream.  A call returns b bits (52 for V8's doubles, 31 for PHP's
@@ -31,8 +32,10 @@ from __future__ import annotations
 
 import importlib
 import secrets
+import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from randqa.errors import UsageError
@@ -103,9 +106,23 @@ def _modules() -> tuple[Any, ...]:
     return tuple(importlib.import_module(f"randqa.sources.runtimes.{name}") for name in RUNTIME_MODULES)
 
 
+@lru_cache(maxsize=1)
+def _backends() -> tuple[RuntimeBackend, ...]:
+    with (Path(__file__).parent / "backends.toml").open("rb") as table:
+        entries = tomllib.load(table)["backend"]
+    return tuple(_backend(**entry) for entry in entries)
+
+
+def _backend(*, make: str, seed_low: int, seed_bits: int, **fields: Any) -> RuntimeBackend:
+    """A row of backends.toml: ``make`` names a function of randqa.sources."""
+    module, _, function = make.rpartition(".")
+    maker = getattr(importlib.import_module(f"randqa.sources.{module}"), function)
+    return RuntimeBackend(make=maker, seed_range=(seed_low, 1 << seed_bits), **fields)
+
+
 def runtime_backends() -> list[RuntimeBackend]:
     """Every runtime backend (without its -live twin), in `randqa list` order."""
-    return [backend for module in _modules() for backend in module.BACKENDS]
+    return list(_backends())
 
 
 def drivers() -> list[RuntimeDriver]:

@@ -29,7 +29,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -77,13 +77,23 @@ def program_version(*command: str) -> str:
     return _first_line(command_output(list(command), command[0]))
 
 
-class RuntimeDriver(ABC):
-    """One runtime (``name``: "node", "java", ...) and how to run its generators."""
+class RuntimeDriver:
+    """One runtime (``name``: "node", "java", ...) and how to run its
+    generators, described as data: the ``command`` that runs its driver
+    program (``{seed}`` in it becomes the seed, for a runtime that takes its
+    seed as an option of its own, as Node's V8 does), the programs that must
+    be on PATH (by default the command's first word) and the command whose
+    first line of output is the runtime's version."""
 
-    #: the runtime's short name, as `randqa list` and the refusal messages say it
-    name: str
-    #: the programs that must be on PATH (the first missing one is named when refused)
-    programs: tuple[str, ...]
+    def __init__(self, name: str, *, command: Sequence[str], version_command: Sequence[str],
+                 version_prefix: str = "", programs: Sequence[str] | None = None) -> None:
+        #: the runtime's short name, as `randqa list` and the refusal messages say it
+        self.name = name
+        self.command = tuple(command)
+        self.version_command = tuple(version_command)
+        self.version_prefix = version_prefix
+        #: the programs that must be on PATH (the first missing one is named when refused)
+        self.programs = tuple(programs) if programs is not None else self.command[:1]
 
     def missing_program(self) -> str | None:
         """The first of ``programs`` not found on PATH, or None."""
@@ -102,15 +112,13 @@ class RuntimeDriver(ABC):
         if missing is not None:
             raise UsageError(f"backend {backend} needs {missing} (not found on PATH)")
 
-    @abstractmethod
     def version(self) -> str:
         """The installed runtime's version, one line (e.g. "node v20.20.2")."""
+        return self.version_prefix + program_version(*self.version_command)
 
-    @abstractmethod
     def program(self, seed: int) -> list[str]:
-        """The command that runs the driver program, before its arguments
-        (a runtime that takes its seed as an option of its own, as Node's
-        V8 does, is given it here)."""
+        """The command that runs the driver program, before its arguments."""
+        return [part.replace("{seed}", str(seed)) for part in self.command]
 
     def stream_command(self, backend: str, seed: int) -> list[str]:
         """A command writing ``backend``'s stream, seeded with ``seed``, to stdout forever."""
@@ -125,9 +133,10 @@ class RuntimeDriver(ABC):
 class CompiledDriver(RuntimeDriver):
     """A runtime whose driver program is compiled before it runs (Java, Go, C#, C).
 
-    Subclasses name their ``sources`` (files in ``drivers/``), the command
-    that prints the compiler's version and the commands that build the
-    sources, copied into a folder, into that same folder.
+    Besides a runtime's data it names its ``sources`` (files in
+    ``drivers/``), the command that prints the compiler's version and the
+    commands that build the sources, copied into a folder, into that same
+    folder; ``{built}`` in its command is that folder.
     """
 
     #: the driver's source files, in ``source_folder``
@@ -136,13 +145,28 @@ class CompiledDriver(RuntimeDriver):
     #: the command whose output identifies the compiler (part of the cache key)
     compiler_version_command: list[str]
 
-    @abstractmethod
+    def __init__(self, name: str, *, sources: Sequence[str], compiler_version_command: Sequence[str],
+                 build: Sequence[Sequence[str]], command: Sequence[str], version_command: Sequence[str] = (),
+                 programs: Sequence[str] | None = None) -> None:
+        super().__init__(name, command=command, version_command=version_command, programs=programs)
+        self.sources = tuple(sources)
+        self.compiler_version_command = list(compiler_version_command)
+        self.build = tuple(tuple(step) for step in build)
+
     def build_commands(self, folder: Path) -> list[list[str]]:
         """The commands that build the sources copied into ``folder``, run in it."""
+        return [list(step) for step in self.build]
 
     def build_environment(self) -> dict[str, str] | None:
         """Environment for the build commands (None: randqa's own)."""
         return None
+
+    def program(self, seed: int) -> list[str]:
+        command = super().program(seed)
+        if any("{built}" in part for part in command):
+            built = str(self.built())
+            command = [part.replace("{built}", built) for part in command]
+        return command
 
     def _key(self) -> str:
         digest = hashlib.sha256()

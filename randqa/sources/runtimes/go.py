@@ -25,45 +25,20 @@ The stream: each ``Uint64()`` as 8 little-endian bytes.  ``--seed`` is the
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from randqa.sources import _runtime_generators
-from randqa.sources.runtimes import RuntimeBackend
-from randqa.sources.runtimes.driver import CompiledDriver, cache_root, program_version
+from randqa.sources.runtimes.driver import CompiledDriver, cache_root
 
 
 class GoDriver(CompiledDriver):
-    name = "go"
-    programs = ("go",)
-    sources = ("go_driver.go",)
-    compiler_version_command = ["go", "version"]
-
-    def build_commands(self, folder: Path) -> list[list[str]]:
-        return [["go", "build", "-o", "go_driver", "go_driver.go"]]
-
     def build_environment(self) -> dict[str, str]:
         # go's build cache needs a writable folder even where HOME is not
         return {**os.environ, "GOCACHE": str(cache_root() / "go-build"), "GO111MODULE": "off"}
 
-    def version(self) -> str:
-        return program_version("go", "version")
-
-    def program(self, seed: int) -> list[str]:
-        return [str(self.built() / "go_driver")]
-
     def cooked_command(self) -> list[str]:
         """The command printing math/rand's rngCooked as the C header randqa compiles."""
-        return [str(self.built() / "go_driver"), "cooked"]
+        return [*self.program(0), "cooked"]
 
 
-DRIVER = GoDriver()
-
-BACKENDS = (
-    RuntimeBackend(
-        name="go-math-rand", runtime="go", call="r.Uint64()", bits_per_call=64,
-        seed_range=(0, 2**63), seed_rule="rand.NewSource takes an int64",
-        seeding="rand.NewSource(seed): seed mod (2^31-1) (0 -> 89482311) through the 48271 LCG, XOR rngCooked",
-        summary="Go math/rand rand.New(rand.NewSource(seed)).Uint64(): additive lagged Fibonacci (607, 273) "
-                "mod 2^64, seeded by a 31-bit LCG; 8 LE bytes; pinned to go1.19.8",
-        make=_runtime_generators.go_math_rand),
-)
+DRIVER = GoDriver("go", programs=("go",), sources=("go_driver.go",), compiler_version_command=("go", "version"),
+                  build=[["go", "build", "-o", "go_driver", "go_driver.go"]], command=("{built}/go_driver",),
+                  version_command=("go", "version"))

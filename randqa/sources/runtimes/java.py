@@ -27,64 +27,10 @@ form of the same 64 bits).
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from randqa.sources import _generators, _runtime_generators
-from randqa.sources.runtimes import RuntimeBackend
-from randqa.sources.runtimes.driver import CompiledDriver, program_version
-
-PINNED = "pinned to OpenJDK 17.0.15"
+from randqa.sources.runtimes.driver import CompiledDriver
 
 
-class JavaDriver(CompiledDriver):
-    name = "java"
-    programs = ("java", "javac")
-    sources = ("RandqaDriver.java",)
-    compiler_version_command = ["javac", "-version"]
-
-    def build_commands(self, folder: Path) -> list[list[str]]:
-        return [["javac", "-d", ".", "RandqaDriver.java"]]
-
-    def version(self) -> str:
-        return program_version("java", "-version")
-
-    def program(self, seed: int) -> list[str]:
-        return ["java", "-XX:+UseSerialGC", "-cp", str(self.built()), "RandqaDriver"]
-
-
-DRIVER = JavaDriver()
-
-_SEED_RANGE = (0, 2**64)
-_SEED_RULE = "the constructor takes a 64-bit long"
-_RANDOM_SEEDING = "new java.util.Random(seed): x = (seed ^ 0x5DEECE66D) mod 2^48"
-
-BACKENDS = (
-    RuntimeBackend(
-        name="java-random", runtime="java", call="nextInt()", bits_per_call=32, seeding=_RANDOM_SEEDING,
-        summary=f"java.util.Random nextInt(): LCG mod 2^48 (0x5DEECE66D, 11), bits 47..16 as 4 LE bytes; {PINNED}",
-        make=_generators.java_random, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
-    RuntimeBackend(
-        name="java-random-long", runtime="java", call="nextLong()", bits_per_call=64, seeding=_RANDOM_SEEDING,
-        summary="java.util.Random nextLong(): (next(32) << 32) + next(32), the low int sign-extended, "
-                f"as 8 LE bytes; {PINNED}",
-        make=_runtime_generators.java_random_long, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
-    RuntimeBackend(
-        name="java-random-double", runtime="java", call="nextDouble() * 2**53", bits_per_call=53,
-        seeding=_RANDOM_SEEDING,
-        summary="java.util.Random nextDouble(): (next(26) << 27) + next(27) over 2^53; its 53 bits, packed; "
-                f"{PINNED}",
-        make=_runtime_generators.java_random_double, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
-    RuntimeBackend(
-        name="java-splittable-random", runtime="java", call="nextLong()", bits_per_call=64,
-        seeding="new SplittableRandom(seed): seed += 0x9e3779b97f4a7c15 per call (= splitmix64 from state seed)",
-        summary=f"java.util.SplittableRandom nextLong(): SplitMix64 (Weyl sequence + Stafford mix 13), 8 LE bytes; "
-                f"{PINNED}",
-        make=_generators.splitmix64, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
-    RuntimeBackend(
-        name="java-l64x128mixrandom", runtime="java", call="nextLong()", bits_per_call=64,
-        seeding="RandomGeneratorFactory.of(\"L64X128MixRandom\").create(seed): seed ^= 0x6A09E667F3BCC909, "
-                "a = mixMurmur64(seed) | 1, s = 1, x0/x1 = mixStafford13(seed, seed + golden ratio)",
-        summary="Java 17 L64X128MixRandom nextLong(): LCG mod 2^64 + xoroshiro128, mixLea64 (JEP 356), "
-                f"8 LE bytes; {PINNED}",
-        make=_runtime_generators.java_l64x128mixrandom, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
-)
+DRIVER = CompiledDriver("java", programs=("java", "javac"), sources=("RandqaDriver.java",),
+                        compiler_version_command=("javac", "-version"), build=[["javac", "-d", ".", "RandqaDriver.java"]],
+                        command=("java", "-XX:+UseSerialGC", "-cp", "{built}", "RandqaDriver"),
+                        version_command=("java", "-version"))

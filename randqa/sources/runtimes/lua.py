@@ -17,33 +17,6 @@ reads the decimal digits with Lua's wrapping integer arithmetic).
 
 from __future__ import annotations
 
-from randqa.sources import _runtime_generators_scripting
-from randqa.sources.runtimes import RuntimeBackend
-from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver, program_version
+from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver
 
-SCRIPT = DRIVER_SOURCES / "lua_driver.lua"
-
-
-class LuaDriver(RuntimeDriver):
-    name = "lua"
-    programs = ("lua5.4",)
-
-    def version(self) -> str:
-        return program_version("lua5.4", "-v")
-
-    def program(self, seed: int) -> list[str]:
-        return ["lua5.4", str(SCRIPT)]
-
-
-DRIVER = LuaDriver()
-
-BACKENDS = (
-    RuntimeBackend(
-        name="lua-math-random", runtime="lua", call="math.random() * 2**53", bits_per_call=53,
-        seed_range=(0, 2**64), seed_rule="math.randomseed takes a 64-bit integer (given as its unsigned form)",
-        seeding="math.randomseed(seed): state (seed, 0xff, 0, 0), 16 outputs discarded",
-        summary="Lua 5.4 math.random(): xoshiro256**, math.randomseed(n) starting it at (n, 0xff, 0, 0) and "
-                "discarding 16 outputs (textbook: splitmix64 seeding); the top 53 bits of each output (the float's), "
-                "packed; pinned to Lua 5.4.4",
-        make=_runtime_generators_scripting.lua_math_random),
-)
+DRIVER = RuntimeDriver("lua", command=("lua5.4", str(DRIVER_SOURCES / "lua_driver.lua")), version_command=("lua5.4", "-v"))

@@ -20,37 +20,10 @@ The stream: the 31 bits of each ``Next()``, packed (8 calls = 31 bytes).
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from randqa.sources import _runtime_generators
-from randqa.sources.runtimes import RuntimeBackend
-from randqa.sources.runtimes.driver import CompiledDriver, program_version
+from randqa.sources.runtimes.driver import CompiledDriver
 
 
-class MonoDriver(CompiledDriver):
-    name = "mono"
-    programs = ("mono", "mcs")
-    sources = ("MonoDriver.cs",)
-    compiler_version_command = ["mcs", "--version"]
-
-    def build_commands(self, folder: Path) -> list[list[str]]:
-        return [["mcs", "-optimize+", "-out:MonoDriver.exe", "MonoDriver.cs"]]
-
-    def version(self) -> str:
-        return program_version("mono", "--version")
-
-    def program(self, seed: int) -> list[str]:
-        return ["mono", str(self.built() / "MonoDriver.exe")]
-
-
-DRIVER = MonoDriver()
-
-BACKENDS = (
-    RuntimeBackend(
-        name="dotnet-random", runtime="mono", call="Next()", bits_per_call=31,
-        seed_range=(0, 2**31), seed_rule="new System.Random(int) takes an int; -s seeds as s",
-        seeding="new System.Random(seed): ran3's fill from 161803398 - seed, stirred 4 times",
-        summary=".NET System.Random(seed).Next() (Mono 6.8): Knuth's subtractive generator mod 2^31-1 "
-                "with .NET's lag 21 where Knuth has 31; the 31 bits of each value, packed; pinned to Mono 6.8.0.105",
-        make=_runtime_generators.dotnet_random),
-)
+DRIVER = CompiledDriver("mono", programs=("mono", "mcs"), sources=("MonoDriver.cs",),
+                        compiler_version_command=("mcs", "--version"),
+                        build=[["mcs", "-optimize+", "-out:MonoDriver.exe", "MonoDriver.cs"]],
+                        command=("mono", "{built}/MonoDriver.exe"), version_command=("mono", "--version"))

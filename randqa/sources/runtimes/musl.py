@@ -25,13 +25,9 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 
-from randqa.sources import _runtime_generators_clib
-from randqa.sources.runtimes import RuntimeBackend
 from randqa.sources.runtimes.driver import VERSION_TIMEOUT_S, CompiledDriver, program_version
 
-PINNED = "pinned to musl 1.2.3"
 
 #: musl's dynamic loader prints musl's version when run as a program
 _LOADERS = "/lib/ld-musl-*.so.1"
@@ -48,41 +44,15 @@ def _loader_banner() -> str:
 
 
 class MuslDriver(CompiledDriver):
-    name = "musl"
-    programs = ("musl-gcc",)
-    sources = ("musl_driver.c",)
-    # the driver links musl statically: a new musl as well as a new gcc rebuilds it
-    compiler_version_command = ["sh", "-c", f"musl-gcc --version && {{ {_LOADER_VERSION}; }}"]
-
-    def build_commands(self, folder: Path) -> list[list[str]]:
-        return [["musl-gcc", "-O2", "-static", "-o", "musl_driver", "musl_driver.c"]]
-
     def version(self) -> str:
         found = re.search(r"Version\s+(\S+)", _loader_banner())
         if found:
             return f"musl {found.group(1)}"
         return "musl (version unknown; " + program_version("musl-gcc", "--version") + ")"
 
-    def program(self, seed: int) -> list[str]:
-        return [str(self.built() / "musl_driver")]
 
-
-DRIVER = MuslDriver()
-
-_SEED = dict(seed_range=(0, 2**32), seed_rule="srand and srandom take an unsigned int")
-
-BACKENDS = (
-    RuntimeBackend(
-        name="musl-rand", runtime="musl", call="rand()", bits_per_call=31,
-        seeding="srand(seed): state = seed - 1 (unsigned int), then state = 6364136223846793005 state + 1 mod 2^64",
-        summary="musl rand(): LCG mod 2^64 with Knuth's MMIX multiplier but increment 1, returning bits 63..33; "
-                f"srand(s) sets the state to s - 1; the 31 bits of each value, packed; {PINNED}",
-        make=_runtime_generators_clib.musl_rand, **_SEED),
-    RuntimeBackend(
-        name="musl-random", runtime="musl", call="random()", bits_per_call=31,
-        seeding="srandom(seed): the 31 words are the top halves of the 64-bit LCG's states from seed, the first "
-                "made odd, nothing discarded",
-        summary="musl random(): glibc's additive r[i] = r[i-31] + r[i-3], r >> 1, but srandom fills the words from a "
-                f"64-bit LCG and discards nothing (glibc: 310); the 31 bits of each value, packed; {PINNED}",
-        make=_runtime_generators_clib.musl_random, **_SEED),
-)
+# the driver links musl statically: a new musl as well as a new gcc rebuilds it
+DRIVER = MuslDriver("musl", programs=("musl-gcc",), sources=("musl_driver.c",),
+                    compiler_version_command=("sh", "-c", f"musl-gcc --version && {{ {_LOADER_VERSION}; }}"),
+                    build=[["musl-gcc", "-O2", "-static", "-o", "musl_driver", "musl_driver.c"]],
+                    command=("{built}/musl_driver",))

@@ -21,37 +21,7 @@ two calls).  ``--seed`` is V8's ``--random-seed``, in [1, 2**31).
 
 from __future__ import annotations
 
-from randqa.sources import _runtime_generators
-from randqa.sources.runtimes import RuntimeBackend
-from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver, program_version
+from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver
 
-SCRIPT = DRIVER_SOURCES / "node_driver.js"
-
-
-class NodeDriver(RuntimeDriver):
-    name = "node"
-    programs = ("node",)
-
-    def version(self) -> str:
-        return "node " + program_version("node", "--version")
-
-    def program(self, seed: int) -> list[str]:
-        return ["node", f"--random-seed={seed}", str(SCRIPT)]
-
-
-DRIVER = NodeDriver()
-
-BACKENDS = (
-    RuntimeBackend(
-        name="v8-math-random",
-        runtime="node",
-        summary="V8 Math.random() (Node 20, V8 11.3): xorshift128 state word, not the + sum, from a 64-double cache "
-                "read backwards; the 52 bits of each double, packed; pinned to node v20.20.2",
-        call="Math.random()",
-        bits_per_call=52,
-        seed_range=(1, 2**31),
-        seed_rule="V8's --random-seed is a positive int; 0 means a seed from the OS",
-        seeding="node --random-seed=seed: state0 = fmix64(seed), state1 = fmix64(~seed)",
-        make=_runtime_generators.v8_math_random,
-    ),
-)
+DRIVER = RuntimeDriver("node", command=("node", "--random-seed={seed}", str(DRIVER_SOURCES / "node_driver.js")),
+                       version_command=("node", "--version"), version_prefix="node ")

@@ -27,41 +27,8 @@ The stream: the 31 bits of each call's value, packed (8 calls = 31 bytes).
 
 from __future__ import annotations
 
-from randqa.sources import _runtime_generators
-from randqa.sources.runtimes import RuntimeBackend
-from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver, program_version
+from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver
 
-SCRIPT = DRIVER_SOURCES / "php_driver.php"
-
-
-class PhpDriver(RuntimeDriver):
-    name = "php"
-    programs = ("php",)
-
-    def version(self) -> str:
-        return program_version("php", "-n", "--version")
-
-    def program(self, seed: int) -> list[str]:
-        # notices go to stderr, never into the stream
-        return ["php", "-n", "-d", "display_errors=stderr", str(SCRIPT)]
-
-
-DRIVER = PhpDriver()
-
-_SEED_RANGE = (0, 2**32)
-_SEED_RULE = "mt_srand keeps the seed's low 32 bits"
-_SUMMARY = ("MT19937 (init_genrand) with the low bit of each output dropped; the 31 bits of each value, packed; "
-            "pinned to PHP 8.2.36")
-
-BACKENDS = (
-    RuntimeBackend(
-        name="php-mt-rand", runtime="php", call="mt_rand()", bits_per_call=31,
-        seeding="mt_srand(seed): init_genrand((uint32_t) seed)",
-        summary=f"PHP mt_rand() after mt_srand(seed): {_SUMMARY}",
-        make=_runtime_generators.php_mt_rand, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
-    RuntimeBackend(
-        name="php-rand", runtime="php", call="rand()", bits_per_call=31,
-        seeding="srand(seed), mt_srand's alias: init_genrand((uint32_t) seed)",
-        summary=f"PHP rand() after srand(seed), mt_rand()'s alias since PHP 7.1, so php-mt-rand's stream: {_SUMMARY}",
-        make=_runtime_generators.php_mt_rand, seed_range=_SEED_RANGE, seed_rule=_SEED_RULE),
-)
+# notices go to stderr, never into the stream
+DRIVER = RuntimeDriver("php", command=("php", "-n", "-d", "display_errors=stderr", str(DRIVER_SOURCES / "php_driver.php")),
+                       version_command=("php", "-n", "--version"))

@@ -20,37 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 from randqa.sources import _runtime_generators_scripting
-from randqa.sources.runtimes import RuntimeBackend
-from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver, program_version
-
-SCRIPT = DRIVER_SOURCES / "ruby_driver.rb"
+from randqa.sources.runtimes.driver import DRIVER_SOURCES, RuntimeDriver
 
 
-def _ruby_random(seed: int) -> Any:
+def ruby_random(seed: int) -> Any:
+    """randqa's Ruby Random for ``seed``, which C takes as its little-endian bytes."""
     return _runtime_generators_scripting.ruby_random(seed.to_bytes((seed.bit_length() + 7) // 8, "little"))
 
 
-class RubyDriver(RuntimeDriver):
-    name = "ruby"
-    programs = ("ruby",)
-
-    def version(self) -> str:
-        return program_version("ruby", "--version")
-
-    def program(self, seed: int) -> list[str]:
-        # --disable-gems: a quicker start, and no gem can touch Random
-        return ["ruby", "--disable-gems", str(SCRIPT)]
-
-
-DRIVER = RubyDriver()
-
-BACKENDS = (
-    RuntimeBackend(
-        name="ruby-random", runtime="ruby", call="Random#rand * 2**53", bits_per_call=53,
-        seed_range=(0, 2**128), seed_rule="Random.new_seed has 128 bits",
-        seeding="Random.new(seed): init_genrand(seed) below 2^32, else init_by_array(32-bit words of seed, "
-                "a top word of 1 dropped)",
-        summary="Ruby Random#rand: MT19937 (init_genrand for seeds below 2^32, init_by_array above, a top key word "
-                "of 1 dropped), genrand_res53 of two outputs; the float's 53 bits, packed; pinned to Ruby 3.1.2",
-        make=_ruby_random),
-)
+# --disable-gems: a quicker start, and no gem can touch Random
+DRIVER = RuntimeDriver("ruby", command=("ruby", "--disable-gems", str(DRIVER_SOURCES / "ruby_driver.rb")),
+                       version_command=("ruby", "--version"))

@@ -29,10 +29,7 @@ unseeded).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from randqa.sources import _runtime_generators
-from randqa.sources.runtimes import RuntimeBackend
 from randqa.sources.runtimes.driver import CompiledDriver, command_output
 
 #: where the C compiler looks for sqlite3.h (libsqlite3-dev), besides CPATH
@@ -40,11 +37,6 @@ _INCLUDE_DIRS = ("/usr/include", "/usr/local/include", "/opt/homebrew/include")
 
 
 class SqliteDriver(CompiledDriver):
-    name = "sqlite"
-    programs = ("cc",)
-    sources = ("sqlite_driver.c",)
-    compiler_version_command = ["cc", "--version"]
-
     def missing_program(self) -> str | None:
         missing = super().missing_program()
         if missing is not None:
@@ -54,24 +46,10 @@ class SqliteDriver(CompiledDriver):
             return "sqlite3.h (libsqlite3-dev)"
         return None
 
-    def build_commands(self, folder: Path) -> list[list[str]]:
-        return [["cc", "-O2", "-o", "sqlite_driver", "sqlite_driver.c", "-lsqlite3"]]
-
     def version(self) -> str:
-        return command_output([str(self.built() / "sqlite_driver"), "version"], "sqlite").strip()
-
-    def program(self, seed: int) -> list[str]:
-        return [str(self.built() / "sqlite_driver")]
+        return command_output([*self.program(0), "version"], "sqlite").strip()
 
 
-DRIVER = SqliteDriver()
-
-BACKENDS = (
-    RuntimeBackend(
-        name="sqlite-random", runtime="sqlite", call="SELECT random()", bits_per_call=64,
-        seed_range=(1, 2**32), seed_rule="SQLITE_TESTCTRL_PRNG_SEED takes a nonzero int",
-        seeding="sqlite3_test_control(SQLITE_TESTCTRL_PRNG_SEED, seed): ChaCha20 key = seed's 32 bits, then zeros",
-        summary="SQLite random(): ChaCha20 (RFC 7539) blocks read backwards 8 bytes at a time, negatives r -> "
-                "-(r & INT64_MAX); 8 LE bytes; seeded by the test-control interface; pinned to SQLite 3.40.1",
-        make=_runtime_generators.sqlite_random),
-)
+DRIVER = SqliteDriver("sqlite", programs=("cc",), sources=("sqlite_driver.c",), compiler_version_command=("cc", "--version"),
+                      build=[["cc", "-O2", "-o", "sqlite_driver", "sqlite_driver.c", "-lsqlite3"]],
+                      command=("{built}/sqlite_driver",))
