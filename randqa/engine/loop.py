@@ -77,10 +77,18 @@ class RunLoop(Retests):
                 load_into(acc, state)
         size = workload.size()
         self.limit = plan.limit if size is None else size if plan.limit is None else min(plan.limit, size)
+        from randqa.engine.run_mode import mode_of_run
+
+        given = segment is not None
         if segment is None:  # the workload's default, which depends on the run's length and workers
             slots = workers.planned_slots if workers is not None and workers.wanted else None
             segment = segment_size(workload.alignment, None, default=default_segment(workload.remote_open, self.limit, slots))
         self.segment = segment
+        self.mode = mode_of_run(workload, self.limit, workers, threads, segment=segment, segment_given=given,
+                                progressive=plan.progressive)
+        self.threads = self.mode.threads
+        #: whether the cluster's start was begun (the run's JSON then says why)
+        self.cluster_begun = False
         #: a file shorter than asked: it ends at its size
         self.data_short = size is not None and plan.limit is not None and size < plan.limit
         self.final: list[TestResult] | None = None
@@ -152,16 +160,15 @@ class RunLoop(Retests):
 
     def _use_workers(self, position: int) -> bool:
         workers = self.workers
-        if workers is None or not workers.wanted:
+        if workers is None or not self.mode.cluster:
             return False
+        if position < self.mode.start_at:
+            return False  # short lengths, or the first segment of a stream of unknown length, first
+        workers.start_in_background()
+        self.cluster_begun = True
         if position % self.segment:
             return False  # first reach a segment boundary here
-        if self.plan.progressive and position < self.segment:
-            return False  # short lengths first, in this process
-        if not workers.started and (self.limit - position <= self.segment if self.limit is not None
-                                    else position < self.segment):
-            return False  # too short to repay a cluster's start-up (an unknown length: its first segment tells)
-        return True
+        return workers.ready  # until then, pieces are tested here
 
     def _in_process_piece(self, guard: InterruptGuard, position: int) -> int:
         count = self._next_boundary(position) - position
@@ -286,6 +293,8 @@ class RunLoop(Retests):
             except _StopRun:
                 progress.complete = True
             interrupted = interrupted or guard.pending
+            if self.workers is not None and not interrupted:
+                self.workers.discard_start()  # the run ended before the cluster was needed: never wait for it
             if progress.position == 0 and progress.tail_bits == 0 and not interrupted:
                 raise InputError(f"{self.workload.name}: no data (empty input)")
             lengths = list(progress.lengths)
@@ -336,6 +345,8 @@ class RunLoop(Retests):
             })
         else:
             data = {"mode": "in-process"}
+        if self.cluster_begun:  # a run that stayed in this process reads as before
+            data.update(self.mode.to_json())
         if self.resumed_at is not None:
             data.update({"sessions": self.progress.sessions, f"resumed_at_{self.workload.unit}": self.resumed_at})
         return data

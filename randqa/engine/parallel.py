@@ -22,6 +22,7 @@ line when the client connects.
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
 import logging
 import os
@@ -331,6 +332,9 @@ class Workers:
         self._config: Any = None
         #: a start still running after a stop signal cancelled it
         self._abandoned: _Start | None = None
+        #: a start running in the background while the run goes on here
+        self._background: _Start | None = None
+        self._begin = 0.0
         self._slots: int | None = None
         #: seconds spent starting or connecting to the cluster
         self.startup_s = 0.0
@@ -354,12 +358,38 @@ class Workers:
     def mode(self) -> str:
         return "scheduler" if self.scheduler else "local-cluster"
 
+    def start_in_background(self) -> None:
+        """Begin starting the cluster (or connecting to the scheduler) without
+        waiting for it: ``ready`` says when ``client()`` will not wait."""
+        if self._client is None and self._background is None:
+            self._begin = time.perf_counter()
+            self._background = _Start(self._start, spawns=self.address is None)
+
+    @property
+    def ready(self) -> bool:
+        """Whether the client is there, or a background start has ended (``client()`` returns or raises at once)."""
+        return self._client is not None or (self._background is not None and self._background.ended)
+
+    def discard_start(self) -> None:
+        """Give up a background start nobody waited for, without waiting:
+        what it makes is shut down by its thread when it ends."""
+        start, self._background = self._background, None
+        if start is not None and self._client is None:
+            start.discard(0)
+            if not start.ended:
+                atexit.register(_forget_clusters)
+
     def client(self, interrupted: Callable[[], bool] = lambda: False) -> Any:
-        """The Dask client, connecting or starting the cluster the first time.
-        KeyboardInterrupt when ``interrupted()`` turns true meanwhile."""
+        """The Dask client, connecting or starting the cluster the first time
+        (or waiting for the background start).  KeyboardInterrupt when
+        ``interrupted()`` turns true meanwhile."""
         if self._client is None:
-            begin = time.perf_counter()
-            start = _Start(self._start, spawns=self.address is None)
+            start = self._background
+            if start is None:
+                self._begin = time.perf_counter()
+                start = _Start(self._start, spawns=self.address is None)
+            self._background = None
+            begin = self._begin
             # each step of a scheduler's start has its own timeout; this bounds them all
             limit = None if self.address is None else 3 * self.timeout + CLOSE_TIMEOUT_S
             try:
@@ -370,7 +400,7 @@ class Workers:
             except BaseException:
                 self._abandoned = start
                 raise
-            self.startup_s = time.perf_counter() - begin
+            self.startup_s = start.ended_at - begin
             self.notice(self._dashboard_line())
         return self._client
 
@@ -454,6 +484,8 @@ class Workers:
         client, cluster, config = self._client, self._cluster, self._config
         self._client = self._cluster = self._config = None
         abandoned, self._abandoned = self._abandoned, None
+        if self._background is not None:  # started in the background, never waited for
+            abandoned, self._background = self._background, None
         previous = _ignore_sigint()  # a second Ctrl-C does not leave the workers running
         try:
             _close(client, cluster, config)
@@ -467,6 +499,16 @@ class Workers:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _forget_clusters() -> None:
+    """At exit, after a start was discarded unfinished: keep Dask's own exit
+    hook from closing its cluster gracefully (seconds of waiting); the worker
+    processes end with this one, as multiprocessing ends its children."""
+    spec = sys.modules.get("distributed.deploy.spec")
+    instances = getattr(getattr(spec, "SpecCluster", None), "_instances", None)
+    if instances is not None:
+        instances.clear()
 
 
 def _close(client: Any, cluster: Any, config: Any) -> None:
@@ -496,6 +538,8 @@ class _Start:
         self._given_up = False
         self._result: tuple[Any, Any, Any] | None = None
         self._error: BaseException | None = None
+        #: when the start ended (perf_counter)
+        self.ended_at = 0.0
         self._thread = threading.Thread(target=self._run, name="randqa-cluster-start", daemon=True)
         self._thread.start()
 
@@ -515,10 +559,15 @@ class _Start:
             self._error = exc
         with self._lock:
             self._result = result
+            self.ended_at = time.perf_counter()
             self._done.set()
             orphaned = self._given_up
         if orphaned and result is not None:
             _close(*result)
+
+    @property
+    def ended(self) -> bool:
+        return self._done.is_set()
 
     def wait(self, interrupted: Callable[[], bool], limit: float | None) -> tuple[Any, Any, Any]:
         deadline = None if limit is None else time.monotonic() + limit

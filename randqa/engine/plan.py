@@ -35,13 +35,12 @@ from typing import TYPE_CHECKING
 from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite
 from randqa.engine.lengths import check_first_length, last_length, progressive_lengths
 from randqa.engine.memory import check_request_memory, check_run_memory, default_max_memory
-from randqa.sources import open_source
 from randqa.engine.options import check_value
 from randqa.engine.request import RunRequest, stream_request, suite_to_json
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
 from randqa.folding import check_folding
-from randqa.sources import Source, backend_names
+from randqa.sources import Source, backend_names, open_source
 
 if TYPE_CHECKING:
     from randqa.engine.compare import CompareOptions
@@ -145,7 +144,7 @@ class TestPlan:
             size=o.size, endless_size=DEFAULT_GENERATOR_BYTES,
             progressive=(o.min_size, o.max_size, o.keep_going) if o.progressive else None,
             endless_last=PROGRESSIVE_GENERATOR_MAX, segment=segment, layout=o.layout, opened=opened)
-        check_request_memory(request, suite, self.max_memory, o.jobs)
+        check_request_memory(request, suite, self.max_memory, o.jobs, in_process=opened is not None)
         return request
 
     @property
@@ -281,5 +280,5 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     lengths = progressive_lengths(options.min_bytes, last_length(max_size, size)) if progressive else 1
     if streams is not None:  # the largest interleave a generator can have by default: 8 bytes
         chosen = chosen.with_streams(streams, interleave or 8)
-    check_run_memory(chosen, limit, jobs=jobs, lengths=lengths)
+    check_run_memory(chosen, limit, jobs=jobs, lengths=lengths, length=last)
     return options

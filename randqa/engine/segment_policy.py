@@ -46,11 +46,14 @@ def segment_size(alignment: int, requested: int | None, *, unit: str = "bytes",
 def default_segment(remote_open: bool, limit: int | None = None, slots: int | None = None) -> int:
     """The segment a run gets without --segment.  Where workers open the
     source themselves, 1 GiB; but a run of ``limit`` units on ``slots``
-    workers gets at least two segments per worker (each at least 256 MiB),
-    or one segment would keep one worker busy while the others wait.  Where
-    this process hands the data out, 256 MiB."""
+    workers is cut finer (randqa.engine.run_mode.balanced_segment), so that
+    what this process tests while the cluster starts and the last round of
+    segments leave no worker idle long.  Where this process hands the data
+    out, 256 MiB."""
+    from randqa.engine.run_mode import balanced_segment
+
     if not remote_open:
         return DEFAULT_SEGMENT_BYTES
     if limit is None or slots is None:
         return OPENED_SEGMENT_BYTES
-    return max(DEFAULT_SEGMENT_BYTES, min(OPENED_SEGMENT_BYTES, -(-limit // (2 * slots))))
+    return min(OPENED_SEGMENT_BYTES, balanced_segment(limit, slots))

@@ -192,7 +192,7 @@ def test_jobs_count_against_max_memory(tmp_path):
     from randqa.engine.memory import check_run_memory
 
     suite = load_suite("standard")
-    one, eight = check_run_memory(suite, 1 << 62, jobs=1), check_run_memory(suite, 1 << 62, jobs=8)
+    one, eight = (check_run_memory(suite, 1 << 62, jobs=jobs, length=1 << 20) for jobs in (1, 8))  # -n 1M: no cluster
     assert eight > one
     limit = str((one + eight) // 2)
     fits = randqa("test", "pcg64", "-n", "1M", "--max-memory", limit, "-j", "1", "--json", str(tmp_path / "r.json"))

@@ -30,6 +30,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -78,6 +79,7 @@ def comparable(result) -> dict:
 @pytest.fixture(scope="module")
 def workers():
     with Workers(2, notice=lambda line: None) as pool:
+        pool.client()  # started: every segment goes to the workers, none is tested here meanwhile
         yield pool
 
 
@@ -207,8 +209,8 @@ def test_collision_blocks_across_segments_on_workers(workers):
                                                    ("arc4", "sequential", 256 << 20)])
 def test_default_segments_follow_the_split(stream_file, name, split, default):
     """Segments workers open themselves are long (a segment's task, state and
-    merge stay under 1% of its test), but at least two per worker when the
-    run's length is known; a stream handed out in order keeps 256 MiB, of
+    merge stay under 1% of its test), but eight per worker (each at least
+    128 MiB) when the run's length is known; a stream handed out in order keeps 256 MiB, of
     which a producer holds two per worker."""
     from randqa.engine.segment_policy import default_segment
     from randqa.engine.workloads import StreamWorkload
@@ -217,7 +219,9 @@ def test_default_segments_follow_the_split(stream_file, name, split, default):
     with open_source(spec, seed=None if name in ("file", "urandom") else SEED) as source:
         workload = StreamWorkload(source, load_suite("quick"), spec=spec)
         assert (workload.split, default_segment(workload.remote_open)) == (split, default)
-        shorter = {(1 << 30, 2): 256 << 20, (3 << 30, 2): 768 << 20, (16 << 30, 2): 1 << 30, (1 << 30, 16): 256 << 20}
+        # eight per worker, so what this process tests while the cluster starts and the last round balance out
+        shorter = {(1 << 30, 2): 128 << 20, (4 << 30, 2): 256 << 20, (12 << 30, 2): 768 << 20,
+                   (16 << 30, 2): 1 << 30, (1 << 30, 16): 128 << 20}
         for (limit, slots), opened in shorter.items():
             assert default_segment(workload.remote_open, limit, slots) == (opened if split != "sequential" else 256 << 20)
 
@@ -658,9 +662,10 @@ def test_a_stop_signal_while_the_cluster_starts_cancels_the_start(tmp_path, caps
 
     monkeypatch.setattr(parallel.Workers, "_start", slow_start)
     assert run_main(*QUICK_ON_WORKERS, "--jobs", "2", "--json", str(tmp_path / "r.json")) == 130
-    assert "note: interrupted: results cover the first 0 bytes only" in capsys.readouterr().out
+    # the first pieces are tested here while the cluster starts in the background
+    assert "note: interrupted: results cover the first " in capsys.readouterr().out
     doc = json.loads((tmp_path / "r.json").read_text())
-    assert doc["interrupted"] is True and doc["bytes_tested"] == 0
+    assert doc["interrupted"] is True and doc["bytes_tested"] < 1 << 20
     # the results are written at once, not after the start; what it made is shut down once it is there
     assert (tmp_path / "r.json").stat().st_mtime - signalled[0] < 1.5
     assert made and made[0].closed
@@ -740,3 +745,90 @@ def test_interleaved_streams_on_workers(workers, spec, split):
     assert on_workers.execution["split"] == split
     assert on_workers.execution["segments_on_workers"] == 4
     assert comparable(on_workers) == comparable(run())
+
+
+# ---------------------------------------------------------------- background start
+
+
+class _InlineClient:
+    """A Dask client of two worker threads whose tasks run when submitted."""
+
+    dashboard_link = "http://127.0.0.1:0/status"
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.submitted = 0
+
+    def scheduler_info(self, n_workers: int = -1) -> dict:
+        return {"workers": {"a": {"nthreads": 1}, "b": {"nthreads": 1}}}
+
+    def scatter(self, data, hash=False):
+        return data
+
+    def submit(self, function, *args, **kwargs) -> _DoneFuture:
+        self.submitted += 1
+        return _DoneFuture(function, args)
+
+    def close(self, timeout: float = 0) -> None:
+        self.closed = True
+
+
+def test_a_run_shorter_than_the_start_never_waits_for_it(monkeypatch):
+    """The cluster starts in the background while the run is tested here;
+    a run that ends first returns at once, and what the start makes is shut
+    down when it ends."""
+    from randqa.engine import parallel
+
+    release, made = threading.Event(), []
+
+    def slow_start(self):
+        release.wait(30)
+        made.append(_InlineClient())
+        return made[-1], None, None
+
+    monkeypatch.setattr(parallel.Workers, "_start", slow_start)
+    begin = time.monotonic()
+    with Workers(2, notice=lambda line: None) as workers:
+        with open_source("pcg64", seed=SEED) as source:
+            result = run_stream(source, load_suite("quick"), limit=4 << 20, spec="pcg64", segment=1 << 20,
+                                workers=workers)
+    assert time.monotonic() - begin < 10
+    execution = result.execution
+    assert (execution["mode"], execution["run_mode"]) == ("in-process", "cluster")
+    assert not workers.started and not made
+    assert comparable(result) == one_process("quick", 4 << 20)
+    release.set()
+    deadline = time.monotonic() + 10
+    while not (made and made[0].closed) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert made and made[0].closed and made[0].submitted == 0
+
+
+def test_the_cluster_takes_over_once_it_is_up(monkeypatch):
+    """Pieces are tested here until the background start ends; the segments
+    after that go to the workers, and the results are one process's."""
+    from randqa.engine import parallel
+
+    tested, client = threading.Event(), _InlineClient()
+
+    def start_after_a_piece(self):
+        assert tested.wait(30)
+        return client, None, None
+
+    monkeypatch.setattr(parallel.Workers, "_start", start_after_a_piece)
+    size, segment = (12 << 20) + 123, 1 << 20
+    with Workers(2, notice=lambda line: None) as workers:
+        def progressed(count: int) -> None:
+            if not tested.is_set():
+                tested.set()
+                while not workers.ready:  # the start has ended before the next piece
+                    time.sleep(0.01)
+
+        with open_source("pcg64", seed=SEED) as source:
+            result = run_stream(source, load_suite("quick"), limit=size, spec="pcg64", segment=segment,
+                                workers=workers, on_progress=progressed)
+    execution = result.execution
+    assert (execution["mode"], execution["run_mode"]) == ("local-cluster", "cluster")
+    assert execution["in_process_bytes"] == segment
+    assert execution["segments_on_workers"] == client.submitted == -(-(size - segment) // segment)
+    assert comparable(result) == one_process("quick", size)

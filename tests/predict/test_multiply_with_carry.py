@@ -4,7 +4,6 @@ backend r-marsaglia-multicarry is pinned to R 4.2's runif() by its own tests."""
 
 from __future__ import annotations
 
-import numpy as np
 from reference_generators import backend_bytes
 
 from randqa.predict.base import NoFit

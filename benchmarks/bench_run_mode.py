@@ -1,0 +1,128 @@
+"""The default run mode against --jobs 1 and --jobs N, measured in one run.
+
+    python benchmarks/bench_run_mode.py [--sizes 64M,1G,4G] [--suites quick,standard] [--repeats 3]
+
+Writes a file of random bytes (os.urandom, as large as the largest size) in a
+temporary folder, then times whole commands, ``randqa test FILE -n SIZE
+--suite S`` with the default ``--jobs`` (every core; randqa picks the run
+mode, randqa/engine/run_mode.py), ``--jobs 1`` and ``--jobs N`` (N = cores:
+the same ceiling as the default, so the same choice; their difference is
+noise), and for reference the cluster forced (``--jobs N --segment 240M``),
+for each suite and size: the median wall time of ``--repeats`` runs (at least
+3 for runs shorter than 1 GiB; the commands of a row take turns, so
+load from elsewhere falls on all of them).  It prints a table, each row's
+ratios and the run mode the default chose (the JSON's ``execution``; none
+for a run that stayed in this process), and
+checks:
+
+- the default is within 5% of the better of ``--jobs 1`` and ``--jobs N`` in
+  every row;
+- the standard suite on 4 GiB with the default is at least 1.8x ``--jobs 1``
+  on 2 cores (shown, not checked, on another number of cores).
+
+The exit status is 0 when every check holds, 1 otherwise.  The suite's cost
+per byte is measured once before the first timed run (the measurement is
+cached, as it is for any later run).  On a machine shared with other work
+the times are noisy: rerun a row that looks off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from randqa.sizes import format_size, parse_size
+
+#: the default may be this much slower than the better of --jobs 1 and --jobs N
+TOLERANCE = 0.05
+#: standard suite, 4 GiB, 2 cores: the default against --jobs 1
+STANDARD_4G_MIN_RATIO = 1.8
+#: the segment of the forced cluster's column (a multiple of every shipped suite's alignment)
+SEGMENT = "240M"
+
+
+def write_random_file(path: str, size: int) -> None:
+    block = 64 << 20
+    with open(path, "wb") as f:
+        for start in range(0, size, block):
+            f.write(os.urandom(min(block, size - start)))
+
+
+def timed(command: list[str]) -> tuple[float, dict]:
+    """Wall seconds of ``command`` and its JSON's execution block."""
+    begin = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    elapsed = time.perf_counter() - begin
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()}")
+    return elapsed, json.loads(done.stdout).get("execution", {})
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="64M,1G,4G")
+    parser.add_argument("--suites", default="quick,standard")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per command of 1 GiB or more (shorter: at least 3)")
+    args = parser.parse_args()
+    sizes = [parse_size(text) for text in args.sizes.split(",")]
+    suites = args.suites.split(",")
+    cores = os.cpu_count() or 1
+    # --jobs N is a ceiling the picker works under, as the default (every core) is; "cluster" forces the
+    # cluster (a --segment shorter than the run), to show what the picker weighed against
+    modes = {"default": [], "--jobs 1": ["--jobs", "1"], f"--jobs {cores}": ["--jobs", str(cores)],
+             "cluster": ["--jobs", str(cores), "--segment", SEGMENT]}
+    base = [sys.executable, "-m", "randqa", "test"]
+    failures: list[str] = []
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench_run_mode.") as folder:
+        path = os.path.join(folder, "random.bin")
+        print(f"writing {format_size(max(sizes))} of random bytes to {path} ...", flush=True)
+        write_random_file(path, max(sizes))
+        for suite in suites:  # the suite's cost, measured once and cached before any timed run
+            timed([*base, path, "-n", "64M", "--suite", suite, "--json", "-"])
+        print(f"{cores} cores; median wall seconds of whole commands\n")
+        print(f"{'suite':<10}{'size':>8}" + "".join(f"{name:>12}" for name in modes)
+              + f"{'def/j1':>9}{'def/jN':>9}{'j1/def':>9}  default's run mode")
+        for suite in suites:
+            for size in sizes:
+                repeats = max(3, args.repeats) if size < 1 << 30 else max(1, args.repeats)
+                times: dict[str, list[float]] = {name: [] for name in modes}
+                chosen = {}
+                for _ in range(repeats):
+                    for name, extra in modes.items():
+                        elapsed, execution = timed([*base, path, "-n", str(size), "--suite", suite,
+                                                    "--json", "-", *extra])
+                        times[name].append(elapsed)
+                        if name == "default":
+                            chosen = execution
+                median = {name: statistics.median(values) for name, values in times.items()}
+                default, one, many = median["default"], median["--jobs 1"], median[f"--jobs {cores}"]
+                best = min(one, many)
+                rows.append((suite, size, median))
+                print(f"{suite:<10}{format_size(size):>8}" + "".join(f"{median[n]:>12.2f}" for n in modes)
+                      + f"{default / one:>9.2f}{default / many:>9.2f}{one / default:>9.2f}  "
+                      + (f"{chosen['run_mode']} ({chosen.get('run_mode_reason')})" if "run_mode" in chosen
+                         else "in this process"), flush=True)
+                if default > (1 + TOLERANCE) * best:
+                    failures.append(f"{suite} {format_size(size)}: default {default:.2f} s, more than "
+                                    f"{TOLERANCE:.0%} over the better of --jobs 1 and --jobs {cores} ({best:.2f} s)")
+                if suite == "standard" and size == 4 << 30:
+                    ratio = one / default
+                    print(f"    standard 4 GiB: default is {ratio:.2f}x --jobs 1")
+                    if cores == 2 and ratio < STANDARD_4G_MIN_RATIO:
+                        failures.append(f"standard 4 GiB: default {ratio:.2f}x --jobs 1, under {STANDARD_4G_MIN_RATIO}x")
+    print()
+    for line in failures:
+        print(f"FAIL {line}")
+    print("all checks hold" if not failures else f"{len(failures)} check(s) failed")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

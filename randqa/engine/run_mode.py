@@ -1,0 +1,266 @@
+"""Which run mode a run gets: one process, threads in this process, or a
+cluster of worker processes; the segment size that balances it; and the
+memory its processes hold.
+
+``pick_run_mode`` is the one place this is decided.  It weighs the run's
+length (None when unknown: stdin, a stream until it ends), the suite's cost
+per byte in one process (``suite_seconds_per_byte``), ``--jobs`` and the
+cores, and ``--scheduler``:
+
+- a scheduler always means its cluster;
+- ``--jobs 1``, or one core, means one process;
+- a run whose estimated time in one process is short (``CLUSTER_MIN_S``)
+  stays in this process, its tests in ``--jobs`` threads: a cluster's
+  start-up (2-3 CPU-seconds to start and stop two local workers) would cost
+  about what it saves;
+- a longer run, or one of unknown length, gets the cluster.  It is started
+  in the background (randqa.engine.parallel.Workers.start_in_background)
+  while the first segments are tested here in one thread (the start needs
+  the other cores), at once for a long run and once the first segment is
+  done for one of unknown length, so a short stream never pays for it; a
+  run that ends first never waits for it.
+
+With ``--segment`` given the run's segments are what was asked for: the
+cluster takes a run longer than one segment, as the segment says.
+
+The suite's cost is measured once per suite and machine: the CPU time of
+its fastest chunk of fixed pseudo-random bytes in this process (after one
+chunk to warm up; at most ``PROBE_BYTES`` or ``PROBE_MAX_S``), cached under
+randqa's cache folder by the suite's content and randqa's version.  It counts the tests only, not the source:
+a slow generator makes a run slower than estimated, never faster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from randqa._version import __version__
+from randqa.battery.suites import Suite
+
+ONE_PROCESS = "one-process"
+THREADS = "threads"
+CLUSTER = "cluster"
+
+#: estimated CPU-seconds in one process from which a local cluster pays.
+#: On 2 cores a cluster's run takes about (T + 2-3 s of start and stop + 30 ms
+#: a segment) / 2 plus a last round that leaves a worker idle, while --jobs
+#: threads here take T or somewhat less: the quick suite on 1 GiB (about 2 s)
+#: gained nothing from 2 workers, the standard suite on 4 GiB (about 19 s)
+#: gains most (benchmarks/bench_run_mode.py)
+CLUSTER_MIN_S = 8.0
+#: runs no longer than this never start a cluster (nor measure the suite)
+CLUSTER_MIN_BYTES = 64 << 20
+#: bytes the suite is timed on when its cost is measured, after one chunk to warm up
+PROBE_BYTES = 16 << 20
+#: CPU-seconds after which the measurement stops short of PROBE_BYTES
+PROBE_MAX_S = 0.25
+#: segments per worker a local cluster's run is cut into by default: enough
+#: that what this process tests while the cluster starts, and the last round,
+#: leave no worker idle long
+SEGMENTS_PER_WORKER = 8
+#: the shortest default segment on workers: its task, state and merge (about
+#: 30 ms of CPU for the standard suite) stay a few percent of its test
+MIN_SEGMENT_BYTES = 128 << 20
+#: the cache of measured suite costs, under randqa's cache folder
+COST_CACHE = "suite-costs.json"
+
+_measured: dict[str, float] = {}
+
+
+@dataclass(frozen=True)
+class RunMode:
+    """How a run executes, and why (recorded in its JSON's ``execution``)."""
+
+    kind: str
+    #: threads for the suite's tests on each chunk tested in this process
+    threads: int
+    #: unit position at which the cluster is started in the background (cluster only)
+    start_at: int = 0
+    reason: str = ""
+
+    @property
+    def cluster(self) -> bool:
+        return self.kind == CLUSTER
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_mode": self.kind, "run_mode_reason": self.reason}
+
+
+def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, seconds_per_byte: float | None = None,
+                  segment: int, segment_given: bool = False, cores: int | None = None, unit: str = "bytes") -> RunMode:
+    """The run mode of a run of ``length`` units (None: unknown) with
+    ``--jobs`` ``jobs`` as a ceiling, a ``scheduler`` or not, the suite's
+    ``seconds_per_byte`` in one process (None: unknown, as for a seed
+    sweep's seeds, whose ``unit`` is not bytes; then the segment decides)
+    and segments of ``segment`` units (``segment_given``: by --segment)."""
+    cores = cores or os.cpu_count() or 1
+    if scheduler:
+        return RunMode(CLUSTER, jobs, 0, "--scheduler: segments go to its cluster")
+    if jobs <= 1:
+        return RunMode(ONE_PROCESS, 1, reason="--jobs 1")
+    if min(jobs, cores) <= 1:
+        return RunMode(ONE_PROCESS, 1, reason="one core: workers would share it")
+    if unit == "bytes" and length is not None and length <= CLUSTER_MIN_BYTES and not segment_given:
+        return RunMode(THREADS, jobs, reason=f"{length} bytes: too short to repay a cluster's start-up")
+    # while a local cluster starts, what is tested here runs in one thread: the start needs the other cores
+    if length is None:
+        return RunMode(CLUSTER, 1, segment, "length unknown: the cluster starts in the background once the "
+                                               "first segment is tested here")
+    if segment_given or seconds_per_byte is None:
+        if length > segment:
+            why = "--segment" if segment_given else "cost unknown"
+            return RunMode(CLUSTER, 1, 0, f"{why}: longer than one segment")
+        return RunMode(THREADS, jobs, reason="no longer than one segment")
+    estimate = seconds_per_byte * length
+    if estimate >= CLUSTER_MIN_S:
+        return RunMode(CLUSTER, 1, 0, f"about {estimate:.1f} s in one process: the cluster starts in the "
+                                         f"background while the first segments are tested here")
+    return RunMode(THREADS, jobs, reason=f"about {estimate:.1f} s in one process: too short to repay a cluster's "
+                                         f"start-up")
+
+
+def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *, segment: int,
+                segment_given: bool, progressive: bool = False) -> RunMode:
+    """The run mode of a run loop: ``workload`` (randqa.engine.execute) for
+    ``limit`` units, ``workers`` (randqa.engine.parallel.Workers, or None:
+    this process only, in ``threads`` threads).  A progressive run judges its
+    first segment's short lengths here before any cluster starts, so a bad
+    generator failing at 1 KiB never starts one."""
+    if workers is None or not workers.wanted:
+        kind = THREADS if threads > 1 else ONE_PROCESS
+        return RunMode(kind, threads, reason="no workers: this process only")
+    scheduler = workers.scheduler is not None
+    cost = None
+    suite = getattr(workload, "suite", None)  # a byte stream's suite; a seed sweep's cost is not measured
+    if suite is not None and workload.unit == "bytes" and needs_cost(limit, workers.jobs, scheduler, segment_given):
+        cost = suite_seconds_per_byte(suite)
+    mode = pick_run_mode(limit, jobs=workers.jobs, scheduler=scheduler, seconds_per_byte=cost, segment=segment,
+                         segment_given=segment_given, unit=workload.unit)
+    if progressive and mode.cluster:
+        mode = replace(mode, start_at=max(mode.start_at, segment))
+    return mode
+
+
+def needs_cost(length: int | None, jobs: int, scheduler: bool, segment_given: bool) -> bool:
+    """Whether ``pick_run_mode`` would use the suite's cost (else it is not measured)."""
+    return (jobs > 1 and not scheduler and not segment_given and length is not None
+            and length > CLUSTER_MIN_BYTES and (os.cpu_count() or 1) > 1)
+
+
+def may_use_cluster(length: int | None, jobs: int, suite: Suite) -> bool:
+    """Whether a run of ``suite`` for ``length`` bytes (None: unknown) with
+    ``--jobs jobs`` may get a local cluster (what its memory check must
+    count): ``pick_run_mode``'s answer, the suite's cost measured when it matters."""
+    cost = suite_seconds_per_byte(suite) if needs_cost(length, jobs, False, False) else None
+    return pick_run_mode(length, jobs=jobs, seconds_per_byte=cost, segment=1).cluster
+
+
+def balanced_segment(limit: int, workers: int) -> int:
+    """A default segment for ``limit`` units on ``workers`` workers that open
+    the source themselves: ``SEGMENTS_PER_WORKER`` per worker, so what this
+    process tests while the cluster starts and the last round balance out,
+    but at least ``MIN_SEGMENT_BYTES``."""
+    return max(MIN_SEGMENT_BYTES, -(-limit // (SEGMENTS_PER_WORKER * workers)))
+
+
+# --------------------------------------------------------------------------
+# The suite's cost
+
+
+def suite_key(suite: Suite) -> str:
+    """What a suite's measured cost is cached under: its content and randqa's version."""
+    from randqa.engine.request import suite_to_json
+
+    text = json.dumps(suite_to_json(suite), sort_keys=True, default=str)
+    return hashlib.sha256(f"{__version__}\n{text}".encode()).hexdigest()[:32]
+
+
+def suite_seconds_per_byte(suite: Suite) -> float:
+    """CPU-seconds per byte of ``suite``'s tests in one process and thread:
+    measured once per suite (``PROBE_BYTES``), then read from the cache."""
+    key = suite_key(suite)
+    if key in _measured:
+        return _measured[key]
+    cache = _cache_path()
+    stored = _read_cache(cache)
+    cost = stored.get(key)
+    if not isinstance(cost, float) or not math.isfinite(cost) or cost <= 0:
+        cost = measure_seconds_per_byte(suite)
+        stored[key] = cost
+        _write_cache(cache, stored)
+    _measured[key] = cost
+    return cost
+
+
+def measure_seconds_per_byte(suite: Suite, probe_bytes: int = PROBE_BYTES) -> float:
+    """The CPU time of ``suite``'s tests per byte, on fixed pseudo-random
+    bytes fed in a run's chunks after one that warms them up, until
+    ``probe_bytes`` or ``PROBE_MAX_S``: the fastest chunk's.  A suite slow on a first 256 KiB
+    (``PROBE_MAX_S``) is known slow from it alone."""
+    from randqa.engine.feeding import CHUNK_BYTES
+
+    data = np.random.default_rng(0).integers(0, 256, CHUNK_BYTES, dtype=np.uint8)
+    accumulators = suite.build()
+    first = 256 << 10
+    begin = time.thread_time()  # CPU time: what other work on the machine takes is not the suite's
+    for acc in accumulators:
+        acc.update(data[:first])
+    elapsed = time.thread_time() - begin
+    if elapsed >= PROBE_MAX_S:
+        return elapsed / first
+    for acc in accumulators:
+        acc.update(data)
+    fastest, fed, elapsed = math.inf, 0, 0.0
+    while fed < probe_bytes and elapsed < PROBE_MAX_S:
+        begin = time.thread_time()
+        for acc in accumulators:
+            acc.update(data)
+        took = time.thread_time() - begin
+        fastest, fed, elapsed = min(fastest, took), fed + CHUNK_BYTES, elapsed + took
+    return max(fastest, 1e-9) / CHUNK_BYTES  # the fastest chunk: the one least disturbed by other work
+
+
+def _cache_path() -> str:
+    from randqa.sources.runtimes.driver import cache_root
+
+    return str(cache_root() / COST_CACHE)
+
+
+def _read_cache(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_cache(path: str, data: dict[str, Any]) -> None:
+    """Write the cache atomically; a cache that cannot be written is measured again next time."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(partial, path)
+    except OSError:
+        pass
+
+
+# --------------------------------------------------------------------------
+# Memory
+
+
+def processes_holding_tests(kind: str, workers: int) -> int:
+    """Copies of the suite's state a run holds at once: one in this process;
+    on a local cluster also one per worker, and the result of a finished
+    segment being merged here (its state, loaded into fresh tests)."""
+    return 1 + workers + 2 if kind == CLUSTER else 1
