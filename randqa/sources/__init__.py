@@ -8,10 +8,10 @@ on any source unchanged; what a source can do (its split method, its size,
 
 from __future__ import annotations
 
-from randqa.sources.backends import backend_names, open_backend
+from randqa.sources.backends import backend_names, open_backend, open_named_backend
 from randqa.sources.base import Source, read_full
-from randqa.sources.opening import FORMATS, is_data_spec, open_named_backend, open_source, seed_for
-from randqa.sources.streams import BitTextStream, ByteStream
+from randqa.sources.opening import FORMATS, open_source, seed_for
+from randqa.sources.streams import BitTextStream, ByteStream, is_data_spec
 
 __all__ = ["FORMATS", "Source", "read_full", "open_source", "ByteStream", "BitTextStream", "backend_names",
            "open_backend", "open_named_backend", "is_data_spec", "seed_for"]

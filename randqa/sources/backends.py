@@ -69,6 +69,7 @@ v = (2**64-1, 2**64-1, K0, K1) and its first outputs are
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
@@ -268,3 +269,15 @@ def _open_backend(name: str, seed: int | None) -> Source:
         if looks_like_module_attribute(name):
             return open_user_bitgenerator(name, seed)
     raise KeyError(name)
+
+
+def open_named_backend(name: str, seed: int | None = None, *, what: str = "backend",
+                       alternatives: str = "not a backend name") -> Source:
+    """open_backend, with an unknown name a UsageError that lists close matches."""
+    try:
+        return open_backend(name, seed)
+    except KeyError:
+        pass
+    close = difflib.get_close_matches(name, backend_names(), n=4, cutoff=0.5)
+    hint = f" (close matches: {', '.join(close)})" if close else "; see `randqa list`"
+    raise UsageError(f"unknown {what} {name!r}: {alternatives}{hint}")

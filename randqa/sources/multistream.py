@@ -189,7 +189,7 @@ def open_streams(spec: str, seed: int | None, layout: StreamLayout, offset: int 
     there raise NotSplittable).  ``seed`` is the base
     seed (drawn and recorded when None).  A scheme the generator cannot do is
     a UsageError with one line."""
-    from randqa.sources import is_data_spec
+    from randqa.sources.streams import is_data_spec
 
     if is_data_spec(spec):
         raise UsageError("--streams needs a generator (randqa list), not stdin or a file")
@@ -248,7 +248,7 @@ def _refuse_unseeded(source: Source, scheme: str) -> None:
 
 
 def _open_backend(spec: str, seed: int | None, scheme: str, index: int | None = None) -> Source:
-    from randqa.sources import open_named_backend
+    from randqa.sources.backends import open_named_backend
 
     try:
         source = open_named_backend(spec, seed, what="source", alternatives="not a file, '-' or a backend name")

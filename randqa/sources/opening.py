@@ -5,13 +5,13 @@ BitGenerators and lists of them), with one seed rule and one format rule.
 
 from __future__ import annotations
 
-import difflib
 import os
 from typing import TYPE_CHECKING, Any
 
 from randqa.errors import UsageError
-from randqa.sources.backends import backend_names, open_backend
+from randqa.sources.backends import open_named_backend
 from randqa.sources.base import Source
+from randqa.sources.streams import is_data_spec
 
 if TYPE_CHECKING:
     from randqa.sources.multistream import StreamLayout
@@ -30,11 +30,6 @@ _SEED_REFUSED = {
                 "which is tested from its current state",
     "callable": "--seed applies to generator names and BitGenerator classes, not to a callable source",
 }
-
-
-def is_data_spec(spec: str) -> bool:
-    """Whether ``spec`` names data (stdin '-' or a file path) rather than a generator."""
-    return spec == "-" or os.path.exists(spec) or os.sep in spec
 
 
 def seed_for(kind: str, seed: int | None, *, generators_only: bool = False) -> int | None:
@@ -124,15 +119,3 @@ def _open_object(obj: Any, seed: int | None, fmt: str, interleave: int | None,
     except BaseException:
         source.close()
         raise
-
-
-def open_named_backend(name: str, seed: int | None = None, *, what: str = "backend",
-                       alternatives: str = "not a backend name") -> Source:
-    """open_backend, with an unknown name a UsageError that lists close matches."""
-    try:
-        return open_backend(name, seed)
-    except KeyError:
-        pass
-    close = difflib.get_close_matches(name, backend_names(), n=4, cutoff=0.5)
-    hint = f" (close matches: {', '.join(close)})" if close else "; see `randqa list`"
-    raise UsageError(f"unknown {what} {name!r}: {alternatives}{hint}")

@@ -4,7 +4,7 @@ contiguous segments and a worker given segment k gets exactly bytes
 
 Each source says how its segments are made (``Source.split_method``) and
 makes them (``Source.open_at``): a regular file reads its range with
-``pread`` (:class:`PreadSource`); a generator that owns a jump
+``pread`` (randqa.sources.streams.PreadSource); a generator that owns a jump
 (``GeneratorSource.advance``: LCG maps, GF(2) matrix powers, MT19937's
 characteristic polynomial, a BitGenerator's own ``advance``; see
 randqa/sources/jumps.py) is placed there; an independent source (urandom,
@@ -14,52 +14,11 @@ is sent: the source's spec and the seed the run recorded.
 
 from __future__ import annotations
 
-import os
-import stat
 from typing import Any
 
 from randqa.sources.base import SPLIT_METHODS, NotSplittable, Source, SplitMethod
 
-__all__ = ["SPLIT_METHODS", "NotSplittable", "PreadSource", "SplitMethod", "open_at"]
-
-
-class PreadSource(Source):
-    """Bytes ``[offset, offset + length)`` of a regular file (to its end when
-    ``length`` is None), read with ``pread``: no file position is shared, so
-    any number of readers can use one file side by side."""
-
-    def __init__(self, path: str, offset: int = 0, length: int | None = None) -> None:
-        from randqa.sources.streams import _open_input
-
-        if offset < 0 or (length is not None and length < 0):
-            raise ValueError("offset and length must be >= 0")
-        self.fd, _owned, self.name = _open_input(path)
-        if not _owned or not stat.S_ISREG(os.fstat(self.fd).st_mode):
-            self.close()
-            raise NotSplittable(f"{path}: not a regular file, so it can only be read in order")
-        self.position = offset
-        self.end = None if length is None else offset + length
-
-    def readinto(self, buffer: memoryview) -> int:
-        want = len(buffer) if self.end is None else max(0, min(len(buffer), self.end - self.position))
-        if want == 0:
-            return 0
-        got = _pread_into(self.fd, memoryview(buffer)[:want], self.position)
-        self.position += got
-        return got
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-
-def _pread_into(fd: int, view: memoryview, offset: int) -> int:
-    if hasattr(os, "preadv"):
-        return os.preadv(fd, [view], offset)
-    data = os.pread(fd, len(view), offset)
-    view[: len(data)] = data
-    return len(data)
+__all__ = ["SPLIT_METHODS", "NotSplittable", "SplitMethod", "open_at"]
 
 
 def open_at(spec: str, seed: int | None, offset: int, *, fmt: str = "bytes", length: int | None = None,
@@ -75,7 +34,7 @@ def open_at(spec: str, seed: int | None, offset: int, *, fmt: str = "bytes", len
     stream of that many streams of ``spec``, each jumped to its place.
     With ``fold`` (word bits, low bits), ``offset`` counts folded bytes.
     """
-    from randqa.sources import open_source
+    from randqa.sources.opening import open_source
 
     if offset < 0:
         raise ValueError("offset must be >= 0")

@@ -10,7 +10,7 @@ import stat
 import numpy as np
 
 from randqa.errors import InputError
-from randqa.sources.base import Source, SplitMethod
+from randqa.sources.base import NotSplittable, Source, SplitMethod
 
 # ASCII '0' and '1' map to bit values; whitespace is skipped, anything else is an error
 _BIT_VALUE = np.full(256, 255, dtype=np.uint8)
@@ -42,6 +42,11 @@ def _open_input(path: str) -> tuple[int, bool, str]:
         os.close(fd)
         raise InputError(f"{path}: is a directory, not a file")
     return fd, True, path
+
+
+def is_data_spec(spec: str) -> bool:
+    """Whether ``spec`` names data (stdin '-' or a file path) rather than a generator."""
+    return spec == "-" or os.path.exists(spec) or os.sep in spec
 
 
 class _FdReader:
@@ -94,8 +99,6 @@ class ByteStream(Source):
         """Bytes ``[offset, offset + length)`` of the file, read with pread."""
         if self.path == "-":
             return super().open_at(offset, length)
-        from randqa.sources.segments import PreadSource
-
         return PreadSource(self.path, offset, length)
 
     def close(self) -> None:
@@ -163,3 +166,40 @@ class BitTextStream(Source):
 
     def close(self) -> None:
         self._reader.close()
+
+
+class PreadSource(Source):
+    """Bytes ``[offset, offset + length)`` of a regular file (to its end when
+    ``length`` is None), read with ``pread``: no file position is shared, so
+    any number of readers can use one file side by side."""
+
+    def __init__(self, path: str, offset: int = 0, length: int | None = None) -> None:
+        if offset < 0 or (length is not None and length < 0):
+            raise ValueError("offset and length must be >= 0")
+        self.fd, _owned, self.name = _open_input(path)
+        if not _owned or not stat.S_ISREG(os.fstat(self.fd).st_mode):
+            self.close()
+            raise NotSplittable(f"{path}: not a regular file, so it can only be read in order")
+        self.position = offset
+        self.end = None if length is None else offset + length
+
+    def readinto(self, buffer: memoryview) -> int:
+        want = len(buffer) if self.end is None else max(0, min(len(buffer), self.end - self.position))
+        if want == 0:
+            return 0
+        got = _pread_into(self.fd, memoryview(buffer)[:want], self.position)
+        self.position += got
+        return got
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _pread_into(fd: int, view: memoryview, offset: int) -> int:
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [view], offset)
+    data = os.pread(fd, len(view), offset)
+    view[: len(data)] = data
+    return len(data)

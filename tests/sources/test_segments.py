@@ -24,7 +24,8 @@ import pytest
 from randqa.sources import backend_names, open_source
 from randqa.sources.base import read_full
 from randqa.sources.runtimes import LIVE_SUFFIX
-from randqa.sources.segments import NotSplittable, PreadSource, open_at
+from randqa.sources.segments import NotSplittable, open_at
+from randqa.sources.streams import PreadSource
 from reference_generators import PCG128_INCREMENT, PCG128_MULTIPLIER, PRIME64_MODULUS, PRIME64_MULTIPLIER, pcg128_lcg_states
 
 SEED = 20240611
