@@ -106,6 +106,61 @@ def upward_imports() -> list[str]:
     return problems
 
 
+def import_cycles() -> list[list[str]]:
+    """Every group of modules that import one another, directly or through
+    others (Tarjan's strongly connected components). All imports count,
+    lazy and type-checking ones too: a cycle hidden in a function is still
+    two modules that cannot be understood apart."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        importer = module_name(path)
+        graph.setdefault(importer, set()).update(
+            target for _, imported in imported_modules(path)
+            if (target := containing_module(imported)) != importer)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while not group or group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    assert import_cycles() == []
+
+
+def test_the_cycle_finder_sees_a_cycle_through_a_lazy_import(tmp_path, monkeypatch) -> None:
+    fake = tmp_path / "randqa"
+    (fake / "engine").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "engine" / "__init__.py").write_text("")
+    (fake / "engine" / "a.py").write_text("from randqa.engine.b import f\n")
+    (fake / "engine" / "b.py").write_text("def f():\n    from randqa.engine import c\n")
+    (fake / "engine" / "c.py").write_text("import randqa.engine.a\n")
+    (fake / "engine" / "d.py").write_text("import randqa.engine.a\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    assert import_cycles() == [["randqa.engine.a", "randqa.engine.b", "randqa.engine.c"]]
+
+
 def test_no_module_imports_from_a_layer_above_it() -> None:
     assert upward_imports() == []
 
