@@ -73,7 +73,8 @@ def workers_for(jobs: int, scheduler: str | None, scheduler_timeout: float = SCH
     first use), or None when it runs in this process: --jobs 1 and no
     --scheduler or RANDQA_SCHEDULER.  The address and the TLS files are
     checked here, before any work."""
-    from randqa.engine.parallel import TLS_NEEDS_TLS_SCHEDULER, TlsFiles, Workers, scheduler_address
+    from randqa.engine.parallel import Workers
+    from randqa.engine.scheduler import TLS_NEEDS_TLS_SCHEDULER, TlsFiles, scheduler_address
 
     address = scheduler_address(scheduler)
     files = TlsFiles(**{name.removeprefix("tls_"): value for name, value in (tls or {}).items()})

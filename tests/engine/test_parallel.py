@@ -503,14 +503,14 @@ def test_workers_keep_chunk_temporaries_in_the_heap(threshold, tuned):
 ])
 def test_a_scheduler_address_is_checked_before_any_work(text, problem):
     # before: `--scheduler garbage` exited 3 after about 61 s, with a Client.__del__ traceback
-    from randqa.engine.parallel import scheduler_address
+    from randqa.engine.scheduler import scheduler_address
 
     with pytest.raises(UsageError, match=f"--scheduler .*{problem}.*tcp://HOST:PORT or tls://HOST:PORT"):
         scheduler_address(text)
 
 
 def test_good_scheduler_addresses():
-    from randqa.engine.parallel import parse_scheduler_address
+    from randqa.engine.scheduler import parse_scheduler_address
 
     assert parse_scheduler_address("127.0.0.1:8786").url == "tcp://127.0.0.1:8786"  # Dask's default scheme
     assert parse_scheduler_address("TLS://[::1]:8786").url == "tls://[::1]:8786"
