@@ -1,0 +1,380 @@
+""":func:`test` and :func:`compare`: a source, or several, run through
+randqa.engine.execute with the CLI's options as keywords."""
+
+from __future__ import annotations
+
+import builtins
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ContextManager
+
+from randqa.api._arguments import (
+    PathLike, Size, _call_text, _environment, _flag, _path, _progress_bar, _python_errors, _size, _test_names, _text,
+    _whole, _write_outputs,
+)
+from randqa.api.documents import Comparison, Result
+from randqa.errors import UsageError
+from randqa.run_result import Provenance, RunResult
+
+if TYPE_CHECKING:
+    from randqa.engine.plan import TestPlan
+    from randqa.sources.base import Source
+
+
+# ---------------------------------------------------------------- randqa.test
+
+_TEST_DEFAULTS: dict[str, Any] = {
+    "n": None, "seed": None, "suite": "standard", "tests": None, "format": "bytes", "word_bits": None,
+    "low_bits": None, "sequences": None, "progressive": False, "min": None, "max": None, "keep_going": False,
+    "seed_sweep": None, "positions": 256, "json": None, "html": None, "jobs": 1, "progress": False, "name": None,
+    "streams": None, "stream_seeds": None, "interleave": None,
+}
+
+
+def test(source: object, n: Size | None = None, *, seed: int | None = None, suite: str = "standard",
+         tests: str | Sequence[str] | None = None, format: str = "bytes", word_bits: int | None = None,
+         low_bits: int | None = None, sequences: int | None = None, progressive: bool = False,
+         min: Size | None = None, max: Size | None = None, keep_going: bool = False,
+         seed_sweep: int | None = None, positions: int = 256, json: PathLike | None = None,
+         html: PathLike | None = None, jobs: int = 1, progress: bool = False, name: str | None = None,
+         streams: int | None = None, stream_seeds: str | None = None, interleave: Size | None = None) -> Result:
+    """Test a source of random bytes with a suite, as ``randqa test`` does.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, BitGenerator, bytes-like, file object, iterable or callable
+        What to test:
+
+        - a generator name (``"pcg64"``, see ``randqa list``), ``"module:attr"``
+          naming a BitGenerator class or factory, ``"-"`` for stdin, or a path;
+        - a numpy ``BitGenerator`` instance, tested from its current state
+          (and advanced by what is read), or a ``numpy.random.Generator``,
+          whose bit generator is tested; or a ``BitGenerator`` class, seeded
+          with ``seed``;
+        - ``bytes``, ``bytearray``, ``memoryview`` or a ``uint8`` ndarray;
+        - a binary file object (read to its end, not closed);
+        - an iterable of byte chunks (bytes-like or uint8 arrays);
+        - a callable ``f(k)`` returning up to ``k`` bytes (``os.urandom``),
+          which is read like a generator;
+        - a list of two or more BitGenerator instances: streams, tested
+          interleaved every ``interleave`` bytes (default: their word size),
+          each alone and each pair's XOR, as ``streams`` does.
+    n : int or str, optional
+        How much to test (``-n``): a whole number or a string with a binary
+        suffix (``"64K"``, ``"16M"``, ``"2G"``); bits with ``format="bits"``.
+        Default: all of the data, 64 MiB of a generator.
+    seed : int, optional
+        Seed of a generator name or BitGenerator class (default: drawn from
+        the OS and recorded in the result).
+    suite : str, default "standard"
+        Suite name (``"quick"``, ``"standard"``, ``"nist-sp800-22"``,
+        ``"rc4"``) or path of a suite TOML file.
+    tests : str or list of str, optional
+        Run only these tests of the suite (``"chi_square,runs"`` or a list).
+    format : {"bytes", "bits"}, default "bytes"
+        ``"bits"`` reads ASCII '0'/'1' text, as NIST STS does (data sources only).
+    word_bits, low_bits : int, optional
+        Fold: every test reads only the ``low_bits`` low bits (default 1) of
+        each ``word_bits``-bit word (8, 16, 32 or 64).
+    sequences : int, optional
+        For suites that test sequences (``nist-sp800-22``): test this many
+        sequences with STS's second-level analysis (instead of ``n``).
+    progressive : bool, default False
+        Test doubling lengths from ``min`` to ``max``; stop at the first failure.
+    min, max : int or str, optional
+        First (default 1 KiB) and last length of ``progressive`` (default:
+        ``n``; else 1 GiB of a generator, or all of the data).
+    keep_going : bool, default False
+        With ``progressive``, go on to ``max`` after a failure.
+    seed_sweep : int, optional
+        Test the starts of this many streams seeded ``seed``, ``seed + 1``, ...
+        (generator names and BitGenerator classes only).
+    positions : int, default 256
+        Bytes read from the start of each stream by ``seed_sweep``.
+    json, html : str or os.PathLike, optional
+        Also write the JSON document or the HTML report there (``json="-"``: stdout).
+    jobs : int, default 1
+        Threads that run the suite's tests side by side (results are identical).
+    progress : bool, default False
+        Show a progress bar on stderr.
+    name : str, optional
+        The source's name in reports (default: the generator's name, the
+        path, or the Python type).
+    streams : int, optional
+        Test this many streams of a generator name (``--streams``): their
+        interleaved stream, each stream alone and each pair's XOR.
+    stream_seeds : str, optional
+        How the streams are seeded (``--stream-seeds``): ``"consecutive"``,
+        ``"spaced:D"``, ``"bitflip"``, ``"jump"``, ``"spawn"`` or
+        ``"module:attr"`` naming ``f(seed, k)`` that returns the K BitGenerators.
+    interleave : int or str, optional
+        Bytes of one stream before the next's (default: the generator's word size).
+
+    Returns
+    -------
+    Result
+        Verdict, per-test results, lengths and the JSON document.
+
+    Raises
+    ------
+    TypeError
+        A source of no accepted kind, or an option of the wrong type
+        (``n=1.5``, ``seed="7"``).
+    ValueError
+        Anything ``randqa test`` refuses, with the line it prints: an unknown
+        generator or suite, a bad size, an impossible combination of options,
+        an empty input, a missing output folder.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import randqa
+    >>> r = randqa.test(np.random.PCG64(7), "1M", suite="quick")
+    >>> r.verdict, r.name, r.seed
+    (<Verdict.PASS: 'pass'>, 'pcg64', 7)
+    >>> print(round(r["birthday_spacings"].pvalue, 4))
+    0.2197
+    >>> randqa.test(b"\\x00" * 4096, suite="quick").verdict
+    <Verdict.FAIL: 'fail'>
+    >>> randqa.test("lfsr113", seed=1, progressive=True, max="64K").first_failure_bytes  # below 1e-6 at 1 KiB, again on the next
+    2048
+    >>> r = randqa.test([np.random.PCG64(1), np.random.PCG64(1)], "256K", suite="quick")
+    >>> r.name, r["frequency[streams 0 xor 1]"].verdict
+    ('pcg64[2 streams, given]', <Verdict.FAIL: 'fail'>)
+    >>> randqa.test("pcg64", "1Q")
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid size '1Q': use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)
+    """
+    from randqa.engine.plan import DEFAULT_PROGRESSIVE_MIN, TestOptions, plan_test
+
+    call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "format": format, "word_bits": word_bits,
+            "low_bits": low_bits, "sequences": sequences, "progressive": progressive, "min": min, "max": max,
+            "keep_going": keep_going, "seed_sweep": seed_sweep, "positions": positions, "json": json,
+            "html": html, "jobs": jobs, "progress": progress, "name": name, "streams": streams,
+            "stream_seeds": stream_seeds, "interleave": interleave}
+    given = _bitgenerator_list(source)
+    if given and (streams is not None or stream_seeds is not None):
+        raise ValueError("a list of BitGenerators is its own streams: give no streams or stream_seeds")
+    options = TestOptions(
+        size=_size(n, "n"), seed=_whole(seed, "seed"), suite=_text(suite, "suite"), tests=_test_names(tests),
+        fmt=_text(format, "format"), word_bits=_whole(word_bits, "word_bits"), low_bits=_whole(low_bits, "low_bits"),
+        sequences=_whole(sequences, "sequences"), progressive=_flag(progressive, "progressive"),
+        min_size=_size(min, "min") or DEFAULT_PROGRESSIVE_MIN, max_size=_size(max, "max"), keep_going=_flag(keep_going, "keep_going"),
+        seed_sweep=_whole(seed_sweep, "seed_sweep"), positions=_whole(positions, "positions") or 0,
+        jobs=_whole(jobs, "jobs") or 0, streams=_whole(streams, "streams"),
+        stream_seeds=None if stream_seeds is None else _text(stream_seeds, "stream_seeds"),
+        interleave=None if given else _size(interleave, "interleave"))
+    json_path, html_path = _path(json, "json"), _path(html, "html")
+    show = _flag(progress, "progress")
+    label = None if name is None else _text(name, "name")
+    with _python_errors():
+        plan = plan_test(options, {"--json": json_path, "--html": html_path},
+                         (str(source),) if isinstance(source, (str, os.PathLike)) else ())
+        result = _run(plan, source, label, _size(interleave, "interleave") if given else None, show)
+    if label is not None and options.seed_sweep is not None:
+        result.source["name"] = label
+    result.provenance = Provenance(_call_text("test", source, call, _TEST_DEFAULTS), **_environment())
+    document = result.to_json()
+    _write_outputs(document, json_path, html_path)
+    return Result(document, result.results)
+
+
+test.__test__ = False  # type: ignore[attr-defined]  # `from randqa import test` in a test module is no test
+
+
+def _bitgenerator_list(source: object) -> bool:
+    from randqa.sources.python_objects import bitgenerator_list
+
+    return bitgenerator_list(source)
+
+
+def _run(plan: TestPlan, source: object, label: str | None, interleave: int | None, show: bool) -> RunResult:
+    """Run what ``randqa.test`` was given through randqa.engine.execute, in
+    this process with --jobs threads: a seed sweep of a generator name or a
+    BitGenerator class, or one source, opened here (Python objects, a list of
+    BitGenerators interleaved every ``interleave`` bytes) and named ``label``."""
+    from randqa.engine.execute import Execution, execute
+
+    execution = Execution(threads=plan.options.jobs)
+
+    def bars(total: int | None) -> ContextManager[Any]:
+        return _progress_bar(show, total)
+
+    if plan.options.seed_sweep is not None:
+        return _sweep(plan, source, execution, bars)
+    with _open_source(plan, source, label, interleave) as opened:
+        spec = _path(source, "source") if isinstance(source, (str, os.PathLike)) else opened.name
+        assert spec is not None
+        return execute(plan.request(spec, opened=opened), execution, bars, source=opened)
+
+
+def _open_source(plan: TestPlan, source: object, name: str | None, interleave: int | None = None) -> Source:
+    """A Source for what ``randqa.test`` was given (randqa.sources.open_source),
+    folded as the plan says; a list of BitGenerators interleaved every
+    ``interleave`` bytes, or a generator's streams of --streams."""
+    from randqa.engine.plan import check_stream_values
+    from randqa.sources import open_source
+    from randqa.sources.python_objects import GIVEN_STREAMS_TAKE_NO_OPTIONS
+
+    o = plan.options
+    if _bitgenerator_list(source):
+        assert isinstance(source, (list, tuple))
+        if o.sequences:
+            raise UsageError(GIVEN_STREAMS_TAKE_NO_OPTIONS)
+        check_stream_values(len(source), interleave)
+    elif isinstance(source, (str, os.PathLike)):
+        source = _path(source, "source")
+    layout = o.layout if isinstance(source, str) else None
+    fold = (o.word_bits, o.low_bits or 1) if o.word_bits else None
+    return open_source(source, seed=o.seed, fmt=o.fmt, fold=fold, layout=layout, name=name, interleave=interleave)
+
+
+def _sweep(plan: TestPlan, source: object, execution: Any, bars: Any) -> RunResult:
+    """A seed sweep of a generator name or a BitGenerator class."""
+    from randqa.engine.execute import execute
+    from randqa.sources.python_objects import bitgenerator_class_source, is_bitgenerator_class
+
+    if isinstance(source, (str, os.PathLike)):
+        spec = _path(source, "source")
+        assert spec is not None
+        return execute(plan.request(spec), execution, bars)
+    if is_bitgenerator_class(source):
+        assert isinstance(source, type)
+        cls: type = source
+        with bitgenerator_class_source(cls, 0) as probe:
+            name = probe.name
+        return execute(plan.request(name, check_sweep=False), execution, bars,
+                       seeded=lambda seed: bitgenerator_class_source(cls, seed))
+    raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
+
+
+# ---------------------------------------------------------------- randqa.compare
+
+def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, *, seed: int | None = None,
+            suite: str = "standard", tests: str | Sequence[str] | None = None, progressive: bool = True,
+            min: Size | None = None, max: Size | None = None, keep_going: bool = False, speed_repeats: int = 5,
+            json: PathLike | None = None, html: PathLike | None = None, jobs: int | None = None,
+            progress: bool = False, predict: bool = True, preset: str | None = None, streams: int | None = None,
+            stream_seeds: str | Sequence[str] | None = None, interleave: Size | None = None) -> Comparison:
+    """Compare generators: speed as applications call them next to test quality,
+    as ``randqa compare`` does.
+
+    Parameters
+    ----------
+    sources : list of str or os.PathLike, optional
+        Generator names (``randqa list``), ``module:attr`` specs, paths or
+        ``"-"`` (stdin, once).  Default: the ``preset``'s.
+    n : int or str, optional
+        Bytes tested per source (``"64M"``); default 2 GiB of a generator, all of a file.
+    seed : int, optional
+        Seed of every generator (default: each drawn and recorded).
+    suite : str, default "standard"
+        Suite name or path of a suite TOML file.
+    tests : str or list of str, optional
+        Run only these tests of the suite.
+    progressive : bool, default True
+        Test doubling lengths from ``min`` to ``max`` and report where each source first fails.
+    min, max : int or str, optional
+        First (default 1 KiB) and last (default ``n``) length of ``progressive``.
+    keep_going : bool, default False
+        With ``progressive``, go on to ``max`` after the first failure.
+    speed_repeats : int, default 5
+        Timed speed runs per generator; the median is reported.
+    json, html : str or os.PathLike, optional
+        Also write the JSON document or the HTML report there.  Unlike the
+        CLI, no report is written unless asked for.
+    jobs : int, optional
+        Threads that run each suite's tests side by side (default: up to 2).
+    progress : bool, default False
+        Show progress bars on stderr.
+    predict : bool, default True
+        Also run randqa's predictors on each source: the bytes from which
+        its continuation was predicted exactly (``predictable_from_bytes``).
+    preset : {"nmap", "runtimes"}, optional
+        Without sources: "nmap" (the default) compares nmap's contenders, the
+        Linux pair, pcg64 and chacha; "runtimes" each language runtime's
+        default generator and urandom, to 256 MiB unless ``n`` or ``max``
+        says otherwise.
+    streams : int, optional
+        Compare each generator's ``streams`` streams instead, once per
+        scheme of ``stream_seeds`` (see :func:`test`).
+    stream_seeds : str or list of str, optional
+        The seeding schemes to compare side by side.
+    interleave : int or str, optional
+        Bytes of one stream before the next's (default: the generator's word size).
+
+    Returns
+    -------
+    Comparison
+        Every source's :class:`Result` with its speed, and the compare document.
+
+    Raises
+    ------
+    TypeError
+        A source that is not a name or path (test Python objects with
+        :func:`test`), or an option of the wrong type.
+    ValueError
+        Anything ``randqa compare`` refuses, with the line it prints.
+
+    Examples
+    --------
+    >>> import randqa
+    >>> c = randqa.compare(["pcg64", "minstd"], "256K", seed=3, suite="quick", progressive=False, speed_repeats=1)
+    >>> [r.name for r in c if not r.passed]
+    ['minstd']
+    >>> c.speed_mb_s("pcg64") > 0
+    True
+    """
+    from randqa.engine import compare as comparing
+    from randqa.engine.plan import plan_compare
+
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    specs = []
+    for item in sources:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"compare takes generator names, module:attr specs and paths, not {type(item).__name__}; "
+                            f"test Python objects one at a time with randqa.test")
+        spec = _path(item, "source")
+        assert spec is not None
+        specs.append(spec)
+    call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "progressive": progressive, "min": min,
+            "max": max, "keep_going": keep_going, "speed_repeats": speed_repeats, "json": json, "html": html,
+            "jobs": jobs, "progress": progress, "predict": predict, "preset": preset, "streams": streams,
+            "stream_seeds": stream_seeds, "interleave": interleave}
+    defaults = {"n": None, "seed": None, "suite": "standard", "tests": None, "progressive": True, "min": None,
+                "max": None, "keep_going": False, "speed_repeats": 5, "json": None, "html": None, "jobs": None,
+                "progress": False, "predict": True, "preset": None, "streams": None, "stream_seeds": None,
+                "interleave": None}
+    schemes = () if stream_seeds is None else (_text(stream_seeds, "stream_seeds"),) if isinstance(
+        stream_seeds, str) else tuple(_text(s, "stream_seeds") for s in stream_seeds)
+    size, min_size, max_size = _size(n, "n"), _size(min, "min"), _size(max, "max")
+    preset_name = None if preset is None else _text(preset, "preset")
+    flags = (_flag(progressive, "progressive"), _flag(keep_going, "keep_going"), _flag(progress, "progress"),
+             _flag(predict, "predict"))
+    threads = _whole(jobs, "jobs")
+    threads = threads if threads is not None else builtins.min(2, os.cpu_count() or 1)
+    seed_value, repeats = _whole(seed, "seed"), _whole(speed_repeats, "speed_repeats")
+    json_path, html_path = _path(json, "json"), _path(html, "html")
+    with _python_errors():
+        chosen, size = comparing.preset_plan(specs, preset_name, size, max_size)
+        options = plan_compare(suite=_text(suite, "suite"), tests=_test_names(tests), size=size, seed=seed_value,
+                               progressive=flags[0], min_size=min_size, max_size=max_size, keep_going=flags[1],
+                               speed_repeats=repeats, jobs=threads, predict=flags[3],
+                               outputs={"--json": json_path, "--html": html_path}, inputs=tuple(specs),
+                               streams=_whole(streams, "streams"), stream_seeds=schemes,
+                               interleave=_size(interleave, "interleave"))
+
+        def bar(label: str, total: int | None) -> Any:
+            return _progress_bar(flags[2], total, desc=label)
+
+        document = comparing.run_comparison(chosen, options,
+                                            _call_text("compare", specs, call, defaults), _environment(),
+                                            progress=bar)
+    if not document["runs"]:
+        raise KeyboardInterrupt("interrupted before any source was tested")
+    _write_outputs(document, json_path, html_path)
+    return Comparison(document)
+
+
