@@ -24,6 +24,7 @@ import os
 import shlex
 import stat
 import tempfile
+from pathlib import Path
 
 from randqa.errors import UsageError
 
@@ -157,3 +158,9 @@ def _probe_folder(option: str, path: str, folder: str) -> None:
         raise UsageError(f"{option} {path}: cannot write in folder {folder} ({exc.strerror or exc})") from None
     os.close(fd)
     os.unlink(probe)
+
+
+def cache_root() -> Path:
+    """randqa's cache folder: ``$XDG_CACHE_HOME/randqa``, else ``~/.cache/randqa``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "randqa"

@@ -229,7 +229,7 @@ def measure_seconds_per_byte(suite: Suite, probe_bytes: int = PROBE_BYTES) -> fl
 
 
 def _cache_path() -> str:
-    from randqa.sources.runtimes.driver import cache_root
+    from randqa.files import cache_root
 
     return str(cache_root() / COST_CACHE)
 
@@ -245,12 +245,11 @@ def _read_cache(path: str) -> dict[str, Any]:
 
 def _write_cache(path: str, data: dict[str, Any]) -> None:
     """Write the cache atomically; a cache that cannot be written is measured again next time."""
+    from randqa.files import write_atomically
+
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(partial, path)
+        write_atomically(path, json.dumps(data).encode())
     except OSError:
         pass
 

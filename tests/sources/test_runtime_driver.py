@@ -17,7 +17,8 @@ from conftest import run_cli_inprocess
 from randqa.errors import InputError, UsageError
 from randqa.sources.backends import find_backend, open_backend
 from randqa.sources.runtimes import LIVE_SUFFIX, driver_for, find_runtime_backend, runtime_backends
-from randqa.sources.runtimes.driver import CompiledDriver, RuntimeDriver, cache_root
+from randqa.files import cache_root
+from randqa.sources.runtimes.driver import CompiledDriver, RuntimeDriver
 from randqa.sources.runtimes.live import LiveSource
 
 

@@ -34,6 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from randqa.errors import InputError, UsageError
+from randqa.files import cache_root
 
 #: the driver programs' sources (package data)
 DRIVER_SOURCES = Path(__file__).parent / "drivers"
@@ -41,12 +42,6 @@ DRIVER_SOURCES = Path(__file__).parent / "drivers"
 #: seconds a version query or a build may take before it counts as failed
 VERSION_TIMEOUT_S = 30
 BUILD_TIMEOUT_S = 600
-
-
-def cache_root() -> Path:
-    """randqa's cache folder: ``$XDG_CACHE_HOME/randqa``, else ``~/.cache/randqa``."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "randqa"
 
 
 def _first_line(text: str) -> str:

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import os
 
-from randqa.sources.runtimes.driver import CompiledDriver, cache_root
+from randqa.files import cache_root
+from randqa.sources.runtimes.driver import CompiledDriver
 
 
 class GoDriver(CompiledDriver):
