@@ -190,12 +190,18 @@ class RunLoop(Retests):
         if fed < count:
             self.progress.ended = True
             return position
+        self._after_piece(position)
+        return position
+
+    def _after_piece(self, position: int) -> None:
+        """Once the merged state reaches ``position``: judge it when it is a
+        progressive length, else settle the retests that end there; then save
+        when a checkpoint is due."""
         if self.plan.progressive and position in self.plan.lengths:
             self._record(position, self.merged)
         else:
             self._stop_if_failed(position, self._settle_retests(position))
         self._maybe_save()
-        return position
 
     def _segments(self, guard: InterruptGuard, position: int) -> Iterator[Any]:
         from randqa.engine.parallel import Segment
@@ -254,11 +260,7 @@ class RunLoop(Retests):
             if count < segment.count:
                 self.progress.ended = True
                 return position
-            if self.plan.progressive and position in self.plan.lengths:
-                self._record(position, self.merged)
-            else:
-                self._stop_if_failed(position, self._settle_retests(position))
-            self._maybe_save()
+            self._after_piece(position)
             if guard.pending:
                 raise KeyboardInterrupt
         if self.limit is None or position < self.limit:
