@@ -26,9 +26,10 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
     options = [
         click.option("-j", "--jobs", type=option_type("jobs"), default=os.cpu_count() or 1,
                      show_default="every core",
-                     help="Worker processes that test segments of the stream side by side (an embedded Dask "
-                          "cluster; 1: all in this process). Runs no longer than one segment stay in this process, "
-                          "where the suite's tests run in this many threads."),
+                     help="At most this many worker processes test segments of the stream side by side (an "
+                          "embedded Dask cluster, started in the background) when the run is long enough to repay "
+                          "it; shorter runs stay in this process with the suite's tests in this many threads "
+                          "(randqa/engine/run_mode.py; 1: all in this process, one thread)."),
         click.option("--scheduler", metavar="ADDRESS",
                      help="Send the segments to the Dask cluster at ADDRESS (tcp://host:8786, or tls://host:8786 "
                           "with the --tls-* files) instead; default: $RANDQA_SCHEDULER. The scheduler and its "
