@@ -8,7 +8,6 @@ import os
 
 from randqa.battery.suites import Suite, check_memory
 from randqa.engine.feeding import CHUNK_BYTES
-from randqa.engine.lengths import UNTIL_END
 from randqa.engine.request import RunRequest
 from randqa.errors import SuiteError
 from randqa.sizes import format_size
@@ -68,11 +67,7 @@ def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "byt
 def run_length(request: RunRequest) -> int | None:
     """Bytes the run of ``request`` reads, when known before it starts
     (None: until the data ends); a file's run ends at its size."""
-    if request.progressive is not None:
-        last = request.progressive["max_bytes"]
-        length = None if last >= UNTIL_END else last
-    else:
-        length = request.limit
+    length = request.progress_total()  # the last length or the limit (bits of bit text)
     if length is not None and request.fmt == "bits":
         length //= 8
     if request.source != "-" and os.path.isfile(request.source):

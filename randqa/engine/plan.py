@@ -115,14 +115,12 @@ class TestPlan:
     def check_sweep_source(self, spec: str) -> None:
         """A seed sweep re-seeds a named generator: refuse anything else
         (an unknown name first gets open_source's own message)."""
-        from randqa.sources.base import UnseededSource
-
         if spec not in backend_names():
             with open_source(spec):
                 pass
             raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")
         with open_source(spec, seed=self.options.seed or 0) as probe:
-            if isinstance(probe, UnseededSource) or probe.describe().get("reproducible") is False:
+            if not probe.reproducible:
                 raise UsageError(f"--seed-sweep needs a generator that takes a seed; {spec} draws from the system "
                                  "and cannot be seeded")
 
