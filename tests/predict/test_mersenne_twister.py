@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from prediction_checks import assert_predicts, assert_predicts_backend
 from reference_generators import backend_bytes
 
 from randqa.predict.base import NoFit
@@ -25,18 +26,15 @@ def test_untemper_inverts_temper(params):
 
 def test_mt19937_from_624_outputs():
     seed = int(np.random.default_rng().integers(0, 1 << 32))
-    data = backend_bytes("mt19937", seed, 1 << 17)
-    result = run_predictor(MersenneTwisterPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
+    result = assert_predicts_backend(MersenneTwisterPredictor(), "mt19937", seed)
     assert result.observed_bytes == 624 * 4
     assert result.structure["generator"] == "mt19937"
 
 
 def test_cpython_random_from_its_own_bytes():
     # CPython's generator itself, not randqa's backend
-    data = np.frombuffer(random.Random(20240611).randbytes(1 << 17), dtype=np.uint8)
-    result = run_predictor(MersenneTwisterPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
+    result = assert_predicts(MersenneTwisterPredictor(),
+                             np.frombuffer(random.Random(20240611).randbytes(1 << 17), dtype=np.uint8))
     assert result.observed_bytes == 2496
 
 
@@ -47,9 +45,7 @@ def test_stream_taken_from_the_middle():
 
 
 def test_mt19937_64():
-    data = backend_bytes("mt64", 12, 1 << 17)
-    result = run_predictor(MersenneTwisterPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
+    result = assert_predicts_backend(MersenneTwisterPredictor(), "mt64", 12)
     assert result.structure["generator"] == "mt19937-64"
     # 312 words of 64 bits are also 624 of 32: one more word tells them apart
     assert 2496 < result.observed_bytes <= 2496 + 8
@@ -75,5 +71,5 @@ def test_hidden_low_bits_are_the_dropped_ones():
     ("cxx-mt19937-64", "mt19937-64", 2500),
 ])
 def test_runtime_backends(name, generator, observed):
-    result = run_predictor(MersenneTwisterPredictor(), backend_bytes(name, 99, 1 << 17))
-    assert result.succeeded and result.structure["generator"] == generator and result.observed_bytes == observed
+    result = assert_predicts_backend(MersenneTwisterPredictor(), name, 99)
+    assert result.structure["generator"] == generator and result.observed_bytes == observed
