@@ -17,6 +17,6 @@ def assert_predicts(predictor: Predictor, data: np.ndarray) -> PredictorResult:
     return result
 
 
-def assert_predicts_backend(predictor: Predictor, name: str, seed: int) -> PredictorResult:
+def assert_predicts_backend(predictor: Predictor, name: str, seed: int | None) -> PredictorResult:
     """:func:`assert_predicts` on 128 KiB of backend ``name`` seeded with ``seed``."""
     return assert_predicts(predictor, backend_bytes(name, seed, 1 << 17))
