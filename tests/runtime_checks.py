@@ -58,6 +58,18 @@ def values_at(name: str, seed: int, indices: tuple[int, ...]) -> list[int]:
     return [values[i] for i in indices]
 
 
+def known_answers_test(name: str, indices: tuple[int, ...], answers: dict[int, list[int]]):
+    """The test that backend ``name``'s values at ``indices`` are the ones its
+    runtime printed, one case a seed of ``answers``:
+    ``test_x_equals_runtime = known_answers_test(NAME, INDICES, ANSWERS)``."""
+
+    @pytest.mark.parametrize("seed", sorted(answers))
+    def test_known_answers(seed: int) -> None:
+        assert values_at(name, seed, indices) == answers[seed]
+
+    return test_known_answers
+
+
 def skip_unless_installed(name: str) -> None:
     """Skip the test when the runtime behind backend ``name`` is not installed."""
     driver = driver_for(name)
