@@ -176,18 +176,18 @@ class RunLoop(Retests):
         riders = [r for r in self.retests if r.start <= position < r.end and r.fed == position - r.start]
         guard.updating = False
         try:
-            fed, interrupted = self.workload.feed(self.merged + [a for r in riders for a in r.accumulators],
-                                                  position, count, self.threads, self.on_progress)
+            fed = self.workload.feed(self.merged + [a for r in riders for a in r.accumulators],
+                                     position, count, self.threads, self.on_progress)
         finally:
             guard.updating = True
         for r in riders:
-            r.fed += fed
-        position += fed
+            r.fed += fed.units
+        position += fed.units
         self.progress.position = position
-        self.progress.in_process += fed
-        if interrupted:
+        self.progress.in_process += fed.units
+        if fed.interrupted:
             raise KeyboardInterrupt
-        if fed < count:
+        if fed.units < count:
             self.progress.ended = True
             return position
         self._after_piece(position)

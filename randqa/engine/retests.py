@@ -133,14 +133,13 @@ class Retests:
                 if not going:
                     break
                 end = min(r.end for r in going)
-                fed, interrupted = self.workload.feed([a for r in going for a in r.accumulators], at, end - at,
-                                                      self.threads, None)
-                if interrupted:
+                fed = self.workload.feed([a for r in going for a in r.accumulators], at, end - at, self.threads, None)
+                if fed.interrupted:
                     raise KeyboardInterrupt
                 for r in going:
-                    r.fed += fed
-                ended = fed < end - at
-                at += fed
+                    r.fed += fed.units
+                ended = fed.units < end - at
+                at += fed.units
         except (InputError, OSError):
             along = []  # the source cannot go on from here: each retest reads its block again, or says why not
         riding = {id(r) for r in along}
