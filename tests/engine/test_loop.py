@@ -1,6 +1,7 @@
 """The run loop (engine/loop.py): a progressive run is judged at each
-length and stops at the first failure unless it keeps going, and Ctrl-C
-while results are judged keeps what was judged."""
+length and stops at the first failure unless it keeps going, Ctrl-C
+while results are judged keeps what was judged, and a saved state resumes
+only a run of as many tests."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ import signal
 import numpy as np
 import pytest
 
+from randqa.battery._state import StateError
 from randqa.battery.base import Accumulator
 from randqa.battery.suites import load_suite
 from randqa.engine import run, run_progressive
+from randqa.engine.lengths import Plan
+from randqa.engine.loop import RunLoop
+from randqa.engine.records import CheckpointRecord
+from randqa.engine.workloads import StreamWorkload
 from randqa.results import TestResult
 from randqa.sources import open_backend
 from reference_generators import msvc_rand_low_bytes, pcg64_bytes
@@ -91,3 +97,11 @@ def test_ctrl_c_while_judging_a_plain_run_keeps_the_results(monkeypatch):
     with open_backend("pcg64", 1) as source:
         result = run(source, suite, limit=8192)
     assert result.interrupted and result.results[0].pvalue == 0.5
+
+
+def test_a_saved_state_of_another_number_of_tests_is_refused():
+    with open_backend("pcg64", 1) as source:
+        workload = StreamWorkload(source, load_suite("quick"))
+        tests = len(workload.build())
+        with pytest.raises(StateError, match=f"the saved state holds 0 tests, the run {tests}$"):
+            RunLoop(workload, Plan(limit=1024), segment=None, resume=(CheckpointRecord(), []))
