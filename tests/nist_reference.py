@@ -93,6 +93,14 @@ def reference_matches(got, expected, tolerance: float) -> bool:
     return math.isclose(got, expected, abs_tol=tolerance)
 
 
+def example_references(section: str, factory, data: str, tolerance: float,
+                       printed: dict[str, dict[str, object]]) -> list[tuple]:
+    """The REFERENCES rows of one run: ``printed`` maps each result name to
+    its fields' printed values, all read with ``tolerance``."""
+    return [(section, factory, data, name, field, value, tolerance)
+            for name, fields in printed.items() for field, value in fields.items()]
+
+
 def reference_id(ref: tuple) -> str:
     """The test id of a REFERENCES row: section, result name and field."""
     return f"{ref[0]}-{ref[3]}-{ref[4]}"

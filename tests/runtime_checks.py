@@ -10,6 +10,9 @@ in bits [k b, (k + 1) b).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from randqa.sources.backends import open_backend
@@ -56,6 +59,27 @@ def values_at(name: str, seed: int, indices: tuple[int, ...]) -> list[int]:
     (from 0): what a known answer printed by the runtime pins."""
     values = backend_values(name, seed, max(indices) + 1)
     return [values[i] for i in indices]
+
+
+def known_answers(table: str) -> dict[str, dict[int, list]]:
+    """A table of known answers too long to read as code,
+    tests/data/known_answers/``table``.json: backend, then seed (JSON keys
+    are text), then the values the runtime printed, as it printed them."""
+    path = Path(__file__).parent / "data" / "known_answers" / f"{table}.json"
+    return {name: {int(seed): values for seed, values in seeds.items()}
+            for name, seeds in json.loads(path.read_text()).items()}
+
+
+def known_answers_test(name: str, indices: tuple[int, ...], answers: dict[int, list[int]]):
+    """The test that backend ``name``'s values at ``indices`` are the ones its
+    runtime printed, one case a seed of ``answers``:
+    ``test_x_equals_runtime = known_answers_test(NAME, INDICES, ANSWERS)``."""
+
+    @pytest.mark.parametrize("seed", sorted(answers))
+    def test_known_answers(seed: int) -> None:
+        assert values_at(name, seed, indices) == answers[seed]
+
+    return test_known_answers
 
 
 def skip_unless_installed(name: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nist_reference import reference_test, results_for, run
+from nist_reference import example_references, reference_test, results_for, run
 from randqa.battery.cumulative_sums import CumulativeSums
 from randqa.battery.random_excursions import RandomExcursions
 from randqa.battery.random_excursions_variant import RandomExcursionsVariant
@@ -19,24 +19,21 @@ from randqa.battery.random_excursions_variant import RandomExcursionsVariant
 REFERENCES = [
     # 2.14.4: exact pi give chi^2 = 4.333333, p = 0.502488; the printed
     # 4.333033 / 0.502529 come from the 4-digit pi of 3.14 (see the test below).
-    ("2.14.4", RandomExcursions, "0110110101", "random_excursions[x=+1]", "J", 3, 0),
-    ("2.14.4", RandomExcursions, "0110110101", "random_excursions[x=+1]", "nu", [1, 1, 0, 1, 0, 0], 0),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-1]", "J", 1490, 0),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-4]", "stat", 3.835698, 5e-7),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-3]", "stat", 7.318707, 5e-7),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-2]", "stat", 7.861927, 5e-7),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-1]", "stat", 15.692617, 5e-7),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-4]", "p", 0.573306, 5e-7),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-3]", "p", 0.197996, 5e-7),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-2]", "p", 0.164011, 5e-7),
-    ("2.14.8", RandomExcursions, "e", "random_excursions[x=-1]", "p", 0.007779, 5e-7),
+    *example_references("2.14.4", RandomExcursions, "0110110101", 0,
+                        {"random_excursions[x=+1]": {"J": 3, "nu": [1, 1, 0, 1, 0, 0]}}),
+    *example_references("2.14.8", RandomExcursions, "e", 0, {"random_excursions[x=-1]": {"J": 1490}}),
+    *example_references("2.14.8", RandomExcursions, "e", 5e-7, {
+        f"random_excursions[x={x}]": {"stat": stat, "p": p}
+        for x, stat, p in [(-4, 3.835698, 0.573306), (-3, 7.318707, 0.197996), (-2, 7.861927, 0.164011),
+                           (-1, 15.692617, 0.007779)]
+    }),
     # 2.14.8 prints 0.778616 0.365752 0.790853 0.792378 for x = +1..+4, which
     # its own J and counts do not give; Appendix B's x = +1 value is the
     # correct one (and STS 2.1.2's), as are its siblings below.
-    ("App. B", RandomExcursions, "e", "random_excursions[x=+1]", "p", 0.786868, 5e-7),
-    ("STS", RandomExcursions, "e", "random_excursions[x=+2]", "p", 0.440912, 5e-7),
-    ("STS", RandomExcursions, "e", "random_excursions[x=+3]", "p", 0.797854, 5e-7),
-    ("STS", RandomExcursions, "e", "random_excursions[x=+4]", "p", 0.778186, 5e-7),
+    *example_references("App. B", RandomExcursions, "e", 5e-7, {"random_excursions[x=+1]": {"p": 0.786868}}),
+    *example_references("STS", RandomExcursions, "e", 5e-7, {
+        f"random_excursions[x=+{x}]": {"p": p} for x, p in [(2, 0.440912), (3, 0.797854), (4, 0.778186)]
+    }),
 ]
 
 

@@ -17,84 +17,49 @@ import pytest
 from randqa.battery import _counts, base
 from randqa.battery._shared import ByteCounts, BytePairs, FoldedStatistic
 from randqa.battery._sharing import declared_statistic, share_statistics
-from randqa.battery.suites import load_suite, parse_suite
+from randqa.battery.suites import load_suite, suite_from_document
 from randqa.engine import feed
 from randqa.sources.streams import ByteStream
 
 rng = np.random.default_rng(2024)
 
 #: the entries that need no more than ByteCounts
-BYTE_COUNT_ENTRIES = """
-[[tests]]
-test = "frequency"
-[[tests]]
-test = "runs"
-[[tests]]
-test = "chi_square"
-bits = 8
-[[tests]]
-test = "serial_correlation"
-lags = [1]
-"""
+BYTE_COUNT_ENTRIES = [
+    {"test": "frequency"},
+    {"test": "runs"},
+    {"test": "chi_square", "bits": 8},
+    {"test": "serial_correlation", "lags": [1]},
+]
 
-PAIR_SUITE = ('name = "pairs"' + BYTE_COUNT_ENTRIES + """
-[[tests]]
-test = "chi_square"
-bits = 16
-[[tests]]
-test = "serial_correlation"
-lags = [1, 2]
-[[tests]]
-test = "digraph"
-[[tests]]
-test = "overlapping_serial"
-m = 8
-[[tests]]
-test = "overlapping_serial"
-m = 3
-[[tests]]
-test = "overlapping_serial"
-m = 12
-# same folding: one fold and one pair table for the three
-[[tests]]
-test = "digraph"
-fold_word_bits = 32
-fold_low_bits = 8
-[[tests]]
-test = "overlapping_serial"
-m = 8
-fold_word_bits = 32
-fold_low_bits = 8
-[[tests]]
-test = "frequency"
-fold_word_bits = 32
-fold_low_bits = 8
-# another folding, alone: counts on its own
-[[tests]]
-test = "overlapping_serial"
-m = 8
-fold_word_bits = 8
-fold_low_bits = 1
-""").encode()
 
+def folded(word_bits: int, low_bits: int, *entries: dict) -> list[dict]:
+    """``entries`` read through one folding."""
+    return [{**entry, "fold_word_bits": word_bits, "fold_low_bits": low_bits} for entry in entries]
+
+
+PAIR_SUITE = {"name": "pairs", "tests": [
+    *BYTE_COUNT_ENTRIES,
+    {"test": "chi_square", "bits": 16},
+    {"test": "serial_correlation", "lags": [1, 2]},
+    {"test": "digraph"},
+    *({"test": "overlapping_serial", "m": m} for m in (8, 3, 12)),
+    # same folding: one fold and one pair table for the three
+    *folded(32, 8, {"test": "digraph"}, {"test": "overlapping_serial", "m": 8}, {"test": "frequency"}),
+    # another folding, alone: counts on its own
+    *folded(8, 1, {"test": "overlapping_serial", "m": 8}),
+]}
 
 #: only tests that need no more than ByteCounts: they share that, not the pair table
-COUNT_SUITE = ('name = "counts"' + BYTE_COUNT_ENTRIES + """
-[[tests]]
-test = "runs"
-fold_word_bits = 16
-fold_low_bits = 4
-[[tests]]
-test = "chi_square"
-fold_word_bits = 16
-fold_low_bits = 4
-""").encode()
+COUNT_SUITE = {"name": "counts", "tests": [
+    *BYTE_COUNT_ENTRIES,
+    *folded(16, 4, {"test": "runs"}, {"test": "chi_square"}),
+]}
 
 SUITES = {"pairs": PAIR_SUITE, "counts": COUNT_SUITE}
 
 
 def pair_suite():
-    return parse_suite(PAIR_SUITE, "pairs.toml")
+    return suite_from_document(PAIR_SUITE, "pairs.toml")
 
 
 def unshared(suite):
@@ -157,12 +122,12 @@ def test_the_standard_suite_fills_one_pair_table_for_six_entries():
 
 
 def test_tests_that_need_less_share_byte_counts():
-    for accs in (parse_suite(COUNT_SUITE, "c.toml").build(), load_suite("quick").build()):
+    for accs in (suite_from_document(COUNT_SUITE, "c.toml").build(), load_suite("quick").build()):
         statistics = {id(a.shared): a.shared for a in accs if getattr(a, "shared", None) is not None}
         kinds = sorted(type(s).__name__ for s in statistics.values())
         assert kinds == (["ByteCounts", "FoldedStatistic"] if len(accs) == 6 else ["ByteCounts"])
         assert [a._feeds_shared for a in accs if getattr(a, "shared", None) is not None][:4] == [True, False, False, False]
-    folded = parse_suite(COUNT_SUITE, "c.toml").build()[4].shared
+    folded = suite_from_document(COUNT_SUITE, "c.toml").build()[4].shared
     assert isinstance(folded.inner, ByteCounts)
 
 
@@ -195,7 +160,7 @@ def test_byte_counts_kernel_equals_python():
 @pytest.mark.parametrize("tail", [None, np.array([1, 0, 1, 1, 0], dtype=np.uint8)])
 def test_shared_results_equal_unshared_ones(suite_name, sample, tail):
     data = SAMPLES[sample]
-    suite = parse_suite(SUITES[suite_name], "s.toml")
+    suite = suite_from_document(SUITES[suite_name], "s.toml")
     alone = feed_in_pieces(unshared(suite), data, [], tail)
     cuts = sorted({c for c in (1, 2, 5, 4099, 70_000) if c < len(data)})
     together = feed_in_pieces(suite.build(), data, cuts, tail)
@@ -213,7 +178,7 @@ def test_a_bit_stream_shorter_than_a_byte():
 @pytest.mark.parametrize("split", [8, 16, 65_536, 299_992])  # whole words of every folding
 def test_lists_merged_element_by_element_equal_the_whole(suite_name, split):
     data = SAMPLES["random"]
-    suite = parse_suite(SUITES[suite_name], "s.toml")
+    suite = suite_from_document(SUITES[suite_name], "s.toml")
     whole = feed_in_pieces(suite.build(), data, [])
     left = feed_in_pieces(suite.build(), data[:split], [split // 3])
     right = feed_in_pieces(suite.build(), data[split:], [7])
@@ -279,7 +244,7 @@ def test_a_test_that_reads_no_statistic_is_left_alone():
 
 
 def test_a_statistic_a_test_cannot_read_is_refused():
-    chi16 = parse_suite(PAIR_SUITE, "pairs.toml").tests[4].build()
+    chi16 = suite_from_document(PAIR_SUITE, "pairs.toml").tests[4].build()
     assert chi16.bits == 16 and declared_statistic(chi16) is None
     with pytest.raises(ValueError, match="cannot finalise from"):
         chi16.use_shared_statistic(BytePairs(), owner=True)

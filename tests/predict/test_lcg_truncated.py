@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from prediction_checks import assert_predicts, assert_predicts_backend
 from reference_generators import JAVA_INCREMENT, JAVA_MASK, JAVA_MULTIPLIER, backend_bytes, java_random_bytes, mmix_high_bytes
 
 from randqa.predict._lattice import _gram_schmidt, lll_reduce
@@ -18,9 +19,7 @@ from randqa.predict.runner import run_predictor
 
 def test_java_util_random():
     seed = 0x1234_5678_9ABC
-    data = np.frombuffer(java_random_bytes(seed, 1 << 17), dtype=np.uint8)
-    result = run_predictor(TruncatedLCGPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
+    result = assert_predicts(TruncatedLCGPredictor(), np.frombuffer(java_random_bytes(seed, 1 << 17), dtype=np.uint8))
     assert result.observed_bytes == 8
     assert result.structure["family"].startswith("java.util.Random")
     # the recovered state is the one after the second nextInt()
@@ -43,17 +42,14 @@ def test_java_util_random_written_big_endian():
     ("ansi-c-rand", "ISO C example rand()"),
 ])
 def test_c_library_rand(name, family):
-    data = backend_bytes(name, 31337, 1 << 17)
-    result = run_predictor(TruncatedLCGPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
+    result = assert_predicts_backend(TruncatedLCGPredictor(), name, 31337)
     assert result.structure["family"] == family
     assert result.observed_bytes <= 8
 
 
 def test_mmix_high_words_by_lattice_reduction():
-    data = np.frombuffer(mmix_high_bytes(0x0123_4567_89AB_CDEF, 1 << 17), dtype=np.uint8)
-    result = run_predictor(TruncatedLCGPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
+    result = assert_predicts(TruncatedLCGPredictor(), np.frombuffer(mmix_high_bytes(0x0123_4567_89AB_CDEF, 1 << 17),
+                                                                    dtype=np.uint8))
     assert "by LLL" in result.structure["summary"]
     assert result.observed_bytes <= 32
 
@@ -105,7 +101,7 @@ def test_no_family_in_siprand():
 ])
 def test_runtime_backends(name, family, at_most):
     # nextLong and nextDouble hold two LCG steps per word; musl's 33 hidden bits need the lattice
-    result = run_predictor(TruncatedLCGPredictor(), backend_bytes(name, 4242, 1 << 17))
-    assert result.succeeded and result.checked_bytes >= 1 << 16 and result.structure["family"] == family
+    result = assert_predicts_backend(TruncatedLCGPredictor(), name, 4242)
+    assert result.structure["family"] == family
     assert result.observed_bytes <= at_most
     assert ("by LLL" in result.structure["summary"]) == (name == "musl-rand")

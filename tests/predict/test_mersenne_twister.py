@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from prediction_checks import assert_predicts, assert_predicts_backend
 from reference_generators import backend_bytes
 
 from randqa.predict.base import NoFit
@@ -23,20 +24,10 @@ def test_untemper_inverts_temper(params):
     assert np.array_equal(untemper(temper(x, params), params), x)
 
 
-def test_mt19937_from_624_outputs():
-    seed = int(np.random.default_rng().integers(0, 1 << 32))
-    data = backend_bytes("mt19937", seed, 1 << 17)
-    result = run_predictor(MersenneTwisterPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
-    assert result.observed_bytes == 624 * 4
-    assert result.structure["generator"] == "mt19937"
-
-
 def test_cpython_random_from_its_own_bytes():
     # CPython's generator itself, not randqa's backend
-    data = np.frombuffer(random.Random(20240611).randbytes(1 << 17), dtype=np.uint8)
-    result = run_predictor(MersenneTwisterPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
+    result = assert_predicts(MersenneTwisterPredictor(),
+                             np.frombuffer(random.Random(20240611).randbytes(1 << 17), dtype=np.uint8))
     assert result.observed_bytes == 2496
 
 
@@ -44,15 +35,6 @@ def test_stream_taken_from_the_middle():
     data = np.frombuffer(random.Random(7).randbytes(1 << 17), dtype=np.uint8)[4 * 1001:]
     result = run_predictor(MersenneTwisterPredictor(), data)
     assert result.succeeded and result.observed_bytes == 2496
-
-
-def test_mt19937_64():
-    data = backend_bytes("mt64", 12, 1 << 17)
-    result = run_predictor(MersenneTwisterPredictor(), data)
-    assert result.succeeded and result.checked_bytes >= 1 << 16
-    assert result.structure["generator"] == "mt19937-64"
-    # 312 words of 64 bits are also 624 of 32: one more word tells them apart
-    assert 2496 < result.observed_bytes <= 2496 + 8
 
 
 def test_other_streams_break_the_recurrence():
@@ -69,11 +51,14 @@ def test_hidden_low_bits_are_the_dropped_ones():
     assert bits is not None and np.array_equal(bits[1:1400 - 624 + 1], (words & np.uint64(1))[1:1400 - 624 + 1])
 
 
-@pytest.mark.parametrize("name, generator, observed", [
-    ("php-mt-rand", "mt19937 >> 1 (PHP mt_rand)", 4836),
-    ("r-mersenne-twister", "mt19937", 2496),
-    ("cxx-mt19937-64", "mt19937-64", 2500),
+@pytest.mark.parametrize("name, seed, generator, observed", [
+    ("mt19937", None, "mt19937", 2496),  # a seed drawn for the run
+    # 312 words of 64 bits are also 624 of 32: one more word tells them apart
+    ("mt64", 12, "mt19937-64", 2500),
+    ("php-mt-rand", 99, "mt19937 >> 1 (PHP mt_rand)", 4836),
+    ("r-mersenne-twister", 99, "mt19937", 2496),
+    ("cxx-mt19937-64", 99, "mt19937-64", 2500),
 ])
-def test_runtime_backends(name, generator, observed):
-    result = run_predictor(MersenneTwisterPredictor(), backend_bytes(name, 99, 1 << 17))
-    assert result.succeeded and result.structure["generator"] == generator and result.observed_bytes == observed
+def test_backends(name, seed, generator, observed):
+    result = assert_predicts_backend(MersenneTwisterPredictor(), name, seed)
+    assert result.structure["generator"] == generator and result.observed_bytes == observed

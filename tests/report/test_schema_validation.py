@@ -112,40 +112,52 @@ def saved(tmp_path_factory) -> dict:
     return json.loads(out.read_text())
 
 
+_DROPPED = object()
+
+
+def _changed(path: tuple, value: object = _DROPPED):
+    """An edit of a saved document: the field at ``path`` set to ``value``, or dropped."""
+    def edit(doc: dict) -> dict:
+        *parents, last = path
+        inner = doc
+        for key in parents:
+            inner = inner[key]
+        if value is _DROPPED:
+            del inner[last]
+        else:
+            inner[last] = value
+        return doc
+    return edit
+
+
+def _compare_of(run: dict) -> dict:
+    """A compare document whose one run is ``run`` (a test run's document, which has no speed)."""
+    return {"randqa_version": "0", "kind": "compare", "command": "c", "date": "d", "platform": "p", "python": "3",
+            "cpu": "c", "suite": "quick", "bytes_requested": 1024, "progressive": True, "speed_repeats": 1,
+            "elapsed_s": 1.0, "interrupted": False, "runs": [run]}
+
+
+#: how a saved document is broken, and the problem its refusal names
+BROKEN = {
+    "no first failure": (_changed(("first_failure_bytes",)), "missing key 'first_failure_bytes' (it goes with 'lengths')"),
+    "no requested": (_changed(("bytes_requested",)), "missing key 'bytes_requested' or 'bits_requested'"),
+    "negative bytes": (_changed(("bytes_tested",), -5), "bytes_tested: -5 must not be negative"),
+    "threshold": (_changed(("thresholds", "fail"), 1.5), "thresholds.fail: 1.5 is not between 0 and 1"),
+    "length verdict": (_changed(("lengths", 1, "verdict"), "ok"), "lengths[1].verdict: unknown verdict 'ok'"),
+    "seed text": (_changed(("source", "seed"), "7"), "source.seed: expected integer or null, got string"),
+    "note number": (_changed(("notes",), [3]), "notes[0]: expected string, got integer"),
+    "compare without speed": (_compare_of, "runs[0]: missing key 'speed_mb_s'"),
+}
+
+
 def _broken(doc: dict, how: str) -> dict:
-    doc = json.loads(json.dumps(doc))
-    if how == "no first failure":
-        del doc["first_failure_bytes"]
-    elif how == "no requested":
-        del doc["bytes_requested"]
-    elif how == "negative bytes":
-        doc["bytes_tested"] = -5
-    elif how == "threshold":
-        doc["thresholds"]["fail"] = 1.5
-    elif how == "length verdict":
-        doc["lengths"][1]["verdict"] = "ok"
-    elif how == "seed text":
-        doc["source"]["seed"] = "7"
-    elif how == "note number":
-        doc["notes"] = [3]
-    elif how == "compare without speed":
-        doc = {"randqa_version": "0", "kind": "compare", "command": "c", "date": "d", "platform": "p", "python": "3",
-               "cpu": "c", "suite": "quick", "bytes_requested": 1024, "progressive": True, "speed_repeats": 1,
-               "elapsed_s": 1.0, "interrupted": False, "runs": [doc]}
-    return doc
+    """A copy of ``doc`` broken as BROKEN[how] says."""
+    return BROKEN[how][0](json.loads(json.dumps(doc)))
 
 
-@pytest.mark.parametrize("how, problem", [
-    ("no first failure", "missing key 'first_failure_bytes' (it goes with 'lengths')"),
-    ("no requested", "missing key 'bytes_requested' or 'bits_requested'"),
-    ("negative bytes", "bytes_tested: -5 must not be negative"),
-    ("threshold", "thresholds.fail: 1.5 is not between 0 and 1"),
-    ("length verdict", "lengths[1].verdict: unknown verdict 'ok'"),
-    ("seed text", "source.seed: expected integer or null, got string"),
-    ("note number", "notes[0]: expected string, got integer"),
-    ("compare without speed", "runs[0]: missing key 'speed_mb_s'"),
-])
-def test_report_names_the_file_and_the_field_in_one_line(saved, tmp_path, capsys, how, problem):
+@pytest.mark.parametrize("how", BROKEN)
+def test_report_names_the_file_and_the_field_in_one_line(saved, tmp_path, capsys, how):
+    problem = BROKEN[how][1]
     path = assert_report_refuses(tmp_path, capsys, json.dumps(_broken(saved, how)).encode(), problem)
     with pytest.raises(InputError) as info:
         load_document(str(path))

@@ -15,11 +15,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import randqa.sources
 from randqa.sources.runtimes import driver_for
-from runtime_checks import assert_live_equals_compiled, read_stream, skip_unless_installed, values_at
+from runtime_checks import assert_live_equals_compiled, known_answers_test, read_stream, skip_unless_installed
 
 INDICES = (0, 1, 2, 606, 607, 699)
 GO_1_19 = {
@@ -34,9 +32,7 @@ GO_1_19 = {
 }
 
 
-@pytest.mark.parametrize("seed", sorted(GO_1_19))
-def test_go_math_rand_equals_go(seed):
-    assert values_at("go-math-rand", seed, INDICES) == GO_1_19[seed]
+test_go_math_rand_equals_go = known_answers_test("go-math-rand", INDICES, GO_1_19)
 
 
 def test_seeds_equal_mod_2_31_minus_1_give_one_stream():
