@@ -98,7 +98,7 @@ def generators(tmp_path) -> dict[str, str]:
     ("bad_generators:RaisesAtStart", "RuntimeError: no entropy device"),
     ("bad_generators:ReturnsText", "returned str, not a numpy array"),
     ("bad_generators:FailsMidStream", "ValueError: lost its state"),
-    ("bad_generators:ExitsMidStream", "SystemExit: 0"),  # before: exit 0 and no output
+    ("bad_generators:ExitsMidStream", "SystemExit: 0"),  # not a silent exit 0
     ("bad_generators:ReturnsFloats", "returned float64 values"),
     ("bad_generators:RunsDry", "returned no words"),
     ("bad_generators:minus_one", "readinto returned -1"),
@@ -106,7 +106,7 @@ def generators(tmp_path) -> dict[str, str]:
     ("broken_import:Anything", "RuntimeError: half-installed package"),
 ])
 def test_a_user_generator_that_misbehaves_is_one_line_and_exit_2(generators, spec, says):
-    # before: tracebacks with exit 1, a FAIL verdict on cast zeros, or an endless loop
+    # neither a traceback, a verdict on cast values nor an endless loop
     result = randqa("test", spec, "-n", "16M", "--suite", "quick", env=generators, timeout=60)
     assert not result.timed_out, "randqa spun instead of refusing the generator's output"
     assert result.code == 2
@@ -133,7 +133,7 @@ def test_deeply_nested_report_input_is_refused(tmp_path):
 
 @pytest.mark.parametrize("field, text", [("bytes_tested", "1" + "0" * 400), ("elapsed_s", "1e400")])
 def test_a_number_too_large_for_a_result_is_refused(tmp_path, capsys, field, text):
-    # before: an OverflowError in the charts, exit 3
+    # an input error, not an OverflowError from the charts
     import randqa
 
     doc = json.dumps(randqa.test("pcg64", "64K", seed=1, suite="quick").to_json())
