@@ -138,10 +138,7 @@ def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *,
         kind = THREADS if threads > 1 else ONE_PROCESS
         return RunMode(kind, threads, reason="no workers: this process only")
     scheduler = workers.scheduler is not None
-    cost = None
-    suite = getattr(workload, "suite", None)  # a byte stream's suite; a seed sweep's cost is not measured
-    if suite is not None and workload.unit == "bytes" and needs_cost(limit, workers.jobs, scheduler, segment_given):
-        cost = suite_seconds_per_byte(suite)
+    cost = workload.seconds_per_byte() if needs_cost(limit, workers.jobs, scheduler, segment_given) else None
     mode = pick_run_mode(limit, jobs=workers.jobs, scheduler=scheduler, seconds_per_byte=cost, segment=segment,
                          segment_given=segment_given, unit=workload.unit)
     if progressive and mode.cluster:

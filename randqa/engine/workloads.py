@@ -60,6 +60,11 @@ class Workload(ABC):
         """Units the data holds, when known before reading it (a file)."""
         return None
 
+    def seconds_per_byte(self) -> float | None:
+        """CPU-seconds per unit of its tests in one process and thread, what
+        the run mode weighs; None when not measured (a seed sweep's seeds)."""
+        return None
+
     @abstractmethod
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         """The results of the accumulators, with verdicts."""
@@ -170,6 +175,11 @@ class StreamWorkload(Workload):
 
     def size(self) -> int | None:
         return self.source.size if self.split == "pread" else None
+
+    def seconds_per_byte(self) -> float | None:
+        from randqa.engine.run_mode import suite_seconds_per_byte
+
+        return suite_seconds_per_byte(self.suite) if self.unit == "bytes" else None
 
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         return judge(accumulators, self.suite.thresholds)
