@@ -20,18 +20,10 @@ import matplotlib.patches
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from randqa._report.palette import VERDICT_STYLE
 from randqa.results import Verdict
 from randqa.run_result import RunResult
 from randqa.sizes import format_size
-
-#: verdict -> (colour, marker); the marker tells verdicts apart in grey print
-VERDICT_STYLE = {
-    Verdict.PASS: ("#2e7d32", "o"),
-    Verdict.SUSPICIOUS: ("#e08a00", "D"),
-    Verdict.FAIL: ("#c62828", "X"),
-    Verdict.UNCONFIRMED: ("#ad1457", "P"),
-    Verdict.INSUFFICIENT: ("#757575", "s"),
-}
 
 _RC = {
     "svg.fonttype": "none",
@@ -104,9 +96,9 @@ def speed_quality_svg(runs: list[dict[str, Any]], id_prefix: str = "sq") -> str 
         ax.xaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
         ax.xaxis.set_minor_formatter(plain)
         ax.text(0.99, 0.99, "fast and good enough ↗", transform=ax.transAxes, ha="right", va="top",
-                color="#2e7d32", fontsize=9, fontweight="bold")
+                color=VERDICT_STYLE[Verdict.PASS].colour, fontsize=9, fontweight="bold")
         ax.text(0.01, 0.01, "↙ slow and weak", transform=ax.transAxes, ha="left", va="bottom",
-                color="#c62828", fontsize=8)
+                color=VERDICT_STYLE[Verdict.FAIL].colour, fontsize=8)
     return figure_svg(fig, id_prefix)
 
 
@@ -121,7 +113,8 @@ def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
     if any(r["verdict"] == Verdict.INSUFFICIENT for r in points):
         levels.insert(0, Verdict.INSUFFICIENT)
     level = {v: i for i, v in enumerate(levels)}
-    ax.axhspan(level[Verdict.PASS] - 0.45, level[Verdict.PASS] + 0.45, color="#2e7d32", alpha=0.07, linewidth=0)
+    ax.axhspan(level[Verdict.PASS] - 0.45, level[Verdict.PASS] + 0.45, color=VERDICT_STYLE[Verdict.PASS].colour,
+               alpha=0.07, linewidth=0)
     # points of one verdict, in speed order, step through five heights so
     # that neighbours on the speed axis never share a line (nor a label line)
     steps = (-0.32, -0.16, 0.0, 0.16, 0.32)
@@ -129,8 +122,8 @@ def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
         group = sorted((r for r in points if r["verdict"] == verdict), key=lambda r: r["speed_mb_s"])
         for rank, run in enumerate(group):
             y = level[verdict] + (steps[rank % len(steps)] if len(group) > 1 else 0.0)
-            colour, marker = VERDICT_STYLE[verdict]
-            ax.scatter([run["speed_mb_s"]], [y], s=55, color=colour, marker=marker, zorder=3,
+            style = VERDICT_STYLE[verdict]
+            ax.scatter([run["speed_mb_s"]], [y], s=55, color=style.colour, marker=style.marker, zorder=3,
                        edgecolors="white", linewidths=0.6)
             _label(ax, run["speed_mb_s"], y, run["source"]["name"])
     ax.set_yticks(range(len(levels)), [str(v) if v != Verdict.INSUFFICIENT else "no verdict" for v in levels])
@@ -149,10 +142,9 @@ def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
         y = failed_at if failed_at is not None else max(run["bytes_tested"], 1)
         lengths.append(y)
         verdict = Verdict.FAIL if failed_at is not None else run["verdict"]
-        colour, marker = VERDICT_STYLE[verdict]
-        if failed_at is None:
-            marker = "^"
-        ax.scatter([run["speed_mb_s"]], [y], s=60, color=colour, marker=marker, zorder=3,
+        style = VERDICT_STYLE[verdict]
+        marker = "^" if failed_at is None else style.marker
+        ax.scatter([run["speed_mb_s"]], [y], s=60, color=style.colour, marker=marker, zorder=3,
                    edgecolors="white", linewidths=0.6)
         rank = rank_at.get(y, 0)
         rank_at[y] = rank + 1
@@ -261,10 +253,11 @@ def _uniformity_panel(ax: Any, run: dict[str, Any]) -> None:
         ax.set_title(f"p-value uniformity: too few continuous p-values{extra}", fontsize=8)
         return
     band = float(stats.kstwo.ppf(0.95, n))
-    ax.fill_between([0, 1], [-band, 1 - band], [band, 1 + band], color="#2e7d32", alpha=0.10, linewidth=0)
+    ax.fill_between([0, 1], [-band, 1 - band], [band, 1 + band], color=VERDICT_STYLE[Verdict.PASS].colour,
+                    alpha=0.10, linewidth=0)
     expected = [(i + 0.5) / n for i in range(n)]
     ks = float(stats.kstest(pvalues, "uniform").pvalue)
-    colour = VERDICT_STYLE[Verdict.PASS][0] if ks >= 1e-3 else VERDICT_STYLE[Verdict.SUSPICIOUS][0]
+    colour = VERDICT_STYLE[Verdict.PASS if ks >= 1e-3 else Verdict.SUSPICIOUS].colour
     ax.scatter(expected, pvalues, s=9 if n <= 60 else 4, color=colour, zorder=3, linewidths=0)
     ax.set_title(f"p-value uniformity, {n} continuous p-values{extra}\nKS p = {ks:.3g}", fontsize=8)
 

@@ -14,6 +14,7 @@ from typing import Any
 from markupsafe import Markup
 
 from randqa._report import charts
+from randqa._report.palette import VERDICT_STYLE
 from randqa._report.speed_notes import headline
 from randqa._report.terminal import format_number
 from randqa.results import Verdict
@@ -23,21 +24,14 @@ from randqa.sizes import format_size
 #: rows of a run's table at most; the tests that need attention come first
 MAX_ROWS = 12
 
-_BADGE = {
-    Verdict.PASS: ("#2e7d32", "#e8f5e9"),
-    Verdict.SUSPICIOUS: ("#8a5300", "#fff3e0"),
-    Verdict.FAIL: ("#b71c1c", "#fdecea"),
-    Verdict.UNCONFIRMED: ("#8e244d", "#fce4ec"),
-    Verdict.INSUFFICIENT: ("#555555", "#eeeeee"),
-}
 _CELL = "padding:2px 8px;border-bottom:1px solid #ddd;text-align:{align}"
 
 
 def badge(verdict: str) -> Markup:
-    colour, background = _BADGE[Verdict(verdict)]
+    style = VERDICT_STYLE[Verdict(verdict)]
     return Markup('<span style="color:{};background:{};border:1px solid {};border-radius:8px;padding:0 6px;'
                   'font-weight:bold;font-size:85%;text-transform:uppercase">{}</span>').format(
-        colour, background, colour, verdict)
+        style.badge_colour, style.badge_background, style.badge_colour, verdict)
 
 
 def _cell(text: Any, align: str = "left") -> Markup:

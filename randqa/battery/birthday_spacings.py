@@ -50,6 +50,7 @@ most 16, where the Poisson approximation is good, and n/k at most 2^-14.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, ClassVar
 
@@ -111,10 +112,17 @@ def kernel_scratch_bytes(points: int, cell_bits: int) -> int:
     return -(-scratch // (2 << 20)) * (2 << 20)
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class BirthdaySpacings(WholeBlockTest):
     name = "birthday_spacings"
     parameter_ranges: ClassVar[dict[str, Range]] = {
         "points": Range(2, 1 << 24), "word_bytes": Range(1, 8), "bits_per_word": Range(1, 64), "dims": Range(1, 64), "every": Range(1, 1 << 24)}
+
+    points: int = 4096
+    word_bytes: int = 4
+    bits_per_word: int | None = None  # None: 8 * word_bytes
+    dims: int = 1
+    every: int = 1
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -127,12 +135,13 @@ class BirthdaySpacings(WholeBlockTest):
         scan = kernel_scratch_bytes(points, p["dims"] * bits_per_word) + 48 * (chunk_bytes // block + 1)
         return MemoryNeed(pending_held + OBJECT_BYTES, pending_working + scan)
 
-    def __init__(self, *, points: int = 4096, word_bytes: int = 4, bits_per_word: int | None = None, dims: int = 1,
-                 every: int = 1) -> None:
+    def __post_init__(self) -> None:
+        points, word_bytes, dims, every = self.points, self.word_bytes, self.dims, self.every
         if word_bytes not in (1, 2, 4, 8):
             raise ValueError(f"word_bytes must be 1, 2, 4 or 8, not {word_bytes!r}")
-        if bits_per_word is None:
-            bits_per_word = 8 * word_bytes
+        if self.bits_per_word is None:
+            self.bits_per_word = 8 * word_bytes
+        bits_per_word = self.bits_per_word
         if not (isinstance(points, int) and points >= 2):
             raise ValueError(f"points must be an integer >= 2, not {points!r}")
         if not (1 <= bits_per_word <= 8 * word_bytes):
@@ -141,11 +150,6 @@ class BirthdaySpacings(WholeBlockTest):
             raise ValueError(f"dims * bits_per_word must be at most 64, not {dims} * {bits_per_word}")
         if not (isinstance(every, int) and not isinstance(every, bool) and every >= 1):
             raise ValueError(f"every must be a positive integer, not {every!r}")
-        self.every = every
-        self.points = points
-        self.word_bytes = word_bytes
-        self.bits_per_word = bits_per_word
-        self.dims = dims
         self.cell_bits = dims * bits_per_word
         self.lambda_per_block, self.mean_per_block = block_law(points, self.cell_bits)
         self.block_bytes = points * dims * word_bytes

@@ -55,6 +55,7 @@ Needs two kept values; capacity / k at most 2^-10.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -140,10 +141,16 @@ class Head:
         self.kept += len(kept)
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class DecimatedCollisions(WholeBlockTest):
     name = "decimated_collisions"
     parameter_ranges: ClassVar[dict[str, Range]] = {
         "word_bytes": Range(4, 8), "bits": Range(16, 64), "zero_bits": Range(0, 48), "values": Range(2, 1 << 30)}
+
+    word_bytes: int = 8
+    bits: int = 64
+    zero_bits: int = 0
+    values: int = 1 << 16
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -157,7 +164,8 @@ class DecimatedCollisions(WholeBlockTest):
         # each; finalize counts them in a set of their own.
         return MemoryNeed(8 * table_slots(capacity) + OBJECT_BYTES, 17 * words + 8 * min(words, capacity))
 
-    def __init__(self, *, word_bytes: int = 8, bits: int = 64, zero_bits: int = 0, values: int = 1 << 16) -> None:
+    def __post_init__(self) -> None:
+        word_bytes, bits, zero_bits, values = self.word_bytes, self.bits, self.zero_bits, self.values
         if word_bytes not in (4, 8):
             raise ValueError(f"word_bytes must be 4 or 8, not {word_bytes!r}")
         if not (isinstance(bits, int) and 16 <= bits <= 8 * word_bytes):
@@ -166,10 +174,6 @@ class DecimatedCollisions(WholeBlockTest):
             raise ValueError(f"zero_bits must be from 0 to bits - 16 = {bits - 16}, not {zero_bits!r}")
         if not (isinstance(values, int) and values >= 2):
             raise ValueError(f"values must be an integer >= 2, not {values!r}")
-        self.word_bytes = word_bytes
-        self.bits = bits
-        self.zero_bits = zero_bits
-        self.values = values
         self.capacity = block_capacity(values)
         self.cells = 1 << (bits - zero_bits)
         if self.capacity > MAX_LOAD * self.cells:

@@ -44,6 +44,7 @@ as birthday_spacings.py.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -70,11 +71,18 @@ def reversal(bits: int) -> np.ndarray:
     return table
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class DecimatedSpacings(WholeBlockTest):
     name = "decimated_spacings"
     parameter_ranges: ClassVar[dict[str, Range]] = {
         "word_bytes": Range(4, 8), "step": Range(1, 1 << 30), "points": Range(2, 1 << 16),
         "bits_per_word": Range(1, 16), "dims": Range(1, 64)}
+
+    word_bytes: int = 8
+    step: int = 1
+    points: int = 4096
+    bits_per_word: int = 4
+    dims: int = 8
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -88,8 +96,9 @@ class DecimatedSpacings(WholeBlockTest):
         working = 4 * 8 * kept + kernel_scratch_bytes(p["points"], cell_bits) + 8 * (chunk_bytes // p["step"] + 2)
         return MemoryNeed(held, working, len(FIELDS))
 
-    def __init__(self, *, word_bytes: int = 8, step: int = 1, points: int = 4096, bits_per_word: int = 4,
-                 dims: int = 8) -> None:
+    def __post_init__(self) -> None:
+        word_bytes, step, points, bits_per_word, dims = (
+            self.word_bytes, self.step, self.points, self.bits_per_word, self.dims)
         if word_bytes not in (4, 8):
             raise ValueError(f"word_bytes must be 4 or 8, not {word_bytes!r}")
         if not (isinstance(step, int) and step >= 1):
@@ -99,11 +108,6 @@ class DecimatedSpacings(WholeBlockTest):
         if not (isinstance(dims, int) and dims >= 1 and dims * bits_per_word <= 64):
             raise ValueError(f"dims * bits_per_word must be at most 64, not {dims} * {bits_per_word}")
         super().__init__(word_bytes)
-        self.word_bytes = word_bytes
-        self.step = step
-        self.points = points
-        self.bits_per_word = bits_per_word
-        self.dims = dims
         self.cell_bits = dims * bits_per_word
         self.lambda_per_block, self.mean_per_block = block_law(points, self.cell_bits)
         self.block_words = points * dims  # kept words per block

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from randqa.predict.base import Fit, NoFit, Predictor, bytes_of, words_of
+from randqa.predict.base import Fit, NoFit, Predictor, continuation, packed_bytes, words_of
 
 #: R's multipliers: I1's (the output's high half) and I2's (its low half)
 MULTIPLIERS = (36969, 18000)
@@ -40,19 +40,19 @@ def _carries(x: np.ndarray, a: int) -> np.ndarray | None:
 
 @dataclass
 class MulticarryFit(Fit):
-    #: the state words I1, I2 after the last observed output
+    #: the state words I1, I2 after the last whole observed output
     state: tuple[int, int] = (0, 0)
-    skip: int = 0
+    observed_bytes: int = 0
 
     def predict(self, nbytes: int) -> np.ndarray:
-        count = -(-(nbytes + self.skip) // 4)
+        count, skip_bits = continuation(self.observed_bytes, 32, nbytes)
         (a1, a2), (i1, i2) = MULTIPLIERS, self.state
         out = np.empty(count, dtype=np.uint64)
         for k in range(count):
             i1 = a1 * (i1 & MASK16) + (i1 >> 16)
             i2 = a2 * (i2 & MASK16) + (i2 >> 16)
             out[k] = ((i1 & MASK16) << 16) | (i2 & MASK16)
-        return bytes_of(out, 4)[self.skip:self.skip + nbytes]
+        return packed_bytes(out, 32, skip_bits)[:nbytes]
 
 
 class MulticarryPredictor(Predictor):
@@ -76,4 +76,4 @@ class MulticarryPredictor(Predictor):
         state = tuple(int(a * x[-2] + c[-1]) for x, a, c in zip(halves, MULTIPLIERS, carries))
         structure = {"summary": f"R Marsaglia-Multicarry: I1 = {state[0]:#010x}, I2 = {state[1]:#010x}",
                      "state": list(state), "multipliers": list(MULTIPLIERS)}
-        return MulticarryFit(structure, state=state, skip=len(observed) - 4 * len(words))
+        return MulticarryFit(structure, state=state, observed_bytes=len(observed))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from randqa.predict.base import Fit, NoFit, Predictor, bytes_of, words_of
+from randqa.predict.base import Fit, NoFit, Predictor, continuation, packed_bytes, words_of
 
 #: the gamma of ``new SplittableRandom(seed)`` and of SplitMix64: 2^64 / phi, odd
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15
@@ -65,16 +65,16 @@ def unmix64(w: np.ndarray) -> np.ndarray:
 
 @dataclass
 class WeylFit(Fit):
-    #: the seed that produced the last observed output, and the step
+    #: the seed that produced the last whole observed output, and the step
     seed: int = 0
     gamma: int = GOLDEN_GAMMA
-    skip: int = 0
+    observed_bytes: int = 0
 
     def predict(self, nbytes: int) -> np.ndarray:
-        count = -(-(nbytes + self.skip) // 8)
+        count, skip_bits = continuation(self.observed_bytes, 64, nbytes)
         steps = np.arange(1, count + 1, dtype=np.uint64)
         seeds = _u(self.seed) + steps * _u(self.gamma)
-        return bytes_of(mix64(seeds), 8)[self.skip:self.skip + nbytes]
+        return packed_bytes(mix64(seeds), 64, skip_bits)[:nbytes]
 
 
 class SplitMixPredictor(Predictor):
@@ -100,4 +100,4 @@ class SplitMixPredictor(Predictor):
             how = "golden gamma" if gamma == GOLDEN_GAMMA else "gamma from consecutive outputs"
         structure = {"summary": f"seed {seeds[-1]:#018x}, gamma {gamma:#018x} ({how})",
                      "seed": seeds[-1], "gamma": gamma}
-        return WeylFit(structure, seed=seeds[-1], gamma=gamma, skip=len(observed) - 8 * len(words))
+        return WeylFit(structure, seed=seeds[-1], gamma=gamma, observed_bytes=len(observed))

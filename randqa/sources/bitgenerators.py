@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -129,19 +130,23 @@ class _PendingBytes:
         return n
 
 
+@dataclass(eq=False, repr=False)
 class BitGeneratorSource(GeneratorSource):
     """The ``random_raw`` words of a numpy BitGenerator as little-endian bytes."""
 
-    def __init__(self, name: str, seed: int | None, bitgen: Any, word_bytes: int, *, seeding: str) -> None:
-        if not hasattr(bitgen, "random_raw"):
-            raise UsageError(f"backend {name}: {type(bitgen).__name__} has no random_raw(); need a numpy BitGenerator")
-        self.name = name
-        self.seed = seed
-        self.bitgen = bitgen
-        self.word_bytes = word_bytes
-        self.seeding = seeding
+    # field(): no default, though GeneratorSource's class attributes give one
+    name: str = field()
+    seed: int | None = field()
+    bitgen: Any
+    word_bytes: int = field()
+    seeding: str = field(kw_only=True)
+
+    def __post_init__(self) -> None:
+        if not hasattr(self.bitgen, "random_raw"):
+            raise UsageError(f"backend {self.name}: {type(self.bitgen).__name__} has no random_raw(); "
+                             "need a numpy BitGenerator")
         self._buffer = _PendingBytes()
-        self._dtype = np.dtype("<u8") if word_bytes == 8 else np.dtype("<u4")
+        self._dtype = np.dtype("<u8") if self.word_bytes == 8 else np.dtype("<u4")
 
     def _words(self, count: int) -> np.ndarray:
         try:

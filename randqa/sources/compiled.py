@@ -223,34 +223,41 @@ LE4 = "each output as 4 little-endian bytes"
 #: PCG's seeding of its 128-bit LCG (pcg_variants.h, pcg_oneseq_128_srandom_r)
 PCG128_SEEDING = ("pcg_oneseq_128_srandom_r(seed): state = 0, one step, state += seed, one step "
                   f"(multiplier 0x{PCG128_MULTIPLIER:032X}, increment 0x{PCG128_INCREMENT:032X})")
+GLIBC_SEEDING = "glibc srand(seed) (0 acts as 1), 310 outputs discarded"
+MSVC_SEEDING = "MSVC srand(seed): state = seed"
 _MSVC_JUMP = _lcg(_generators.LCG_MSVC, "=u4", _generators.msvc_rand)
+BYTE_PER_CALL = "rand() & 0xff, one call per byte"
+SHORT15_PER_CALL = "rand() (15 bits) as 2 little-endian bytes per call; bit 15 is always 0"
+
+
+def _c_rand(name: str, rand: Callable[[int, int], Any], mode: int, output: str, seeding: str, jump: Jumper) -> Opener:
+    """A C library's rand() after srand(seed), seed an unsigned int; ``mode``, the kernel's second
+    argument, says what a call writes (1: its low byte, 2: two little-endian bytes; glibc's 0: the value as 4)."""
+    return _simple(name, 32, "srand takes an unsigned int", lambda s: rand(s, mode), output, seeding, jump=jump)
+
 
 #: name -> (one-line summary, opener); the order is the order of `randqa list`
 COMPILED: dict[str, tuple[str, Opener]] = {
     "glibc-rand": (
         "glibc rand() (TYPE_3 additive feedback, srand discards 310): 31-bit outputs as 4 LE bytes, bit 31 always 0",
-        _simple("glibc-rand", 32, "srand takes an unsigned int", lambda s: _generators.glibc_rand(s, 0),
-                f"31-bit rand() values, {LE4}", "glibc srand(seed) (0 acts as 1), 310 outputs discarded", jump=_glibc)),
+        _c_rand("glibc-rand", _generators.glibc_rand, 0, f"31-bit rand() values, {LE4}", GLIBC_SEEDING, _glibc)),
     "glibc-rand-byte": (
         "glibc rand() & 0xff, one call per byte (nmap's Windows-style rand_byte)",
-        _simple("glibc-rand-byte", 32, "srand takes an unsigned int", lambda s: _generators.glibc_rand(s, 1),
-                "rand() & 0xff, one call per byte", "glibc srand(seed) (0 acts as 1), 310 outputs discarded", jump=_glibc)),
+        _c_rand("glibc-rand-byte", _generators.glibc_rand, 1, BYTE_PER_CALL, GLIBC_SEEDING, _glibc)),
     "glibc-rand-short": (
         "glibc rand() & 0xffff as 2 LE bytes per call (nmap's *nix-style rand_short)",
-        _simple("glibc-rand-short", 32, "srand takes an unsigned int", lambda s: _generators.glibc_rand(s, 2),
-                "rand() & 0xffff as 2 little-endian bytes per call", "glibc srand(seed) (0 acts as 1), 310 outputs discarded", jump=_glibc)),
+        _c_rand("glibc-rand-short", _generators.glibc_rand, 2, "rand() & 0xffff as 2 little-endian bytes per call",
+                GLIBC_SEEDING, _glibc)),
     "msvc-rand-byte": (
         "MSVC rand() (x = 214013x + 2531011, 15-bit outputs) & 0xff, one call per byte",
-        _simple("msvc-rand-byte", 32, "srand takes an unsigned int", lambda s: _generators.msvc_rand(s, 1),
-                "rand() & 0xff, one call per byte", "MSVC srand(seed): state = seed", jump=_MSVC_JUMP)),
+        _c_rand("msvc-rand-byte", _generators.msvc_rand, 1, BYTE_PER_CALL, MSVC_SEEDING, _MSVC_JUMP)),
     "msvc-rand-short": (
         "MSVC rand() as 2 LE bytes per call: 15-bit values, so bit 15 of every short is 0",
-        _simple("msvc-rand-short", 32, "srand takes an unsigned int", lambda s: _generators.msvc_rand(s, 2),
-                "rand() (15 bits) as 2 little-endian bytes per call; bit 15 is always 0", "MSVC srand(seed): state = seed", jump=_MSVC_JUMP)),
+        _c_rand("msvc-rand-short", _generators.msvc_rand, 2, SHORT15_PER_CALL, MSVC_SEEDING, _MSVC_JUMP)),
     "ansi-c-rand": (
         "the C standard's example rand() (x = 1103515245x + 12345, 15 bits) as 2 LE bytes per call",
-        _simple("ansi-c-rand", 32, "srand takes an unsigned int", lambda s: _generators.ansi_c_rand(s, 2),
-                "rand() (15 bits) as 2 little-endian bytes per call; bit 15 is always 0", "srand(seed): next = seed", jump=_lcg(_generators.LCG_ANSI_C, "=u4", _generators.ansi_c_rand))),
+        _c_rand("ansi-c-rand", _generators.ansi_c_rand, 2, SHORT15_PER_CALL, "srand(seed): next = seed",
+                _lcg(_generators.LCG_ANSI_C, "=u4", _generators.ansi_c_rand))),
     "randu": (
         "IBM RANDU x = 65539x mod 2^31, the infamous bad LCG: 31-bit outputs as 4 LE bytes",
         _simple("randu", 32, "the state is 31 bits", _generators.randu,

@@ -40,7 +40,7 @@ interleaved stream is read in order ("sequential").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -111,23 +111,25 @@ def stream_seed(scheme: str, base: int, index: int) -> int:
     return base + index * int(match.group(1))
 
 
+@dataclass(eq=False, repr=False)
 class MultiStreamSource(Source):
     """K member sources interleaved every ``interleave`` bytes, from byte ``position`` of the interleaved stream."""
 
     endless = True
 
-    def __init__(self, name: str, seed: int | None, members: list[Source], scheme: str, interleave: int,
-                 details: list[dict[str, Any]], *, position: int = 0) -> None:
-        check_interleaving(len(members), interleave)
-        self.name = name
-        self.seed = seed
-        self.members = members
-        self.scheme = scheme
-        self.interleave = interleave
-        self.details = details
-        self.position = position
-        #: the generator's spec, which opens these streams again (None: the caller's own streams)
-        self.spec: str | None = None
+    # field(): no default, though Source's class attributes give one
+    name: str = field()
+    seed: int | None = field()
+    members: list[Source]
+    scheme: str
+    interleave: int
+    details: list[dict[str, Any]]
+    position: int = field(default=0, kw_only=True)
+    #: the generator's spec, which opens these streams again (None: the caller's own streams)
+    spec: str | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        check_interleaving(len(self.members), self.interleave)
 
     @property
     def layout(self) -> StreamLayout:
@@ -202,8 +204,7 @@ def open_streams(spec: str, seed: int | None, layout: StreamLayout, offset: int 
     try:
         interleave = layout.interleave or _word_bytes(members[0])
         source = MultiStreamSource(stream_name(spec, layout.count, layout.scheme), base, members, layout.scheme,
-                                   interleave, details)
-        source.spec = spec
+                                   interleave, details, spec=spec)
         if offset:
             move_to(source, offset)
     except BaseException:

@@ -28,7 +28,9 @@ STRATEGIES = ("cached", "check", "reopen")
 
 
 class UrandomSource(UnseededSource):
-    """Bytes read from /dev/urandom (strategy ``check`` unless told otherwise)."""
+    """Bytes read from /dev/urandom (strategy ``check`` unless told otherwise).
+    ``reader`` holds the device: its ``fd`` is the descriptor held now (-1 when
+    none), its ``reopens`` how often a closed or swapped one made it reopen."""
 
     def __init__(self, *, strategy: str = "check", call_bytes: int = 0, path: str = URANDOM_PATH,
                  name: str = "urandom", ignored_seed: int | None = None) -> None:
@@ -41,16 +43,6 @@ class UrandomSource(UnseededSource):
         self.call_bytes = call_bytes
         super().__init__(ignored_seed=ignored_seed)
 
-    @property
-    def fileno(self) -> int:
-        """The descriptor the reader holds now (-1 when none)."""
-        return self.reader.fd
-
-    @property
-    def reopens(self) -> int:
-        """How many times a closed or swapped descriptor made it reopen the device."""
-        return self.reader.reopens
-
     def readinto(self, buffer: memoryview) -> int:
         try:
             self.reader.fill(buffer)
@@ -61,7 +53,7 @@ class UrandomSource(UnseededSource):
     def describe(self) -> dict[str, Any]:
         data = super().describe()
         data.update(device=self.path, strategy=self.reader.strategy,
-                    read_call_bytes=self.call_bytes or None, reopens=self.reopens)
+                    read_call_bytes=self.call_bytes or None, reopens=self.reader.reopens)
         return data
 
     def close(self) -> None:

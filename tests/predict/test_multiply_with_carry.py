@@ -19,3 +19,10 @@ def test_no_carries_in_minstd_or_pcg64():
 def test_r_marsaglia_multicarry_backend():
     result = run_predictor(MulticarryPredictor(), backend_bytes("r-marsaglia-multicarry", 8, 1 << 17))
     assert result.succeeded and result.observed_bytes == 12
+
+
+def test_a_prefix_ending_inside_a_word_is_continued_from_its_next_byte():
+    data = backend_bytes("r-marsaglia-multicarry", 8, 256)
+    for observed in (13, 14, 15):
+        fit = MulticarryPredictor().fit(data[:observed])
+        assert (fit.predict(37) == data[observed:observed + 37]).all()

@@ -63,3 +63,10 @@ def test_no_weyl_sequence_in_pcg64():
 def test_java_splittable_random_backend():
     result = run_predictor(SplitMixPredictor(), backend_bytes("java-splittable-random", 5, 1 << 17))
     assert result.succeeded and result.observed_bytes == 8 and result.structure["gamma"] == GOLDEN_GAMMA
+
+
+def test_a_prefix_ending_inside_a_word_is_continued_from_its_next_byte():
+    data = backend_bytes("splitmix64", 12, 256)
+    for observed in (9, 12, 15):
+        fit = SplitMixPredictor().fit(data[:observed])
+        assert (fit.predict(37) == data[observed:observed + 37]).all()

@@ -52,7 +52,7 @@ def looks_random(data: np.ndarray) -> bool:
 
 def test_urandom_reads_the_device():
     with open_backend("urandom") as source:
-        held = os.fstat(source.fileno)
+        held = os.fstat(source.reader.fd)
         assert stat.S_ISCHR(held.st_mode) and held.st_rdev == os.stat("/dev/urandom").st_rdev
         a, b = read(source, 1 << 16), read(source, 1 << 16)
         assert looks_random(a) and looks_random(b) and not np.array_equal(a, b)
@@ -63,12 +63,12 @@ def test_urandom_reads_the_device():
 def test_closed_descriptor_is_reopened_and_the_stream_goes_on():
     source = UrandomSource()
     assert looks_random(read(source, 1 << 16))
-    old = source.fileno
+    old = source.reader.fd
     os.close(old)  # someone closes "our" fd, as in s2n-tls issue #4324
     data = within(20, lambda: read(source, 1 << 16))
     assert looks_random(data)
-    assert source.reopens == 1
-    assert stat.S_ISCHR(os.fstat(source.fileno).st_mode)
+    assert source.reader.reopens == 1
+    assert stat.S_ISCHR(os.fstat(source.reader.fd).st_mode)
     source.close()
 
 
@@ -77,14 +77,14 @@ def test_another_file_on_the_descriptor_number_is_not_read(tmp_path):
     zeros.write_bytes(bytes(1 << 20))
     source = UrandomSource()
     read(source, 4096)
-    number = source.fileno
+    number = source.reader.fd
     other = os.open(zeros, os.O_RDONLY)
     os.dup2(other, number)  # a regular file now sits on the cached fd number
     os.close(other)
     try:
         data = within(20, lambda: read(source, 1 << 16))
         assert looks_random(data), "read the regular file instead of the device"
-        assert source.reopens == 1 and source.fileno != number
+        assert source.reader.reopens == 1 and source.reader.fd != number
         # the foreign descriptor is left alone: still the regular file, still open
         assert os.fstat(number).st_ino == os.stat(zeros).st_ino
         source.close()
@@ -118,7 +118,7 @@ def test_a_device_that_gives_nothing_ends_in_an_error_not_a_loop(tmp_path):
     source = UrandomSource(path=str(empty))
     with pytest.raises(InputError, match="end of file"):
         within(20, lambda: read(source, 4096))
-    assert source.reopens == 1  # tried the path once more, then gave up
+    assert source.reader.reopens == 1  # tried the path once more, then gave up
     source.close()
 
 

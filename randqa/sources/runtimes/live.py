@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import tempfile
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from typing import Any
 
 from randqa.errors import InputError
@@ -26,19 +27,24 @@ REAP_TIMEOUT_S = 10
 _CAUSE = re.compile(r"error|exception|panic|fatal", re.IGNORECASE)
 
 
+@dataclass(eq=False, repr=False)
 class LiveSource(Source):
-    """The byte stream a runtime's own generator writes (backend ``NAME-live``)."""
+    """The byte stream a runtime's own generator writes (backend ``NAME-live``),
+    from the driver process that ``command`` starts."""
 
     endless = True
 
-    def __init__(self, name: str, seed: int, command: list[str], *, runtime: str, runtime_version: str,
-                 output: str, seeding: str) -> None:
-        self.name = name
-        self.seed = seed
-        self.runtime = runtime
-        self.runtime_version = runtime_version
-        self.output = output
-        self.seeding = seeding
+    # field(): no default, though Source's class attributes give one
+    name: str = field()
+    seed: int = field()
+    command: InitVar[list[str]]
+    _: KW_ONLY
+    runtime: str
+    runtime_version: str
+    output: str
+    seeding: str
+
+    def __post_init__(self, command: list[str]) -> None:
         self.bytes_read = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr = tempfile.TemporaryFile()
@@ -48,7 +54,7 @@ class LiveSource(Source):
                 start_new_session=True, bufsize=0)
         except OSError as exc:
             self._stderr.close()
-            raise InputError(f"backend {name}: cannot start {command[0]} ({exc.strerror or exc})") from None
+            raise InputError(f"backend {self.name}: cannot start {command[0]} ({exc.strerror or exc})") from None
         assert self._process.stdout is not None
         self._fd = self._process.stdout.fileno()
 
