@@ -18,6 +18,8 @@ results do not depend on how the stream is cut into chunks.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -131,3 +133,26 @@ def view_of(name: str) -> tuple[int, ...] | None:
     if match is None:
         return None
     return (int(match.group(1)),) if match.group(1) is not None else (int(match.group(2)), int(match.group(3)))
+
+
+@dataclass(frozen=True)
+class StreamLayout:
+    """How many streams, seeded how, interleaved every how many bytes
+    (None: the generator's word size, resolved when the streams open)."""
+
+    count: int
+    scheme: str
+    interleave: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": self.count, "scheme": self.scheme, "interleave": self.interleave}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "StreamLayout":
+        if not isinstance(data, dict) or set(data) != {"count", "scheme", "interleave"}:
+            raise ValueError("its streams are not described")
+        layout = cls(data["count"], data["scheme"], data["interleave"])
+        check_interleaving(layout.count, layout.interleave or 1)
+        if not isinstance(layout.scheme, str):
+            raise ValueError("its stream scheme is not a string")
+        return layout

@@ -86,7 +86,8 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
     if output_path is None and 1 in CLOSED_STREAMS:
         raise OutputClosed()  # no reader will ever end an endless stream
     if streams is not None:
-        from randqa.sources.multistream import StreamLayout, open_streams
+        from randqa.interleaving import StreamLayout
+        from randqa.sources.multistream import open_streams
 
         source = open_streams(name, seed, StreamLayout(streams, stream_seeds or "", interleave))
     else:

@@ -36,7 +36,7 @@ from randqa.speed.generation import REPEATS as SPEED_REPEATS
 if TYPE_CHECKING:  # loaded when a comparison runs, not with every CLI command
     from randqa.engine.checkpoint import Saved
     from randqa.engine.request import RunRequest
-    from randqa.sources.multistream import StreamLayout
+    from randqa.interleaving import StreamLayout
 
 #: what ``randqa compare`` with no arguments compares: the contenders of the
 #: nmap-dev PRNG benchmark mail, the Linux kernel pair, and two modern references
@@ -132,7 +132,7 @@ class CompareOptions:
 
     def layouts(self) -> list[StreamLayout | None]:
         """What each source is tested as: itself (None), or its streams under each scheme in turn."""
-        from randqa.sources.multistream import StreamLayout
+        from randqa.interleaving import StreamLayout
 
         if self.streams is None:
             return [None]

@@ -44,7 +44,7 @@ from randqa.sources import Source, backend_names, open_source
 
 if TYPE_CHECKING:
     from randqa.engine.compare import CompareOptions
-    from randqa.sources.multistream import StreamLayout
+    from randqa.interleaving import StreamLayout
 
 #: how much of an endless generator a test reads without -n
 DEFAULT_GENERATOR_BYTES = 64 << 20
@@ -89,7 +89,7 @@ class TestOptions:
     @property
     def layout(self) -> "StreamLayout | None":
         """The --streams layout, or None without --streams."""
-        from randqa.sources.multistream import StreamLayout
+        from randqa.interleaving import StreamLayout
 
         if self.streams is None:
             return None

@@ -28,7 +28,7 @@ from randqa.sizes import MAX_SIZE
 from randqa.sources import Source
 
 if TYPE_CHECKING:
-    from randqa.sources.multistream import StreamLayout
+    from randqa.interleaving import StreamLayout
 
 #: what a file's identity covers: its size and a hash of its first bytes
 IDENTITY_BYTES = 1 << 20
@@ -258,14 +258,13 @@ def stream_request(source: str, suite: Suite, *, seed: int | None = None, fmt: s
     With ``layout``, the generator's interleaved streams, each alone and each
     pair's XOR (the scheme checked and the interleave resolved here)."""
     from randqa.sources import is_data_spec
-    from randqa.sources.multistream import MultiStreamSource
 
     streams = None
     if layout is not None:
         with open_source(source, seed=seed, layout=layout) as probe:
             suite, streams = suite.with_streams(layout.count, probe.interleave), probe.layout.to_json()
-    elif isinstance(opened, MultiStreamSource):  # streams given as objects
-        suite = suite.with_streams(len(opened.members), opened.interleave)
+    elif opened is not None and opened.layout is not None:  # streams given as objects
+        suite = suite.with_streams(opened.layout.count, opened.layout.interleave)
     endless = opened.endless if opened is not None else not is_data_spec(source)
     limit, lengths = size, None
     if progressive is not None:
@@ -284,7 +283,7 @@ def stream_request(source: str, suite: Suite, *, seed: int | None = None, fmt: s
 
 def open_request(request: RunRequest) -> Source:
     """The source of a stream run's request."""
-    from randqa.sources.multistream import StreamLayout
+    from randqa.interleaving import StreamLayout
 
     layout = StreamLayout.from_json(request.streams) if request.streams is not None else None
     return open_source(request.source, seed=request.seed, fmt=request.fmt,

@@ -113,10 +113,8 @@ class StreamWorkload(Workload):
         #: bit text: the run's limit in bits, for the final 1-7 bits
         self.limit_bits = limit_bits
         self.chunk_bytes = chunk_bytes
-        from randqa.sources.multistream import MultiStreamSource
-
         self.split = source.split_method if spec is not None else "sequential"
-        streams = source.layout.to_json() if isinstance(source, MultiStreamSource) else None
+        streams = source.layout.to_json() if source.layout is not None else None
         self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold, streams)
         self.alignment = suite_alignment(suite, fold)
         self._consumed: int | None = 0  # stream position of ``source``; None when unknown

@@ -8,6 +8,8 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
+from randqa.interleaving import StreamLayout
+
 #: how segments of a source's stream can be made: "pread" (a regular file,
 #: read at any offset), "jump" (a generator placed at any offset in
 #: O(log N)), "independent" (not reproducible: each reader draws its own)
@@ -69,6 +71,11 @@ class Source(ABC):
     @property
     def size(self) -> int | None:
         """Bytes the source holds, when known before reading it (a regular file); None otherwise."""
+        return None
+
+    @property
+    def layout(self) -> StreamLayout | None:
+        """How its streams are interleaved, when it interleaves several (--streams); None for one stream."""
         return None
 
     def open_at(self, offset: int, length: int | None = None) -> "Source":

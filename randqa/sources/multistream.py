@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from randqa.errors import InputError, UsageError
-from randqa.interleaving import check_interleaving, interleave_into, stream_position
+from randqa.interleaving import StreamLayout, check_interleaving, interleave_into, stream_position
 from randqa.sources.base import GeneratorSource, NotSplittable, Source, SplitMethod, read_full
 from randqa.sources.bitgenerators import looks_like_module_attribute
 
@@ -70,29 +70,6 @@ def check_scheme(scheme: str) -> None:
     if scheme.startswith("spaced"):
         raise UsageError(f"--stream-seeds {scheme}: spaced:D needs a whole number D >= 1 (spaced:1000)")
     raise UsageError(f"--stream-seeds {scheme!r}: use one of {', '.join(SCHEMES)}")
-
-
-@dataclass(frozen=True)
-class StreamLayout:
-    """How many streams, seeded how, interleaved every how many bytes
-    (None: the generator's word size, resolved when the streams open)."""
-
-    count: int
-    scheme: str
-    interleave: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"count": self.count, "scheme": self.scheme, "interleave": self.interleave}
-
-    @classmethod
-    def from_json(cls, data: Any) -> "StreamLayout":
-        if not isinstance(data, dict) or set(data) != {"count", "scheme", "interleave"}:
-            raise ValueError("its streams are not described")
-        layout = cls(data["count"], data["scheme"], data["interleave"])
-        check_interleaving(layout.count, layout.interleave or 1)
-        if not isinstance(layout.scheme, str):
-            raise ValueError("its stream scheme is not a string")
-        return layout
 
 
 def gray(i: int) -> int:

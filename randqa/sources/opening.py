@@ -14,7 +14,7 @@ from randqa.sources.base import Source
 from randqa.sources.streams import is_data_spec
 
 if TYPE_CHECKING:
-    from randqa.sources.multistream import StreamLayout
+    from randqa.interleaving import StreamLayout
 
 #: what --format accepts
 FORMATS = ("bytes", "bits")

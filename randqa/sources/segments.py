@@ -39,7 +39,8 @@ def open_at(spec: str, seed: int | None, offset: int, *, fmt: str = "bytes", len
     if offset < 0:
         raise ValueError("offset must be >= 0")
     if streams is not None:
-        from randqa.sources.multistream import StreamLayout, open_streams
+        from randqa.interleaving import StreamLayout
+        from randqa.sources.multistream import open_streams
 
         if seed is None:
             raise ValueError("open_at needs the seed the run recorded: without one each worker would draw its own")
