@@ -51,7 +51,7 @@ DEFAULT_HTML = "randqa-report.html"
 @click_option("html", default=DEFAULT_HTML, show_default=True)
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
 @parallel_options
-@click_option("preset", flags=("--preset",), type=click.Choice(list(comparing.PRESETS)),
+@click_option("preset", type=click.Choice(list(comparing.PRESETS)),
               help="Compare a named set instead of SOURCES: " + "; ".join(
                   f"{name}: {p.about}, to {p.default_bytes >> 20} MiB" for name, p in comparing.PRESETS.items()) + ".")
 @click_option("predict")

@@ -128,7 +128,8 @@ OPTIONS: dict[str, Option] = {
                             help="Timed speed runs per generator; the median is reported."),
     "predict": Option(("--predict/--no-predict",), dest="run_predictors", default=True, show_default=True,
                       help="Run randqa predict's predictors on each source: the table's 'predictable from' column."),
-    "preset": Option(metavar="NAME"),
+    # its choices and their help are randqa.engine.compare's presets: `randqa compare` gives them
+    "preset": Option(("--preset",), metavar="NAME"),
 }
 
 

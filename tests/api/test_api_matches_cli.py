@@ -109,6 +109,7 @@ def cli_error(capsys, *args: str) -> str:
     (["pcg64:5"], {}),
     (["no_such_module:Gen"], {}),
 ])
+@pytest.mark.filterwarnings(r"ignore:randqa\.test\(jobs=:DeprecationWarning")  # its deprecated cases
 def test_bad_arguments_raise_the_line_the_cli_prints(capsys, cli_args, api_kwargs):
     expected = cli_error(capsys, *cli_args)
     with pytest.raises(ValueError) as info:

@@ -231,6 +231,7 @@ def test_bad_combinations_raise_value_error(source, kwargs, message):
     ({"json": 3}, "json must be a path"),
     ({"suite": None}, "suite must be a string"),
 ])
+@pytest.mark.filterwarnings(r"ignore:randqa\.test\(jobs=:DeprecationWarning")  # its deprecated cases
 def test_options_of_the_wrong_type_raise_type_error(kwargs, message):
     with pytest.raises(TypeError, match=message):
         randqa.test("pcg64", 4096, **kwargs)

@@ -41,22 +41,18 @@ class ReturnsText:
         return "not an array"
 
 class FailsMidStream:
+    failure = ValueError, "lost its state"
     def __init__(self, seed):
         self.inner, self.calls = np.random.PCG64(seed), 0
     def random_raw(self, n):
         self.calls += 1
         if self.calls > 3:
-            raise ValueError("lost its state")
+            kind, *arguments = self.failure
+            raise kind(*arguments)
         return self.inner.random_raw(n)
 
-class ExitsMidStream:
-    def __init__(self, seed):
-        self.inner, self.calls = np.random.PCG64(seed), 0
-    def random_raw(self, n):
-        self.calls += 1
-        if self.calls > 3:
-            raise SystemExit(0)
-        return self.inner.random_raw(n)
+class ExitsMidStream(FailsMidStream):
+    failure = SystemExit, 0
 
 class ReturnsFloats:
     def __init__(self, seed):
