@@ -260,6 +260,7 @@ _COMPARE_DEFAULTS: dict[str, Any] = api_defaults(
     "threads", "progress", "predict", "preset", "streams", "stream_seeds", "interleave",
     progressive=True, threads=None)
 
+
 def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, *, seed: int | None = None,
             suite: str = "standard", tests: str | Sequence[str] | None = None, progressive: bool = True,
             min: Size | None = None, max: Size | None = None, keep_going: bool = False, speed_repeats: int = 5,
