@@ -4,9 +4,11 @@
 Modelled on scipy.stats and numpy.random: plain functions with keyword
 options, results with ``statistic`` and ``pvalue``.  Every option of
 ``randqa test`` and ``randqa compare`` has a keyword of the same name
-(``-n`` is ``n``, ``--word-bits`` is ``word_bits``, ``--json`` is ``json``);
-the options are checked by the same code as the CLI's
-(:mod:`randqa.engine.plan`), so a bad combination raises ``ValueError``
+(``-n`` is ``n``, ``--word-bits`` is ``word_bits``, ``--json`` is ``json``;
+both declared in :mod:`randqa.engine.options`), except the worker,
+checkpoint and memory options: a call runs in this process, in ``threads``
+threads (``jobs`` is that keyword's deprecated name).  The options are
+checked by the same code as the CLI's (:mod:`randqa.engine.plan`), so a bad combination raises ``ValueError``
 with the line the CLI prints, and an argument of the wrong type raises
 ``TypeError``.  Nothing is printed; Ctrl-C (``KeyboardInterrupt``) during a
 run ends it early and the result covers what was tested (``interrupted``).

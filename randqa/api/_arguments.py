@@ -8,6 +8,7 @@ import json as _json
 import numbers
 import os
 import uuid
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, ContextManager, Union
 
@@ -55,12 +56,25 @@ def _size(value: object, keyword: str) -> int | None:
 
 
 def _whole(value: object, keyword: str) -> int | None:
-    """An integer keyword (seed, jobs, ...): None or a whole number (ranges are the plan's)."""
+    """An integer keyword (seed, threads, ...): None or a whole number (ranges are the plan's)."""
     if value is None:
         return None
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     raise TypeError(f"{keyword} must be a whole number, not {type(value).__name__}")
+
+
+def _threads(threads: object, jobs: object, function: str, default: object) -> tuple[object, str]:
+    """``threads``, or the deprecated ``jobs`` given instead (the CLI's
+    --jobs counts worker processes; the API's threads run in this process),
+    with the keyword the value came from, for its TypeError."""
+    if jobs is None:
+        return threads, "threads"
+    warnings.warn(f"randqa.{function}(jobs=...) is deprecated: use threads=, the threads in this process "
+                  "(randqa's --jobs counts worker processes)", DeprecationWarning, stacklevel=3)
+    if threads != default:
+        raise TypeError(f"randqa.{function}: give threads, not both threads and jobs")
+    return jobs, "jobs"
 
 
 def _flag(value: object, keyword: str) -> bool:

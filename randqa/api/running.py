@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any, ContextManager
 
 from randqa.api._arguments import (
     PathLike, Size, _call_text, _environment, _flag, _path, _progress_bar, _python_errors, _size, _test_names, _text,
-    _whole, _write_outputs,
+    _threads, _whole, _write_outputs,
 )
 from randqa.api.documents import Comparison, Result
+from randqa.engine.options import api_defaults
 from randqa.errors import UsageError
 from randqa.run_result import Provenance, RunResult
 
@@ -23,12 +24,11 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------- randqa.test
 
-_TEST_DEFAULTS: dict[str, Any] = {
-    "n": None, "seed": None, "suite": "standard", "tests": None, "format": "bytes", "word_bits": None,
-    "low_bits": None, "sequences": None, "progressive": False, "min": None, "max": None, "keep_going": False,
-    "seed_sweep": None, "positions": 256, "json": None, "html": None, "jobs": 1, "progress": False, "name": None,
-    "streams": None, "stream_seeds": None, "interleave": None,
-}
+#: the keywords of :func:`test` (``jobs`` aside: the deprecated name of ``threads``) and their defaults
+_TEST_DEFAULTS: dict[str, Any] = api_defaults(
+    "n", "seed", "suite", "tests", "format", "word_bits", "low_bits", "sequences", "progressive", "min", "max",
+    "keep_going", "seed_sweep", "positions", "json", "html", "threads", "progress", "name", "streams",
+    "stream_seeds", "interleave")
 
 
 def test(source: object, n: Size | None = None, *, seed: int | None = None, suite: str = "standard",
@@ -36,8 +36,9 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
          low_bits: int | None = None, sequences: int | None = None, progressive: bool = False,
          min: Size | None = None, max: Size | None = None, keep_going: bool = False,
          seed_sweep: int | None = None, positions: int = 256, json: PathLike | None = None,
-         html: PathLike | None = None, jobs: int = 1, progress: bool = False, name: str | None = None,
-         streams: int | None = None, stream_seeds: str | None = None, interleave: Size | None = None) -> Result:
+         html: PathLike | None = None, threads: int = 1, progress: bool = False, name: str | None = None,
+         streams: int | None = None, stream_seeds: str | None = None, interleave: Size | None = None,
+         jobs: int | None = None) -> Result:
     """Test a source of random bytes with a suite, as ``randqa test`` does.
 
     Parameters
@@ -93,8 +94,9 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
         Bytes read from the start of each stream by ``seed_sweep``.
     json, html : str or os.PathLike, optional
         Also write the JSON document or the HTML report there (``json="-"``: stdout).
-    jobs : int, default 1
-        Threads that run the suite's tests side by side (results are identical).
+    threads : int, default 1
+        Threads in this process that run the suite's tests side by side
+        (results are identical).
     progress : bool, default False
         Show a progress bar on stderr.
     name : str, optional
@@ -109,6 +111,9 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
         ``"module:attr"`` naming ``f(seed, k)`` that returns the K BitGenerators.
     interleave : int or str, optional
         Bytes of one stream before the next's (default: the generator's word size).
+    jobs : int, optional
+        Deprecated name of ``threads`` (a DeprecationWarning): ``randqa
+        test --jobs`` counts worker processes, not threads.
 
     Returns
     -------
@@ -148,11 +153,9 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     """
     from randqa.engine.plan import DEFAULT_PROGRESSIVE_MIN, TestOptions, plan_test
 
-    call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "format": format, "word_bits": word_bits,
-            "low_bits": low_bits, "sequences": sequences, "progressive": progressive, "min": min, "max": max,
-            "keep_going": keep_going, "seed_sweep": seed_sweep, "positions": positions, "json": json,
-            "html": html, "jobs": jobs, "progress": progress, "name": name, "streams": streams,
-            "stream_seeds": stream_seeds, "interleave": interleave}
+    arguments = locals()
+    threads_given, threads_keyword = _threads(threads, jobs, "test", _TEST_DEFAULTS["threads"])
+    call = {**{keyword: arguments[keyword] for keyword in _TEST_DEFAULTS}, "threads": threads_given}
     given = _bitgenerator_list(source)
     if given and (streams is not None or stream_seeds is not None):
         raise ValueError("a list of BitGenerators is its own streams: give no streams or stream_seeds")
@@ -162,7 +165,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
         sequences=_whole(sequences, "sequences"), progressive=_flag(progressive, "progressive"),
         min_size=_size(min, "min") or DEFAULT_PROGRESSIVE_MIN, max_size=_size(max, "max"), keep_going=_flag(keep_going, "keep_going"),
         seed_sweep=_whole(seed_sweep, "seed_sweep"), positions=_whole(positions, "positions") or 0,
-        jobs=_whole(jobs, "jobs") or 0, streams=_whole(streams, "streams"),
+        jobs=_whole(threads_given, threads_keyword) or 0, streams=_whole(streams, "streams"),
         stream_seeds=None if stream_seeds is None else _text(stream_seeds, "stream_seeds"),
         interleave=None if given else _size(interleave, "interleave"))
     json_path, html_path = _path(json, "json"), _path(html, "html")
@@ -191,7 +194,7 @@ def _bitgenerator_list(source: object) -> bool:
 
 def _run(plan: TestPlan, source: object, label: str | None, interleave: int | None, show: bool) -> RunResult:
     """Run what ``randqa.test`` was given through randqa.engine.execute, in
-    this process with --jobs threads: a seed sweep of a generator name or a
+    this process with ``threads`` threads: a seed sweep of a generator name or a
     BitGenerator class, or one source, opened here (Python objects, a list of
     BitGenerators interleaved every ``interleave`` bytes) and named ``label``."""
     from randqa.engine.execute import Execution, execute
@@ -251,12 +254,20 @@ def _sweep(plan: TestPlan, source: object, execution: Any, bars: Any) -> RunResu
 
 # ---------------------------------------------------------------- randqa.compare
 
+#: the keywords of :func:`compare` (``jobs`` aside) and their defaults where they are not :func:`test`'s
+_COMPARE_DEFAULTS: dict[str, Any] = api_defaults(
+    "n", "seed", "suite", "tests", "progressive", "min", "max", "keep_going", "speed_repeats", "json", "html",
+    "threads", "progress", "predict", "preset", "streams", "stream_seeds", "interleave",
+    progressive=True, threads=None)
+
+
 def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, *, seed: int | None = None,
             suite: str = "standard", tests: str | Sequence[str] | None = None, progressive: bool = True,
             min: Size | None = None, max: Size | None = None, keep_going: bool = False, speed_repeats: int = 5,
-            json: PathLike | None = None, html: PathLike | None = None, jobs: int | None = None,
+            json: PathLike | None = None, html: PathLike | None = None, threads: int | None = None,
             progress: bool = False, predict: bool = True, preset: str | None = None, streams: int | None = None,
-            stream_seeds: str | Sequence[str] | None = None, interleave: Size | None = None) -> Comparison:
+            stream_seeds: str | Sequence[str] | None = None, interleave: Size | None = None,
+            jobs: int | None = None) -> Comparison:
     """Compare generators: speed as applications call them next to test quality,
     as ``randqa compare`` does.
 
@@ -284,8 +295,9 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     json, html : str or os.PathLike, optional
         Also write the JSON document or the HTML report there.  Unlike the
         CLI, no report is written unless asked for.
-    jobs : int, optional
-        Threads that run each suite's tests side by side (default: up to 2).
+    threads : int, optional
+        Threads in this process that run each suite's tests side by side
+        (default: up to 2).
     progress : bool, default False
         Show progress bars on stderr.
     predict : bool, default True
@@ -303,6 +315,8 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         The seeding schemes to compare side by side.
     interleave : int or str, optional
         Bytes of one stream before the next's (default: the generator's word size).
+    jobs : int, optional
+        Deprecated name of ``threads`` (a DeprecationWarning).
 
     Returns
     -------
@@ -329,6 +343,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     from randqa.engine import compare as comparing
     from randqa.engine.plan import plan_compare
 
+    arguments = locals()
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     specs = []
@@ -339,21 +354,15 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         spec = _path(item, "source")
         assert spec is not None
         specs.append(spec)
-    call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "progressive": progressive, "min": min,
-            "max": max, "keep_going": keep_going, "speed_repeats": speed_repeats, "json": json, "html": html,
-            "jobs": jobs, "progress": progress, "predict": predict, "preset": preset, "streams": streams,
-            "stream_seeds": stream_seeds, "interleave": interleave}
-    defaults = {"n": None, "seed": None, "suite": "standard", "tests": None, "progressive": True, "min": None,
-                "max": None, "keep_going": False, "speed_repeats": 5, "json": None, "html": None, "jobs": None,
-                "progress": False, "predict": True, "preset": None, "streams": None, "stream_seeds": None,
-                "interleave": None}
+    threads_given, threads_keyword = _threads(threads, jobs, "compare", _COMPARE_DEFAULTS["threads"])
+    call = {**{keyword: arguments[keyword] for keyword in _COMPARE_DEFAULTS}, "threads": threads_given}
     schemes = () if stream_seeds is None else (_text(stream_seeds, "stream_seeds"),) if isinstance(
         stream_seeds, str) else tuple(_text(s, "stream_seeds") for s in stream_seeds)
     size, min_size, max_size = _size(n, "n"), _size(min, "min"), _size(max, "max")
     preset_name = None if preset is None else _text(preset, "preset")
     flags = (_flag(progressive, "progressive"), _flag(keep_going, "keep_going"), _flag(progress, "progress"),
              _flag(predict, "predict"))
-    threads = _whole(jobs, "jobs")
+    threads = _whole(threads_given, threads_keyword)
     threads = threads if threads is not None else builtins.min(2, os.cpu_count() or 1)
     seed_value, repeats = _whole(seed, "seed"), _whole(speed_repeats, "speed_repeats")
     json_path, html_path = _path(json, "json"), _path(html, "html")
@@ -370,7 +379,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
             return _progress_bar(flags[2], total, desc=label)
 
         document = comparing.run_comparison(chosen, options,
-                                            _call_text("compare", specs, call, defaults), _environment(),
+                                            _call_text("compare", specs, call, _COMPARE_DEFAULTS), _environment(),
                                             progress=bar)
     if not document["runs"]:
         raise KeyboardInterrupt("interrupted before any source was tested")

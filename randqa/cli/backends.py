@@ -9,9 +9,9 @@ from typing import Any
 import click
 import numpy as np
 
-from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, silence_stdout, size_option, table_stream
+from randqa.cli.common import CLOSED_STREAMS, EXIT_OK, silence_stdout, table_stream
 from randqa.cli.streams import stream_options
-from randqa.engine.options import option_type
+from randqa.engine.options import click_option
 from randqa.errors import OutputClosed, OutputError, UsageError
 from randqa.files import check_output_paths
 from randqa.sizes import format_size
@@ -63,9 +63,8 @@ def _write_all(fd: int, data: memoryview) -> None:
 
 @click.command("generate")
 @click.argument("name", metavar="NAME")
-@click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
-              help="How much to write (64K, 16M, 1G). Default: until the reader closes the pipe.")
-@click.option("--seed", type=option_type("seed"), help="Seed (default: drawn from the OS and printed on stderr).")
+@click_option("n", help="How much to write (64K, 16M, 1G). Default: until the reader closes the pipe.")
+@click_option("seed", help="Seed (default: drawn from the OS and printed on stderr).")
 @click.option("-o", "--output", "output_path", metavar="PATH", help="Write to PATH instead of stdout.")
 @click.option("--quiet", is_flag=True, help="Do not print the backend and seed on stderr.")
 @stream_options
@@ -225,8 +224,7 @@ def _bench_strategies(nbytes: int, repeats: int) -> list[dict[str, Any]]:
 
 @click.command("bench")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
-@click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
-              help="Bytes per run (default 64 MiB; 256 MiB with --nmap).")
+@click_option("n", help="Bytes per run (default 64 MiB; 256 MiB with --nmap).")
 @click.option("--repeats", type=click.IntRange(min=1), help="Runs per backend; the median is shown (default 5; 3 with --nmap).")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the generators timed.")
 @click.option("--nmap", is_flag=True, help="Reproduce nmap-dev's PRNG benchmark, its harness and table, on this machine.")

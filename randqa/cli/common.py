@@ -9,12 +9,10 @@ import signal
 import sys
 from typing import Any, Callable, TextIO
 
-import click
-
 from randqa.engine.signals import InterruptGuard, last_stop_signal
 from randqa.errors import OutputError
 from randqa._report.json_report import write_json
-from randqa.sizes import parse_size
+from randqa.engine.options import size_option
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -105,11 +103,6 @@ def silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
-
-
-def size_option(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
-    """click callback turning '64K' etc. into an int (UsageError on nonsense)."""
-    return None if value is None else parse_size(value)
 
 
 class ProgressBar:

@@ -7,7 +7,7 @@ import click
 
 from randqa.cli.common import EXIT_OK, command_line, emit, size_option, table_stream
 from randqa.sources import open_source
-from randqa.engine.options import option_type
+from randqa.engine.options import click_option
 from randqa.files import check_output_paths
 from randqa._report.json_report import write_json
 from randqa._report.terminal import render_predict
@@ -15,9 +15,8 @@ from randqa._report.terminal import render_predict
 
 @click.command("predict")
 @click.argument("source", metavar="SOURCE")
-@click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
-              help="Read this much of the source, once (default 1 MiB; all of a shorter file or stdin).")
-@click.option("--seed", type=option_type("seed"), help="Seed of a generator backend (default: drawn from the OS and recorded).")
+@click_option("n", help="Read this much of the source, once (default 1 MiB; all of a shorter file or stdin).")
+@click_option("seed")
 @click.option("--predictors", "names", metavar="A,B", help="Run only these predictors (default: all).")
 @click.option("--check", "check_bytes", callback=size_option, metavar="SIZE", default="64K", show_default=True,
               help="How much of the continuation each prediction is checked against.")

@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from randqa.battery.suites import DEFAULT_SUITE
 from randqa.cli.common import (
     EXIT_OK,
     MAX_MEMORY_HELP,
@@ -21,7 +20,7 @@ from randqa.cli.common import (
 from randqa.cli.streams import stream_options
 from randqa.cli.workers import checkpoint_lock, closing, parallel_options, workers_for
 from randqa.engine import compare as comparing
-from randqa.engine.options import option_type
+from randqa.engine.options import click_option
 from randqa.engine.plan import plan_compare
 from randqa.errors import InputError, RandqaError
 from randqa.files import check_output_paths
@@ -34,36 +33,32 @@ DEFAULT_HTML = "randqa-report.html"
 
 @click.command("compare")
 @click.argument("sources", nargs=-1, metavar="[NAME|-|PATH]...")
-@click.option("-n", "--bytes", "size", callback=size_option, metavar="SIZE",
-              help=f"Test this much of each source (binary suffixes: 64M, 1G). Default: "
-                   f"{comparing.DEFAULT_COMPARE_BYTES >> 20} MiB of a generator, all of a file.")
-@click.option("--seed", type=option_type("seed"), help="Seed every generator with this (default: each drawn from the OS and recorded).")
-@click.option("--suite", default=DEFAULT_SUITE, show_default=True, help="Suite name (see `randqa suites`) or path of a suite TOML file.")
-@click.option("--tests", "test_names", metavar="A,B", help="Run only these tests of the suite.")
-@click.option("--progressive/--no-progressive", default=True, show_default=True,
-              help="Test at doubling lengths from --min to --max and report where each source first fails; "
-                   "--no-progressive tests each source once at --bytes.")
-@click.option("--min", "min_bytes", callback=size_option, metavar="SIZE",
+@click_option("n", help=f"Test this much of each source (binary suffixes: 64M, 1G). Default: "
+                        f"{comparing.DEFAULT_COMPARE_BYTES >> 20} MiB of a generator, all of a file.")
+@click_option("seed", help="Seed every generator with this (default: each drawn from the OS and recorded).")
+@click_option("suite")
+@click_option("tests")
+@click_option("progressive", flags=("--progressive/--no-progressive",), default=True, is_flag=False,
+              show_default=True, help="Test at doubling lengths from --min to --max and report where each source "
+                                      "first fails; --no-progressive tests each source once at --bytes.")
+@click_option("min", cli_default=None, show_default=False,
               help=f"First length of --progressive (default {comparing.DEFAULT_PROGRESSIVE_MIN >> 10} KiB).")
-@click.option("--max", "max_bytes", callback=size_option, metavar="SIZE", help="Last length of --progressive (default: --bytes).")
-@click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after the first failure.")
-@click.option("--speed-repeats", type=option_type("speed_repeats"), default=comparing.SPEED_REPEATS, show_default=True,
-              help="Timed speed runs per generator; the median is reported.")
+@click_option("max", help="Last length of --progressive (default: --bytes).")
+@click_option("keep_going", help="With --progressive, go on to --max after the first failure.")
+@click_option("speed_repeats")
 @stream_options(several_schemes=True)
-@click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON to PATH ('-' for stdout).")
-@click.option("--html", "html_path", metavar="PATH", default=DEFAULT_HTML, show_default=True,
-              help="Write a self-contained HTML report to PATH.")
+@click_option("json")
+@click_option("html", default=DEFAULT_HTML, show_default=True)
 @click.option("--no-html", is_flag=True, help="Write no HTML report.")
 @parallel_options
-@click.option("--preset", type=click.Choice(list(comparing.PRESETS)), metavar="NAME",
+@click_option("preset", type=click.Choice(list(comparing.PRESETS)),
               help="Compare a named set instead of SOURCES: " + "; ".join(
                   f"{name}: {p.about}, to {p.default_bytes >> 20} MiB" for name, p in comparing.PRESETS.items()) + ".")
-@click.option("--predict/--no-predict", "run_predictors", default=True, show_default=True,
-              help="Run randqa predict's predictors on each source: the table's 'predictable from' column.")
+@click_option("predict")
 @click.option("--max-memory", callback=size_option, metavar="SIZE", help=MAX_MEMORY_HELP)
-@click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: when stderr is a terminal).")
+@click_option("progress", help="Progress bars on stderr (default: when stderr is a terminal).")
 def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None, suite: str, test_names: str | None,
-                    progressive: bool, min_bytes: int | None, max_bytes: int | None, keep_going: bool,
+                    progressive: bool, min_size: int | None, max_size: int | None, keep_going: bool,
                     speed_repeats: int, streams: int | None, stream_seeds: tuple[str, ...], interleave: int | None,
                     json_path: str | None, html_path: str | None, no_html: bool, jobs: int,
                     scheduler: str | None, scheduler_timeout: float, segment: int | None, checkpoint: str | None,
@@ -86,9 +81,9 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     """
     if no_html:
         html_path = None
-    chosen, size = comparing.preset_plan(list(sources), preset, size, max_bytes)
+    chosen, size = comparing.preset_plan(list(sources), preset, size, max_size)
     options = plan_compare(suite=suite, tests=test_names, size=size, seed=seed, progressive=progressive,
-                           min_size=min_bytes, max_size=max_bytes, keep_going=keep_going, speed_repeats=speed_repeats,
+                           min_size=min_size, max_size=max_size, keep_going=keep_going, speed_repeats=speed_repeats,
                            jobs=jobs, predict=run_predictors, max_memory=max_memory, segment=segment,
                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
                            outputs={"--json": json_path, "--html": html_path, "--checkpoint": checkpoint},

@@ -18,6 +18,7 @@ import click
 
 from randqa.cli.common import size_option
 from randqa.cli.workers import checkpoint_lock, launch_run, parallel_options
+from randqa.engine.options import click_option
 from randqa.errors import UsageError
 from randqa.files import check_output_paths, shown_path
 
@@ -25,12 +26,12 @@ from randqa.files import check_output_paths, shown_path
 @click.command("resume")
 @click.argument("path", metavar="CHECKPOINT")
 @parallel_options(resume=True)
-@click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON here (default: where the run wrote them).")
-@click.option("--html", "html_path", metavar="PATH", help="Write the HTML report here (default: where the run wrote it).")
+@click_option("json", help="Write the results as JSON here (default: where the run wrote them).")
+@click_option("html", help="Write the HTML report here (default: where the run wrote it).")
 @click.option("--max-memory", callback=size_option, metavar="SIZE",
               help="Refuse a checkpoint whose suite would take more memory than this (default: half of physical "
                    "memory), before anything of it is loaded.")
-@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when stderr is a terminal).")
+@click_option("progress")
 def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeout: float, checkpoint_every: float,
                    json_path: str | None, html_path: str | None, max_memory: int | None, progress: bool | None,
                    **tls: Any) -> int:

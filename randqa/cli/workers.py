@@ -6,13 +6,12 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from typing import Any, Callable
 
 import click
 
 from randqa.cli.common import ProgressBar, command_line, size_option
-from randqa.engine.options import option_type
+from randqa.engine.options import click_option
 from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import UsageError
@@ -24,12 +23,7 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
     --checkpoint and --checkpoint-every (test and compare; resume takes all
     but --segment and --checkpoint)."""
     options = [
-        click.option("-j", "--jobs", type=option_type("jobs"), default=os.cpu_count() or 1,
-                     show_default="every core",
-                     help="At most this many worker processes test segments of the stream side by side (an "
-                          "embedded Dask cluster, started in the background) when the run is long enough to repay "
-                          "it; shorter runs stay in this process with the suite's tests in this many threads "
-                          "(randqa/engine/run_mode.py; 1: all in this process, one thread)."),
+        click_option("jobs"),
         click.option("--scheduler", metavar="ADDRESS",
                      help="Send the segments to the Dask cluster at ADDRESS (tcp://host:8786, or tls://host:8786 "
                           "with the --tls-* files) instead; default: $RANDQA_SCHEDULER. The scheduler and its "

@@ -1,38 +1,172 @@
-"""The options whose values have a range or a set of choices, declared once
-as click declares them.  The CLI's decorators take their types from here,
-and the API's keywords are checked by converting through the same types, so
-a bad value gets click's own line whichever way it came."""
+"""The options of ``randqa test`` and ``randqa compare`` and the keywords of
+``randqa.test`` and ``randqa.compare``, declared once: flags, range or
+choices, default, help and metavar.  The CLI's decorators are made here
+(:func:`click_option`), the API's defaults come from here
+(:func:`api_defaults`), and the API's keywords are checked by converting
+through the same click types (:func:`check_value`), so a bad value gets
+click's own line whichever way it came.
+
+Options of the CLI alone (--max-memory, --scheduler, --checkpoint, ...) keep
+their decorators next to their commands: nothing else declares them."""
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from dataclasses import dataclass, replace
+from typing import Any, Callable
 
 import click
 
+from randqa.battery.suites import DEFAULT_SUITE
 from randqa.errors import UsageError
 from randqa.folding import WORD_BITS
 from randqa.interleaving import MAX_INTERLEAVE, MAX_STREAMS
+from randqa.sizes import parse_size
 from randqa.sources import FORMATS
+from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
-#: option (the API's keyword) -> its flags and the type that holds its range or choices
-OPTIONS: dict[str, click.Option] = {option.name or "": option for option in [
-    click.Option(["--seed", "seed"], type=click.IntRange(min=0)),
-    click.Option(["--format", "format"], type=click.Choice(FORMATS)),
-    click.Option(["--word-bits", "word_bits"], type=click.Choice([str(bits) for bits in WORD_BITS])),
-    click.Option(["--low-bits", "low_bits"], type=click.IntRange(min=1, max=63)),
-    click.Option(["--sequences", "sequences"], type=click.IntRange(min=1)),
-    click.Option(["--seed-sweep", "seed_sweep"], type=click.IntRange(min=2)),
-    click.Option(["--positions", "positions"], type=click.IntRange(min=1, max=4096)),
-    click.Option(["-j", "--jobs", "jobs"], type=click.IntRange(min=1, max=256)),
-    click.Option(["--streams", "streams"], type=click.IntRange(min=2, max=MAX_STREAMS)),
-    click.Option(["--interleave", "interleave"], type=click.IntRange(min=1, max=MAX_INTERLEAVE)),
-    click.Option(["--speed-repeats", "speed_repeats"], type=click.IntRange(min=1)),
-]}
+#: an Option's cli_default when the CLI's default is the API's
+SAME_DEFAULT: Any = object()
+
+
+def size_option(ctx: click.Context | None, param: click.Parameter | None, value: str | None) -> int | None:
+    """click callback turning '64K' etc. into an int (UsageError on nonsense)."""
+    return None if value is None else parse_size(value)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: the CLI's flags and the API's keyword (the table's key) for the same value."""
+
+    #: the CLI's flags ("--x/--no-x" for a pair); none: a keyword of the API alone
+    flags: tuple[str, ...] = ()
+    help: str = ""
+    #: the click type that holds its range or choices
+    type: click.ParamType | None = None
+    #: the API's default, and the CLI's unless cli_default says otherwise
+    default: Any = None
+    cli_default: Any = SAME_DEFAULT
+    metavar: str | None = None
+    show_default: bool | str = False
+    #: the CLI command's parameter when it is not the keyword
+    dest: str | None = None
+    #: a size the CLI parses ('64K'); the API takes a whole number too
+    size: bool = False
+    is_flag: bool = False
+    #: the CLI takes it more than once (a tuple of values)
+    multiple: bool = False
+
+    def click_option(self, keyword: str) -> click.Option:
+        """The option as click declares it (the line of a bad value names its flags)."""
+        return click.Option([*self.flags, self.dest or keyword], type=self.type)
+
+
+#: the --stream-seeds schemes (randqa/sources/multistream.py)
+SCHEME_HELP = ("consecutive (seed, seed+1, ... through the generator's own seeding), spaced:D (seed + i*D), "
+               "bitflip (seeds one bit apart, a Gray-code walk), jump (the generator's own jump, else randqa's "
+               "jump by 2^64 outputs), spawn (numpy SeedSequence.spawn), or module:attr naming f(seed, k) that "
+               "returns the K BitGenerators")
+
+_SIZE_HELP = "Test this much (1000, 64K, 16MiB, 2G; binary suffixes)."
+
+#: keyword -> its declaration
+OPTIONS: dict[str, Option] = {
+    "n": Option(("-n", "--bytes"), dest="size", size=True, metavar="SIZE",
+                help=_SIZE_HELP + " Counts bits with --format bits. Default: all of a file or stdin, 64 MiB of a "
+                                  "generator."),
+    "seed": Option(("--seed",), type=click.IntRange(min=0),
+                   help="Seed of a generator backend (default: drawn from the OS and recorded)."),
+    "suite": Option(("--suite",), default=DEFAULT_SUITE, show_default=True,
+                    help="Suite name (see `randqa suites`) or path of a suite TOML file."),
+    "tests": Option(("--tests",), dest="test_names", metavar="A,B", help="Run only these tests of the suite."),
+    "format": Option(("--format",), dest="fmt", type=click.Choice(FORMATS), default="bytes", show_default=True,
+                     help="bytes: raw binary. bits: ASCII '0'/'1' text as NIST STS reads it."),
+    "word_bits": Option(("--word-bits",), type=click.Choice([str(bits) for bits in WORD_BITS]),
+                        help="Fold: every test reads only the low --low-bits bits of each word of this size "
+                             "(PractRand's [Low1/8])."),
+    "low_bits": Option(("--low-bits",), type=click.IntRange(min=1, max=63),
+                       help="With --word-bits: how many low bits of each word to keep (default 1)."),
+    "sequences": Option(("--sequences",), type=click.IntRange(min=1), metavar="K",
+                        help="For suites that test sequences (nist-sp800-22): test K sequences and give STS's "
+                             "second-level analysis."),
+    "progressive": Option(("--progressive",), default=False, is_flag=True,
+                          help="Test doubling lengths from --min to --max; stop at the first failure."),
+    "min": Option(("--min",), dest="min_size", size=True, metavar="SIZE", cli_default="1K", show_default=True,
+                  help="First length of --progressive."),
+    "max": Option(("--max",), dest="max_size", size=True, metavar="SIZE",
+                  help="Last length of --progressive (default: -n; else 1 GiB of a generator, or all of stdin or "
+                       "a file)."),
+    "keep_going": Option(("--keep-going",), default=False, is_flag=True,
+                         help="With --progressive, go on to --max after a failure."),
+    "seed_sweep": Option(("--seed-sweep",), type=click.IntRange(min=2), metavar="K",
+                         help="Test the starts of K streams seeded --seed, --seed+1, ... (generators only; see "
+                              "randqa/engine/seed_sweep.py)."),
+    "positions": Option(("--positions",), type=click.IntRange(min=1, max=4096), default=256, show_default=True,
+                        help="Bytes read from the start of each stream by --seed-sweep."),
+    "json": Option(("--json",), dest="json_path", metavar="PATH",
+                   help="Write the results as JSON to PATH ('-' for stdout)."),
+    "html": Option(("--html",), dest="html_path", metavar="PATH", help="Write a self-contained HTML report to PATH."),
+    "jobs": Option(("-j", "--jobs"), type=click.IntRange(min=1, max=256), default=os.cpu_count() or 1,
+                   show_default="every core",
+                   help="At most this many worker processes test segments of the stream side by side (an embedded "
+                        "Dask cluster, started in the background) when the run is long enough to repay it; shorter "
+                        "runs stay in this process with the suite's tests in this many threads "
+                        "(randqa/engine/run_mode.py; 1: all in this process, one thread)."),
+    # the API runs in this process: its threads have the range of --jobs, and --jobs's line when out of it
+    "threads": Option(default=1),
+    "progress": Option(("--progress/--no-progress",), default=False, cli_default=None,
+                       help="Progress bar on stderr (default: when stderr is a terminal)."),
+    "name": Option(),
+    "streams": Option(("--streams",), type=click.IntRange(min=2, max=MAX_STREAMS), metavar="K",
+                      help="Test K streams of the generator: interleaved, each alone, and each pair's XOR (the "
+                           "quick suite's tests)."),
+    "stream_seeds": Option(("--stream-seeds",), metavar="SCHEME", help=f"How the K streams are seeded: {SCHEME_HELP}."),
+    "interleave": Option(("--interleave",), type=click.IntRange(min=1, max=MAX_INTERLEAVE), size=True,
+                         metavar="BYTES",
+                         help="Bytes of one stream before the next stream's (default: the generator's word size)."),
+    "speed_repeats": Option(("--speed-repeats",), type=click.IntRange(min=1), default=SPEED_REPEATS, show_default=True,
+                            help="Timed speed runs per generator; the median is reported."),
+    "predict": Option(("--predict/--no-predict",), dest="run_predictors", default=True, show_default=True,
+                      help="Run randqa predict's predictors on each source: the table's 'predictable from' column."),
+    # its choices and their help are randqa.engine.compare's presets: `randqa compare` gives them
+    "preset": Option(("--preset",), metavar="NAME"),
+}
 
 
 def option_type(name: str) -> click.ParamType:
     """The click type of option ``name``: its range or its choices."""
-    return OPTIONS[name].type
+    kind = OPTIONS[name].type
+    assert kind is not None, name
+    return kind
+
+
+def click_option(keyword: str, **changes: Any) -> Callable[[Any], Any]:
+    """The click decorator of option ``keyword``; ``changes`` replace fields
+    of its declaration where a command words or defaults it otherwise."""
+    option = replace(OPTIONS[keyword], **changes)
+    if not option.flags:
+        raise ValueError(f"{keyword} is a keyword of the API alone")
+    default = option.default if option.cli_default is SAME_DEFAULT else option.cli_default
+    settings: dict[str, Any] = {"help": option.help, "default": default}
+    if option.is_flag:
+        settings["is_flag"] = True
+    if option.multiple:
+        settings["multiple"] = True
+    if option.size:
+        settings["callback"] = size_option  # the range, if any, is checked with the other values
+    elif option.type is not None:
+        settings["type"] = option.type
+    if option.metavar is not None:
+        settings["metavar"] = option.metavar
+    if option.show_default:
+        settings["show_default"] = option.show_default
+    declarations = [*option.flags] + ([option.dest] if option.dest else [])
+    return click.option(*declarations, **settings)
+
+
+def api_defaults(*keywords: str, **changes: Any) -> dict[str, Any]:
+    """The API's default of each of ``keywords`` (``changes``: a function's own)."""
+    return {keyword: changes[keyword] if keyword in changes else OPTIONS[keyword].default for keyword in keywords}
 
 
 def check_value(name: str, value: Any) -> None:
@@ -41,7 +175,10 @@ def check_value(name: str, value: Any) -> None:
     if value is None:
         return
     option = OPTIONS[name]
+    if option.type is None:
+        return
+    declared = option.click_option(name)
     try:
-        option.type.convert(str(value) if isinstance(option.type, click.Choice) else value, option, None)
+        declared.type.convert(str(value) if isinstance(option.type, click.Choice) else value, declared, None)
     except click.BadParameter as exc:
         raise UsageError(exc.format_message()) from None

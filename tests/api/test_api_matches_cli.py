@@ -89,7 +89,8 @@ def cli_error(capsys, *args: str) -> str:
     (["pcg64", "--word-bits", "12"], {"word_bits": 12}),
     (["pcg64", "--word-bits", "16", "--low-bits", "64"], {"word_bits": 16, "low_bits": 64}),
     (["pcg64", "--word-bits", "8", "--low-bits", "9"], {"word_bits": 8, "low_bits": 9}),
-    (["pcg64", "-j", "0"], {"jobs": 0}),
+    (["pcg64", "-j", "0"], {"threads": 0}),
+    (["pcg64", "-j", "0"], {"jobs": 0}),  # the deprecated name of threads
     (["pcg64", "--positions", "5000", "--seed-sweep", "10"], {"positions": 5000, "seed_sweep": 10}),
     (["pcg64", "-n", "12Q"], {"n": "12Q"}),
     (["pcg64", "-n", "0"], {"n": 0}),
@@ -101,13 +102,14 @@ def cli_error(capsys, *args: str) -> str:
     (["pcg64", "--format", "bits"], {"format": "bits"}),
     (["pcg64", "--json", "/no/such/folder/r.json"], {"json": "/no/such/folder/r.json"}),
     (["pcg64", "--html", "/no/such/folder/r.html"], {"html": "/no/such/folder/r.html"}),
-    (["pcg64", "-j", "0", "--json", "/no/such/folder/r.json"], {"jobs": 0, "json": "/no/such/folder/r.json"}),
+    (["pcg64", "-j", "0", "--json", "/no/such/folder/r.json"], {"threads": 0, "json": "/no/such/folder/r.json"}),
     (["pcg64", "--json", "/no/such/folder/r.json", "--suite", "nope"], {"json": "/no/such/folder/r.json", "suite": "nope"}),
     (["pcgg64"], {}),
     (["arc4-drop:x"], {}),
     (["pcg64:5"], {}),
     (["no_such_module:Gen"], {}),
 ])
+@pytest.mark.filterwarnings(r"ignore:randqa\.test\(jobs=:DeprecationWarning")  # its deprecated cases
 def test_bad_arguments_raise_the_line_the_cli_prints(capsys, cli_args, api_kwargs):
     expected = cli_error(capsys, *cli_args)
     with pytest.raises(ValueError) as info:
@@ -133,7 +135,7 @@ def test_a_file_refuses_a_seed_as_the_cli_does(capsys, tmp_path):
     (["--progressive", "--min", "1M", "--max", "64K"], {"progressive": True, "min": "1M", "max": "64K"}),
     (["--speed-repeats", "0"], {"speed_repeats": 0}),
     (["--suite", "nope"], {"suite": "nope"}),
-    (["-j", "0", "--no-progressive", "--min", "1M"], {"jobs": 0, "progressive": False, "min": "1M"}),
+    (["-j", "0", "--no-progressive", "--min", "1M"], {"threads": 0, "progressive": False, "min": "1M"}),
     (["--json", "/no/such/folder/c.json", "--suite", "nope"], {"json": "/no/such/folder/c.json", "suite": "nope"}),
     (["--preset", "runtimes"], {"preset": "runtimes"}),
 ])

@@ -11,6 +11,7 @@ ValueError, ValueError).
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -223,12 +224,29 @@ def test_bad_combinations_raise_value_error(source, kwargs, message):
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"seed": "7"}, "seed must be a whole number, not str"),
+    ({"threads": 1.0}, "threads must be a whole number, not float"),
     ({"jobs": 1.0}, "jobs must be a whole number, not float"),
     ({"progressive": "yes"}, "progressive must be True or False"),
     ({"tests": 5}, "tests must be a comma-separated string or a list"),
     ({"json": 3}, "json must be a path"),
     ({"suite": None}, "suite must be a string"),
 ])
+@pytest.mark.filterwarnings(r"ignore:randqa\.test\(jobs=:DeprecationWarning")  # its deprecated cases
 def test_options_of_the_wrong_type_raise_type_error(kwargs, message):
     with pytest.raises(TypeError, match=message):
         randqa.test("pcg64", 4096, **kwargs)
+
+
+@pytest.mark.parametrize("function, source, kwargs", [
+    (randqa.test, "pcg64", {}),
+    (randqa.compare, ["pcg64"], {"progressive": False, "speed_repeats": 1, "predict": False}),
+])
+def test_jobs_is_the_deprecated_name_of_threads(function, source, kwargs):
+    with pytest.warns(DeprecationWarning, match=r"jobs=\.\.\.\) is deprecated: use threads="):
+        old = function(source, "64K", seed=1, suite="quick", jobs=2, **kwargs)
+    new = function(source, "64K", seed=1, suite="quick", threads=2, **kwargs)
+    pairs = list(zip(getattr(old, "runs", [old]), getattr(new, "runs", [new])))
+    assert pairs and all(mine.to_json()["tests"] == theirs.to_json()["tests"] for mine, theirs in pairs)
+    assert "threads=2" in json.dumps(old.to_json())  # the call as the report records it
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="give threads, not both threads and jobs"):
+        function(source, "64K", jobs=2, threads=3, **kwargs)

@@ -1,24 +1,55 @@
-"""randqa.engine.options: each ranged option declared once, and the CLI and
-the API refusing a bad value with the same line (click's)."""
+"""randqa.engine.options: each option of the CLI and the API declared once,
+the commands' decorators made from it, the API's defaults taken from it,
+and the CLI and the API refusing a bad value with the same line (click's)."""
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
+import randqa
+from randqa.api import running
 from randqa.cli import reports as cli_reports
 from randqa.cli import test as cli_test
-from randqa.engine.options import OPTIONS, check_value
+from randqa.engine.options import OPTIONS, api_defaults, check_value, click_option
 from randqa.errors import UsageError
 
 
 @pytest.mark.parametrize("command", [cli_test.test_command, cli_reports.compare_command])
 def test_the_commands_take_their_ranges_from_the_table(command):
-    flags = {flag: option for option in OPTIONS.values() for flag in option.opts}
-    # a size (--interleave) is parsed by its callback; its range is checked with the other options
-    ranged = [param for param in command.params if any(flag in flags for flag in param.opts) and param.callback is None]
+    flags = {flag: option for option in OPTIONS.values() for flag in option.flags}
+    # a size (--interleave) is parsed by its callback; its range is checked with the other values
+    ranged = [param for param in command.params
+              if any(flag in flags for flag in param.opts) and flags[param.opts[0]].type is not None
+              and param.callback is None]
     assert ranged
     for param in ranged:
         assert param.type is flags[param.opts[0]].type, param.opts
+
+
+@pytest.mark.parametrize("keyword, flags", [("n", ["-n", "--bytes"]), ("jobs", ["-j", "--jobs"]),
+                                            ("word_bits", ["--word-bits"])])
+def test_every_option_of_randqa_test_is_the_tables(keyword, flags):
+    param = next(p for p in cli_test.test_command.params if p.opts == flags)
+    declared = OPTIONS[keyword]
+    assert param.help == declared.help and param.metavar == declared.metavar
+    assert param.name == (declared.dest or keyword)
+
+
+@pytest.mark.parametrize("function, defaults", [(randqa.test, running._TEST_DEFAULTS),
+                                                (randqa.compare, running._COMPARE_DEFAULTS)])
+def test_every_api_keyword_defaults_as_the_table_says(function, defaults):
+    keywords = {name: p.default for name, p in inspect.signature(function).parameters.items()
+                if name not in ("source", "sources", "jobs")}  # jobs: the deprecated name of threads
+    assert keywords == defaults
+    own = {"progressive": True, "threads": None} if function is randqa.compare else {}
+    assert defaults == api_defaults(*defaults, **own)
+
+
+def test_a_keyword_of_the_api_alone_has_no_decorator():
+    with pytest.raises(ValueError, match="threads is a keyword of the API alone"):
+        click_option("threads")
 
 
 @pytest.mark.parametrize("name, value, line", [
