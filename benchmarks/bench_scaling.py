@@ -17,7 +17,7 @@
    off): the ratio a run of this length could reach if segments cost
    nothing, balanced perfectly and the client used no CPU, because X comes
    out of the same cores as the tests.  For reference, the same run in one
-   process with N threads (``engine.run(..., jobs=N)``, as ``randqa.test(..., jobs=N)`` runs).
+   process with N threads (``engine.run(..., jobs=N)``, as ``randqa.test(..., threads=N)`` runs).
 2. The per-segment overhead at a generator's default segment size, next to
    one segment's test time T:
    - o, the worker's share: open the source at the segment and jump there,
