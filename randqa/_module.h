@@ -13,6 +13,14 @@
 #include <Python.h>
 #include <stdint.h>
 
+/* RESTRICT: C99 restrict, which lets the compiler assume an output array
+ * aliases no other pointer (the kernels write into caller-owned arrays) */
+#if defined(__GNUC__)
+#define RESTRICT __restrict__
+#else
+#define RESTRICT
+#endif
+
 /* RANDQA_CLONES("avx2", "default"): versions of a function for several
  * instruction sets, the one for this CPU chosen when the module loads.
  * target_clones needs the loader's ifunc support, so GCC on glibc x86 only;
