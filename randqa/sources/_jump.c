@@ -753,16 +753,6 @@ xorshift1024_step(uint64_t *w)
     w[0] = next;
 }
 
-#define MT64_N 312
-#define MT64_M 156
-
-static inline uint64_t
-mt64_mix(uint64_t hi, uint64_t lo, uint64_t far)
-{
-    uint64_t y = (hi & 0xFFFFFFFF80000000ULL) | (lo & 0x7FFFFFFFULL);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0xB5026F5AA96619E9ULL : 0);
-}
-
 /* MT19937-64 on the window of the next 312 outputs (x[t], .., x[t+311]) */
 static void
 mt64_step(uint64_t *w)

@@ -3,7 +3,9 @@
  * init_by_array), the generator several originals share: the 624-word
  * state, its seeding, the twist that renews it and the tempering of each
  * output, for every C file that runs it (the generators, their jumps, the
- * seed search).
+ * seed search).  MT19937-64 (Nishimura & Matsumoto 2004) has the same
+ * twist on 312 words of 64 bits: its constants, mixing and twist are here
+ * too, for libstdc++'s mt19937_64 and its jumps.
  */
 #ifndef RANDQA_MT19937_H
 #define RANDQA_MT19937_H
@@ -62,16 +64,20 @@ mt_mix(uint32_t hi, uint32_t lo, uint32_t far)
     return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
 }
 
-static inline void
-mt_twist(uint32_t *mt)
-{
-    int k = 0;
-    for (; k < MT_N - MT_M; k++)
-        mt[k] = mt_mix(mt[k], mt[k + 1], mt[k + MT_M]);
-    for (; k < MT_N - 1; k++)
-        mt[k] = mt_mix(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
-    mt[MT_N - 1] = mt_mix(mt[MT_N - 1], mt[0], mt[MT_M - 1]);
-}
+/* The twist `name(mt)` of a state of n words of type word_t: each word
+ * becomes mix(itself, the next, the one m further on), around the ring. */
+#define MT_TWIST(name, word_t, n, m, mix)                          \
+    static inline void name(word_t *mt)                            \
+    {                                                              \
+        int k = 0;                                                 \
+        for (; k < (n) - (m); k++)                                 \
+            mt[k] = mix(mt[k], mt[k + 1], mt[k + (m)]);            \
+        for (; k < (n) - 1; k++)                                   \
+            mt[k] = mix(mt[k], mt[k + 1], mt[k + (m) - (n)]);      \
+        mt[(n) - 1] = mix(mt[(n) - 1], mt[0], mt[(m) - 1]);        \
+    }
+
+MT_TWIST(mt_twist, uint32_t, MT_N, MT_M, mt_mix)
 
 static inline uint32_t
 mt_temper(uint32_t y)
@@ -92,5 +98,17 @@ mt_next(mt_state *m)
     }
     return mt_temper(m->mt[m->idx++]);
 }
+
+#define MT64_N 312
+#define MT64_M 156
+
+static inline uint64_t
+mt64_mix(uint64_t hi, uint64_t lo, uint64_t far)
+{
+    uint64_t y = (hi & 0xffffffff80000000ULL) | (lo & 0x7fffffffULL);
+    return far ^ (y >> 1) ^ ((y & 1u) ? 0xb5026f5aa96619e9ULL : 0u);
+}
+
+MT_TWIST(mt64_twist, uint64_t, MT64_N, MT64_M, mt64_mix)
 
 #endif

@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_mt19937.h"
+
 #define MUSL_DEG 31
-#define MT64_N 312
-#define MT64_M 156
 #define SWC_MAX_LAG 24
 #define KNUTH_B_TABLE 256
 
@@ -130,23 +130,6 @@ mt64_init(mt64_state *m, uint64_t seed)
     for (int i = 1; i < MT64_N; i++)
         m->mt[i] = 6364136223846793005ULL * (m->mt[i - 1] ^ (m->mt[i - 1] >> 62)) + (uint64_t)i;
     m->idx = MT64_N;
-}
-
-static inline uint64_t mt64_mix(uint64_t hi, uint64_t lo, uint64_t far)
-{
-    uint64_t y = (hi & 0xffffffff80000000ULL) | (lo & 0x7fffffffULL);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0xb5026f5aa96619e9ULL : 0u);
-}
-
-static void
-mt64_twist(uint64_t *mt)
-{
-    int k = 0;
-    for (; k < MT64_N - MT64_M; k++)
-        mt[k] = mt64_mix(mt[k], mt[k + 1], mt[k + MT64_M]);
-    for (; k < MT64_N - 1; k++)
-        mt[k] = mt64_mix(mt[k], mt[k + 1], mt[k + MT64_M - MT64_N]);
-    mt[MT64_N - 1] = mt64_mix(mt[MT64_N - 1], mt[0], mt[MT64_M - 1]);
 }
 
 static inline uint64_t
