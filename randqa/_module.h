@@ -114,6 +114,19 @@ reject_parameters(Py_buffer *in, const char *message)
     return NULL;
 }
 
+static inline void
+release_buffer_list(Py_buffer *const *views, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        PyBuffer_Release(views[k]);
+}
+
+/* RELEASE_BUFFERS(&in, &out, ...): gives back every buffer a kernel holds,
+ * on its way out whether it failed or finished. */
+#define RELEASE_BUFFERS(...)                                                      \
+    release_buffer_list((Py_buffer *const[]){__VA_ARGS__},                        \
+                        sizeof((Py_buffer *const[]){__VA_ARGS__}) / sizeof(Py_buffer *))
+
 /* The Python int high * 2**64 + low; NULL with the error set on failure. */
 static inline PyObject *
 pylong_from_halves(uint64_t high, uint64_t low)
