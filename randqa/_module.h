@@ -84,6 +84,14 @@ nothing_to_prepare(void)
 #define RANDQA_MODULE(short_name, full_name, doc, method_table) \
     RANDQA_PREPARED_MODULE(short_name, full_name, doc, method_table, nothing_to_prepare)
 
+/* A module of one function, called as it is named in C. */
+#define RANDQA_FUNCTION_MODULE(short_name, full_name, doc, function, function_doc) \
+    static PyMethodDef module_methods[] = {                                          \
+        {#function, function, METH_VARARGS, function_doc},                           \
+        {NULL, NULL, 0, NULL},                                                       \
+    };                                                                               \
+    RANDQA_MODULE(short_name, full_name, doc, module_methods)
+
 /* The module of `def` with `type` in it as `type_name`: for a module's init. */
 static inline PyObject *
 create_module_with_type(struct PyModuleDef *def, PyTypeObject *type, const char *type_name)

@@ -144,12 +144,7 @@ lagged_difference_scan(PyObject *Py_UNUSED(self), PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyMethodDef methods[] = {
-    {"lagged_difference_scan", lagged_difference_scan, METH_VARARGS,
-     "lagged_difference_scan(history, lows, first, order, bits, period, starts, start_limit, lags, counts)"},
-    {NULL, NULL, 0, NULL},
-};
-
-RANDQA_MODULE(_differences, "randqa.battery._differences",
-              "Finite differences of words' low bits at a lag.",
-              methods);
+RANDQA_FUNCTION_MODULE(_differences, "randqa.battery._differences",
+                       "Finite differences of words' low bits at a lag.",
+                       lagged_difference_scan,
+                       "lagged_difference_scan(history, lows, first, order, bits, period, starts, start_limit, lags, counts)");
