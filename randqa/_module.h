@@ -13,6 +13,14 @@
 #include <Python.h>
 #include <stdint.h>
 
+/* RESTRICT: C99 restrict, which lets the compiler assume an output array
+ * aliases no other pointer (the kernels write into caller-owned arrays) */
+#if defined(__GNUC__)
+#define RESTRICT __restrict__
+#else
+#define RESTRICT
+#endif
+
 /* RANDQA_CLONES("avx2", "default"): versions of a function for several
  * instruction sets, the one for this CPU chosen when the module loads.
  * target_clones needs the loader's ifunc support, so GCC on glibc x86 only;
@@ -76,6 +84,14 @@ nothing_to_prepare(void)
 #define RANDQA_MODULE(short_name, full_name, doc, method_table) \
     RANDQA_PREPARED_MODULE(short_name, full_name, doc, method_table, nothing_to_prepare)
 
+/* A module of one function, called as it is named in C. */
+#define RANDQA_FUNCTION_MODULE(short_name, full_name, doc, function, function_doc) \
+    static PyMethodDef module_methods[] = {                                          \
+        {#function, function, METH_VARARGS, function_doc},                           \
+        {NULL, NULL, 0, NULL},                                                       \
+    };                                                                               \
+    RANDQA_MODULE(short_name, full_name, doc, module_methods)
+
 /* The module of `def` with `type` in it as `type_name`: for a module's init. */
 static inline PyObject *
 create_module_with_type(struct PyModuleDef *def, PyTypeObject *type, const char *type_name)
@@ -105,6 +121,19 @@ reject_parameters(Py_buffer *in, const char *message)
     PyBuffer_Release(in);
     return NULL;
 }
+
+static inline void
+release_buffer_list(Py_buffer *const *views, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        PyBuffer_Release(views[k]);
+}
+
+/* RELEASE_BUFFERS(&in, &out, ...): gives back every buffer a kernel holds,
+ * on its way out whether it failed or finished. */
+#define RELEASE_BUFFERS(...)                                                      \
+    release_buffer_list((Py_buffer *const[]){__VA_ARGS__},                        \
+                        sizeof((Py_buffer *const[]){__VA_ARGS__}) / sizeof(Py_buffer *))
 
 /* The Python int high * 2**64 + low; NULL with the error set on failure. */
 static inline PyObject *

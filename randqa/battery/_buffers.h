@@ -78,8 +78,7 @@ parse_stream_continuation(PyObject *args, stream_continuation *c, Py_ssize_t wan
 static inline void
 release_stream_continuation(stream_continuation *c)
 {
-    PyBuffer_Release(&c->in);
-    PyBuffer_Release(&c->out);
+    RELEASE_BUFFERS(&c->in, &c->out);
 }
 
 /* Eight bytes as one word whose most significant bit is the first bit of the

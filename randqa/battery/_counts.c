@@ -66,8 +66,7 @@ byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&in, &out);
     Py_RETURN_NONE;
 }
 
@@ -91,8 +90,7 @@ word16_histogram(PyObject *Py_UNUSED(self), PyObject *args)
     for (Py_ssize_t i = 0; i < n; i += 2)
         counts[p[i] | ((unsigned)p[i + 1] << 8)]++;
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&in, &out);
     Py_RETURN_NONE;
 }
 
@@ -279,8 +277,7 @@ rc4_digraph_counts(PyObject *Py_UNUSED(self), PyObject *args)
     if (get_int64_out_or_release(lo_obj, &lo, 256 * 3 * 256, "low", &in) < 0)
         return NULL;
     if (get_int64_out(hi_obj, &hi, 256 * 256, "high") < 0) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&lo);
+        RELEASE_BUFFERS(&in, &lo);
         return NULL;
     }
     const uint8_t *p = (const uint8_t *)in.buf;
@@ -305,9 +302,7 @@ rc4_digraph_counts(PyObject *Py_UNUSED(self), PyObject *args)
             high[(size_t)cls * 256 + first]++;
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&lo);
-    PyBuffer_Release(&hi);
+    RELEASE_BUFFERS(&in, &lo, &hi);
     Py_RETURN_NONE;
 }
 
@@ -502,8 +497,7 @@ gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
             gap_hit(i, &last, &first, hist, top);
     open = words - last - 1;
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&histv);
+    RELEASE_BUFFERS(&in, &histv);
     return Py_BuildValue("(LL)", first, open);
 }
 
@@ -570,8 +564,7 @@ digraph_scan(PyObject *Py_UNUSED(self), PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&in, &out);
     Py_RETURN_NONE;
 }
 
@@ -622,8 +615,7 @@ bit_pattern_scan(PyObject *Py_UNUSED(self), PyObject *args)
         counts[r & mask]++;
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&in, &out);
     return PyLong_FromUnsignedLongLong(r);
 }
 
@@ -838,22 +830,18 @@ hamming_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     if (block_bytes < 1 || table.len != 8 * block_bytes + 1 || letter_bits < 1 || letter_bits > 8 ||
         tuple_length < 1 || letter_bits * tuple_length > 24 || index >> (letter_bits * tuple_length) || have < 0) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&table);
+        RELEASE_BUFFERS(&in, &table);
         PyErr_SetString(PyExc_ValueError, "invalid Hamming tuple scan parameters");
         return NULL;
     }
     Py_ssize_t cells = (Py_ssize_t)1 << (letter_bits * tuple_length);
     if (get_int64_out(counts_obj, &out, cells, "counts") < 0) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&table);
+        RELEASE_BUFFERS(&in, &table);
         return NULL;
     }
     for (Py_ssize_t k = 0; k < table.len; k++) {
         if (((const uint8_t *)table.buf)[k] >> letter_bits) {
-            PyBuffer_Release(&in);
-            PyBuffer_Release(&table);
-            PyBuffer_Release(&out);
+            RELEASE_BUFFERS(&in, &table, &out);
             PyErr_SetString(PyExc_ValueError, "a letter does not fit in letter_bits");
             return NULL;
         }
@@ -864,9 +852,7 @@ hamming_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
     block_weights_tuples((const uint8_t *)in.buf, in.len / block_bytes, block_bytes, (const uint8_t *)table.buf,
                          letter_bits, (uint64_t)cells - 1, tuple_length, (int64_t *)out.buf, &idx, &hv);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&table);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&in, &table, &out);
     return Py_BuildValue("(KL)", (unsigned long long)idx, (long long)hv);
 }
 
@@ -897,22 +883,16 @@ zero_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     if (get_int64_out_or_release(tot_obj, &tot, -1, "total", &in) < 0) {
-        PyBuffer_Release(&st);
-        PyBuffer_Release(&seen);
+        RELEASE_BUFFERS(&st, &seen);
         return NULL;
     }
     Py_ssize_t bins = tot.len / 8;
     if (get_int64_out_or_release(ins_obj, &ins, bins, "inside (as long as total)", &in) < 0) {
-        PyBuffer_Release(&st);
-        PyBuffer_Release(&seen);
-        PyBuffer_Release(&tot);
+        RELEASE_BUFFERS(&st, &seen, &tot);
         return NULL;
     }
     if (get_int64_out_or_release(hd_obj, &hd, bins, "head (as long as total)", &in) < 0) {
-        PyBuffer_Release(&st);
-        PyBuffer_Release(&seen);
-        PyBuffer_Release(&tot);
-        PyBuffer_Release(&ins);
+        RELEASE_BUFFERS(&st, &seen, &tot, &ins);
         return NULL;
     }
     int64_t *state = (int64_t *)st.buf, *last_seen = (int64_t *)seen.buf, *head = (int64_t *)hd.buf;
@@ -950,12 +930,7 @@ zero_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     state[1] = zero;
     state[2] = held;
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&seen);
-    PyBuffer_Release(&hd);
-    PyBuffer_Release(&tot);
-    PyBuffer_Release(&ins);
+    RELEASE_BUFFERS(&in, &st, &seen, &hd, &tot, &ins);
     if (!valid)
         return PyErr_Format(PyExc_ValueError, "invalid zero gap state");
     Py_RETURN_NONE;
@@ -1015,9 +990,7 @@ set_insert(PyObject *Py_UNUSED(self), PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&tb);
-    PyBuffer_Release(&fl);
-    PyBuffer_Release(&in);
+    RELEASE_BUFFERS(&tb, &fl, &in);
     if (!fits)
         return PyErr_Format(PyExc_ValueError, "the set would be more than three quarters full");
     return PyLong_FromLongLong(repeats);
@@ -1061,8 +1034,7 @@ lagged_repeat_scan(PyObject *Py_UNUSED(self), PyObject *args)
         return reject_parameters(&in, "invalid lagged repeat scan parameters");
     }
     if (get_int64_out(out_obj, &out, max_lag + 1, "counts") < 0) {
-        PyBuffer_Release(&hist);
-        PyBuffer_Release(&in);
+        RELEASE_BUFFERS(&hist, &in);
         return NULL;
     }
     int32_t h = (int32_t)(hist.len / word_bytes), n = (int32_t)(in.len / word_bytes);
@@ -1074,9 +1046,7 @@ lagged_repeat_scan(PyObject *Py_UNUSED(self), PyObject *args)
     if (!last || !prev) {
         free(last);
         free(prev);
-        PyBuffer_Release(&hist);
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&out);
+        RELEASE_BUFFERS(&hist, &in, &out);
         return PyErr_NoMemory();
     }
     const uint8_t *hp = (const uint8_t *)hist.buf, *p = (const uint8_t *)in.buf;
@@ -1111,9 +1081,7 @@ lagged_repeat_scan(PyObject *Py_UNUSED(self), PyObject *args)
     Py_END_ALLOW_THREADS
     free(last);
     free(prev);
-    PyBuffer_Release(&hist);
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&hist, &in, &out);
     Py_RETURN_NONE;
 }
 

@@ -70,30 +70,24 @@ lagged_difference_scan(PyObject *Py_UNUSED(self), PyObject *args)
     else if (first < hist.len)
         bad = "history reaches before the stream's start";
     if (bad) {
-        PyBuffer_Release(&hist);
-        PyBuffer_Release(&data);
+        RELEASE_BUFFERS(&hist, &data);
         PyErr_SetString(PyExc_ValueError, bad);
         return NULL;
     }
     if (get_int64_out(lags_obj, &lagv, -1, "lags") < 0) {
-        PyBuffer_Release(&hist);
-        PyBuffer_Release(&data);
+        RELEASE_BUFFERS(&hist, &data);
         return NULL;
     }
     Py_ssize_t nlags = lagv.len / 8;
     const int64_t *lags = (const int64_t *)lagv.buf;
     for (Py_ssize_t l = 0; l < nlags; l++)
         if (lags[l] < 1 || lags[l] > ((long long)1 << 40)) {
-            PyBuffer_Release(&hist);
-            PyBuffer_Release(&data);
-            PyBuffer_Release(&lagv);
+            RELEASE_BUFFERS(&hist, &data, &lagv);
             PyErr_SetString(PyExc_ValueError, "lags must be from 1 to 2^40");
             return NULL;
         }
     if (get_int64_out(counts_obj, &countv, nlags << bits, "counts") < 0) {
-        PyBuffer_Release(&hist);
-        PyBuffer_Release(&data);
-        PyBuffer_Release(&lagv);
+        RELEASE_BUFFERS(&hist, &data, &lagv);
         return NULL;
     }
 
@@ -146,19 +140,11 @@ lagged_difference_scan(PyObject *Py_UNUSED(self), PyObject *args)
     }
     Py_END_ALLOW_THREADS
 
-    PyBuffer_Release(&hist);
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&lagv);
-    PyBuffer_Release(&countv);
+    RELEASE_BUFFERS(&hist, &data, &lagv, &countv);
     Py_RETURN_NONE;
 }
 
-static PyMethodDef methods[] = {
-    {"lagged_difference_scan", lagged_difference_scan, METH_VARARGS,
-     "lagged_difference_scan(history, lows, first, order, bits, period, starts, start_limit, lags, counts)"},
-    {NULL, NULL, 0, NULL},
-};
-
-RANDQA_MODULE(_differences, "randqa.battery._differences",
-              "Finite differences of words' low bits at a lag.",
-              methods);
+RANDQA_FUNCTION_MODULE(_differences, "randqa.battery._differences",
+                       "Finite differences of words' low bits at a lag.",
+                       lagged_difference_scan,
+                       "lagged_difference_scan(history, lows, first, order, bits, period, starts, start_limit, lags, counts)");

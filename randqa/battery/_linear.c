@@ -80,22 +80,16 @@ linear_complexity_scan(PyObject *Py_UNUSED(self), PyObject *args)
     if (get_int64_out_or_release(seq_obj, &seqv, length / 64, "seq", &in) < 0)
         return NULL;
     if (get_int64_out(state_obj, &statev, 1, "state") < 0) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&seqv);
+        RELEASE_BUFFERS(&in, &seqv);
         return NULL;
     }
     if (get_int64_out(hist_obj, &histv, length + 1, "hist") < 0) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&seqv);
-        PyBuffer_Release(&statev);
+        RELEASE_BUFFERS(&in, &seqv, &statev);
         return NULL;
     }
     uint64_t *work = malloc((size_t)4 * (length / 64 + 3) * 8);
     if (!work) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&seqv);
-        PyBuffer_Release(&statev);
-        PyBuffer_Release(&histv);
+        RELEASE_BUFFERS(&in, &seqv, &statev, &histv);
         return PyErr_NoMemory();
     }
     const uint8_t *p = (const uint8_t *)in.buf + bit / 8;
@@ -135,10 +129,7 @@ linear_complexity_scan(PyObject *Py_UNUSED(self), PyObject *args)
     state[0] = pos;
     Py_END_ALLOW_THREADS
     free(work);
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&seqv);
-    PyBuffer_Release(&statev);
-    PyBuffer_Release(&histv);
+    RELEASE_BUFFERS(&in, &seqv, &statev, &histv);
     Py_RETURN_NONE;
 }
 
@@ -201,15 +192,13 @@ matrix_rank_counts(PyObject *Py_UNUSED(self), PyObject *args)
     int max_rank = rows < cols ? rows : cols;
     if (out.len / 8 < max_rank + 1) {
         PyErr_Format(PyExc_ValueError, "counts needs %d entries", max_rank + 1);
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&out);
+        RELEASE_BUFFERS(&in, &out);
         return NULL;
     }
     int words = (cols + 63) / 64;
     uint64_t *m = malloc((size_t)rows * words * sizeof(uint64_t));
     if (!m) {
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&out);
+        RELEASE_BUFFERS(&in, &out);
         return PyErr_NoMemory();
     }
     const uint8_t *p = (const uint8_t *)in.buf;
@@ -228,8 +217,7 @@ matrix_rank_counts(PyObject *Py_UNUSED(self), PyObject *args)
     }
     Py_END_ALLOW_THREADS
     free(m);
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&in, &out);
     return PyLong_FromLongLong(matrices);
 }
 
@@ -253,8 +241,7 @@ linear_complexity_counts(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     if (out.len / 8 < (Py_ssize_t)block_bits + 1) {
         PyErr_Format(PyExc_ValueError, "counts needs %d entries", block_bits + 1);
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&out);
+        RELEASE_BUFFERS(&in, &out);
         return NULL;
     }
     int words = (block_bits + 63) / 64 + 3; /* the padding berlekamp_massey_reversed reads */
@@ -263,8 +250,7 @@ linear_complexity_counts(PyObject *Py_UNUSED(self), PyObject *args)
     if (!work || !reversed) {
         free(work);
         free(reversed);
-        PyBuffer_Release(&in);
-        PyBuffer_Release(&out);
+        RELEASE_BUFFERS(&in, &out);
         return PyErr_NoMemory();
     }
     const uint8_t *p = (const uint8_t *)in.buf;
@@ -290,8 +276,7 @@ linear_complexity_counts(PyObject *Py_UNUSED(self), PyObject *args)
     Py_END_ALLOW_THREADS
     free(work);
     free(reversed);
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&in, &out);
     return PyLong_FromLongLong(blocks);
 }
 

@@ -165,8 +165,7 @@ longest_run_counts(PyObject *Py_UNUSED(self), PyObject *args)
         counts[best < top ? best : top]++;
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&in, &out);
     return PyLong_FromLongLong(blocks);
 }
 /* --------------------------------------------------- Maurer's universal */

@@ -85,12 +85,7 @@ add_pair_counts(PyObject *Py_UNUSED(self), PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyMethodDef pair_table_methods[] = {
-    {"add_pair_counts", add_pair_counts, METH_VARARGS,
-     "Add the counts of adjacent byte pairs (a, b) of data into an int64[65536] table at a * 256 + b."},
-    {NULL, NULL, 0, NULL},
-};
-
-RANDQA_MODULE(_pair_table, "randqa.battery._pair_table",
-              "The table of overlapping byte pairs of a stream.",
-              pair_table_methods);
+RANDQA_FUNCTION_MODULE(_pair_table, "randqa.battery._pair_table",
+                       "The table of overlapping byte pairs of a stream.",
+                       add_pair_counts,
+                       "Add the counts of adjacent byte pairs (a, b) of data into an int64[65536] table at a * 256 + b.");

@@ -111,17 +111,14 @@ minimal_polynomials(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     if (get_word_array(polys_obj, &pv, 1, positions * stride, "polys") < 0) {
-        PyBuffer_Release(&lv);
-        PyBuffer_Release(&in);
+        RELEASE_BUFFERS(&lv, &in);
         return NULL;
     }
     uint64_t *R = malloc((size_t)stride * 8), *work = malloc((size_t)3 * stride * 8);
     if (!R || !work) {
         free(R);
         free(work);
-        PyBuffer_Release(&pv);
-        PyBuffer_Release(&lv);
-        PyBuffer_Release(&in);
+        RELEASE_BUFFERS(&pv, &lv, &in);
         return PyErr_NoMemory();
     }
     int64_t *lengths = lv.buf;
@@ -137,9 +134,7 @@ minimal_polynomials(PyObject *Py_UNUSED(self), PyObject *args)
     Py_END_ALLOW_THREADS
     free(R);
     free(work);
-    PyBuffer_Release(&pv);
-    PyBuffer_Release(&lv);
-    PyBuffer_Release(&in);
+    RELEASE_BUFFERS(&pv, &lv, &in);
     Py_RETURN_NONE;
 }
 
@@ -170,14 +165,11 @@ extend_bit_positions(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     if (get_word_array(polys_obj, &pv, 0, -1, "polys") < 0) {
-        PyBuffer_Release(&lv);
-        PyBuffer_Release(&hist);
+        RELEASE_BUFFERS(&lv, &hist);
         return NULL;
     }
     if (PyObject_GetBuffer(out_obj, &outv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&pv);
-        PyBuffer_Release(&lv);
-        PyBuffer_Release(&hist);
+        RELEASE_BUFFERS(&pv, &lv, &hist);
         return NULL;
     }
     const int64_t *lengths = lv.buf;
@@ -193,10 +185,7 @@ extend_bit_positions(PyObject *Py_UNUSED(self), PyObject *args)
     }
     if (err) {
         PyErr_SetString(PyExc_ValueError, err);
-        PyBuffer_Release(&outv);
-        PyBuffer_Release(&pv);
-        PyBuffer_Release(&lv);
-        PyBuffer_Release(&hist);
+        RELEASE_BUFFERS(&outv, &pv, &lv, &hist);
         return NULL;
     }
     Py_ssize_t nout = outv.len / word_bytes;
@@ -206,10 +195,7 @@ extend_bit_positions(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t total = maxL + nout, rwords = (total + 63) / 64 + 2;
     uint64_t *R = malloc((size_t)rwords * 8);
     if (!R) {
-        PyBuffer_Release(&outv);
-        PyBuffer_Release(&pv);
-        PyBuffer_Release(&lv);
-        PyBuffer_Release(&hist);
+        RELEASE_BUFFERS(&outv, &pv, &lv, &hist);
         return PyErr_NoMemory();
     }
     const uint8_t *hp = hist.buf;
@@ -247,10 +233,7 @@ extend_bit_positions(PyObject *Py_UNUSED(self), PyObject *args)
     }
     Py_END_ALLOW_THREADS
     free(R);
-    PyBuffer_Release(&outv);
-    PyBuffer_Release(&pv);
-    PyBuffer_Release(&lv);
-    PyBuffer_Release(&hist);
+    RELEASE_BUFFERS(&outv, &pv, &lv, &hist);
     Py_RETURN_NONE;
 }
 
@@ -284,8 +267,7 @@ get_recurrence(PyObject *words_obj, PyObject *taps_obj, Py_ssize_t start, int ex
     if (start < 0 || (extend && start > wv->len / 8) || check_taps(tv, start) < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, extend ? "start must lie in [0, len(words)]" : "start must be >= 0");
-        PyBuffer_Release(tv);
-        PyBuffer_Release(wv);
+        RELEASE_BUFFERS(tv, wv);
         return -1;
     }
     return 0;
@@ -318,8 +300,7 @@ xor_recurrence_failures(PyObject *Py_UNUSED(self), PyObject *args)
         failed |= v;
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&tv);
-    PyBuffer_Release(&wv);
+    RELEASE_BUFFERS(&tv, &wv);
     return PyLong_FromUnsignedLongLong(failed);
 }
 
@@ -346,8 +327,7 @@ extend_xor_recurrence(PyObject *Py_UNUSED(self), PyObject *args)
         x[N] = v;
     }
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&tv);
-    PyBuffer_Release(&wv);
+    RELEASE_BUFFERS(&tv, &wv);
     Py_RETURN_NONE;
 }
 

@@ -23,14 +23,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#if !defined(RESTRICT)
-#if defined(__GNUC__)
-#define RESTRICT __restrict__
-#else
-#define RESTRICT
-#endif
-#endif
-
 /* Explicit byte order, so streams are the same on every machine. */
 static inline void store_le16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static inline void store_le32(uint8_t *p, uint32_t v)

@@ -336,8 +336,7 @@ py_glibc_additive(PyObject *Py_UNUSED(self), PyObject *args)
     memcpy(in, hist.buf, sizeof in);
     glibc_jump(in, &n, res);
     memcpy(out.buf, res, sizeof res);
-    PyBuffer_Release(&hist);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&hist, &out);
     Py_RETURN_NONE;
 }
 
@@ -669,8 +668,7 @@ py_mt19937(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     if (get_buffer(out_obj, &out, sizeof(uint32_t) * MT_N, 1, "out") < 0) {
-        PyBuffer_Release(&key);
-        PyBuffer_Release(&poly);
+        RELEASE_BUFFERS(&key, &poly);
         return NULL;
     }
     const uint64_t *p = poly.buf;
@@ -685,9 +683,7 @@ py_mt19937(PyObject *Py_UNUSED(self), PyObject *args)
         if (rc == 0)
             memcpy(out.buf, res, sizeof res);
     }
-    PyBuffer_Release(&key);
-    PyBuffer_Release(&poly);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&key, &poly, &out);
     if (rc == -2)
         return PyErr_Format(PyExc_ValueError, "poly is not of degree %d: pass what mt19937_charpoly wrote", MT_DEGREE);
     if (rc < 0)
@@ -751,16 +747,6 @@ xorshift1024_step(uint64_t *w)
     memmove(w + 1, w + 2, sizeof(uint64_t) * 14);
     w[15] = s0;
     w[0] = next;
-}
-
-#define MT64_N 312
-#define MT64_M 156
-
-static inline uint64_t
-mt64_mix(uint64_t hi, uint64_t lo, uint64_t far)
-{
-    uint64_t y = (hi & 0xFFFFFFFF80000000ULL) | (lo & 0x7FFFFFFFULL);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0xB5026F5AA96619E9ULL : 0);
 }
 
 /* MT19937-64 on the window of the next 312 outputs (x[t], .., x[t+311]) */
@@ -903,8 +889,7 @@ py_f2_jump(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     if (get_buffer(out_obj, &out, state_bytes, 1, "out") < 0) {
-        PyBuffer_Release(&state);
-        PyBuffer_Release(&poly);
+        RELEASE_BUFFERS(&state, &poly);
         return NULL;
     }
     const uint64_t *p = poly.buf;
@@ -923,9 +908,7 @@ py_f2_jump(PyObject *Py_UNUSED(self), PyObject *args)
     }
     free(in);
     free(res);
-    PyBuffer_Release(&state);
-    PyBuffer_Release(&poly);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&state, &poly, &out);
     if (rc == -2)
         return PyErr_Format(PyExc_ValueError, "poly is not of degree %zu: pass what f2_charpoly wrote", k->degree);
     if (rc < 0)
@@ -956,8 +939,7 @@ py_mt19937_64_window(PyObject *Py_UNUSED(self), PyObject *args)
     for (unsigned t = MT64_N; t < MT64_N + pos; t++)
         ext[t] = mt64_mix(ext[t - MT64_N], ext[t - MT64_N + 1], ext[t - MT64_N + MT64_M]);
     memcpy(out.buf, ext + pos, sizeof(uint64_t) * MT64_N);
-    PyBuffer_Release(&key);
-    PyBuffer_Release(&out);
+    RELEASE_BUFFERS(&key, &out);
     Py_RETURN_NONE;
 }
 

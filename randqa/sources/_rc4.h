@@ -5,6 +5,7 @@
  * positions and leaves j = i).  Shared by the generator backends
  * (_generators.c) and nmap's benchmark harness (randqa/speed/_as_called.c),
  * so both run the same code.  Header-only: every function is static inline.
+ * Include after _module.h (RESTRICT).
  */
 #ifndef RANDQA_RC4_H
 #define RANDQA_RC4_H
@@ -12,14 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-
-#ifndef RESTRICT
-#if defined(__GNUC__)
-#define RESTRICT __restrict__
-#else
-#define RESTRICT
-#endif
-#endif
 
 typedef struct { uint8_t s[256]; uint8_t i, j; } rc4_state;
 

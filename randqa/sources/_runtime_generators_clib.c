@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_mt19937.h"
+
 #define MUSL_DEG 31
-#define MT64_N 312
-#define MT64_M 156
 #define SWC_MAX_LAG 24
 #define KNUTH_B_TABLE 256
 
@@ -31,7 +31,6 @@ typedef struct { uint64_t x; } musl_rand_state;
 typedef struct { uint32_t x[MUSL_DEG]; unsigned i, j; } musl_random_state;
 /* x = a x mod (2^31 - 1) */
 typedef struct { uint32_t x, a; } minstd_state;
-typedef struct { uint64_t mt[MT64_N]; int idx; } mt64_state;
 /* subtract-with-carry x[i] = x[i-s] - x[i-r] - carry mod 2^w, of which a
  * discard block keeps `used` outputs out of every `block` */
 typedef struct {
@@ -118,49 +117,6 @@ minstd_init(minstd_state *m, uint64_t seed, uint32_t a)
     uint32_t x = (uint32_t)(seed % 2147483647u);
     m->x = x ? x : 1u;
     m->a = a;
-}
-
-/* ------------------------------------------------------------------ */
-/* mt19937_64 (Nishimura & Matsumoto 2004; C++11 seeding with f = 6364136223846793005) */
-
-static void
-mt64_init(mt64_state *m, uint64_t seed)
-{
-    m->mt[0] = seed;
-    for (int i = 1; i < MT64_N; i++)
-        m->mt[i] = 6364136223846793005ULL * (m->mt[i - 1] ^ (m->mt[i - 1] >> 62)) + (uint64_t)i;
-    m->idx = MT64_N;
-}
-
-static inline uint64_t mt64_mix(uint64_t hi, uint64_t lo, uint64_t far)
-{
-    uint64_t y = (hi & 0xffffffff80000000ULL) | (lo & 0x7fffffffULL);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0xb5026f5aa96619e9ULL : 0u);
-}
-
-static void
-mt64_twist(uint64_t *mt)
-{
-    int k = 0;
-    for (; k < MT64_N - MT64_M; k++)
-        mt[k] = mt64_mix(mt[k], mt[k + 1], mt[k + MT64_M]);
-    for (; k < MT64_N - 1; k++)
-        mt[k] = mt64_mix(mt[k], mt[k + 1], mt[k + MT64_M - MT64_N]);
-    mt[MT64_N - 1] = mt64_mix(mt[MT64_N - 1], mt[0], mt[MT64_M - 1]);
-}
-
-static inline uint64_t
-mt64_next(mt64_state *m)
-{
-    if (m->idx >= MT64_N) {
-        mt64_twist(m->mt);
-        m->idx = 0;
-    }
-    uint64_t y = m->mt[m->idx++];
-    y ^= (y >> 29) & 0x5555555555555555ULL;
-    y ^= (y << 17) & 0x71d67fffeda60000ULL;
-    y ^= (y << 37) & 0xfff7eee000000000ULL;
-    return y ^ (y >> 43);
 }
 
 /* ------------------------------------------------------------------ */
@@ -271,7 +227,7 @@ SEEDED_CONSTRUCTOR(minstd_rand0, 64, minstd_fill, 31, "libstdc++ minstd_rand0 (1
                    minstd_init(&g->st.minstd, seed, 16807u))
 SEEDED_CONSTRUCTOR(minstd_rand, 64, minstd_fill, 31, "libstdc++ minstd_rand (48271 mod 2^31-1)",
                    minstd_init(&g->st.minstd, seed, 48271u))
-SEEDED_CONSTRUCTOR(mt19937_64, 64, mt64_fill, 64, "libstdc++ mt19937_64", mt64_init(&g->st.mt64, seed))
+SEEDED_CONSTRUCTOR(mt19937_64, 64, mt64_fill, 64, "libstdc++ mt19937_64", mt64_init_genrand(&g->st.mt64, seed))
 SEEDED_CONSTRUCTOR(ranlux24, 64, ranlux24_fill, 24, "libstdc++ ranlux24 (SWC 24/10/24, 23 of 223 kept)",
                    ranlux_init(&g->st.ranlux, seed, 24, 10, 24, 223, 23))
 SEEDED_CONSTRUCTOR(ranlux48, 64, ranlux48_fill, 48, "libstdc++ ranlux48 (SWC 48/5/12, 11 of 389 kept)",

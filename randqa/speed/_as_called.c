@@ -33,10 +33,8 @@
 #include <string.h>
 
 #if defined(__GNUC__)
-#define RESTRICT __restrict__
 #define NOINLINE __attribute__((noinline))
 #else
-#define RESTRICT
 #define NOINLINE
 #endif
 

@@ -43,17 +43,20 @@ public final class RandqaDriver {
 
     private static final double TWO_53 = 9007199254740992.0;
 
-    private static Values values(String backend, long seed) {
+    // Every backend's generator; java.util.Random, SplittableRandom and the
+    // java.util.random algorithms all are RandomGenerators (Java 17)
+    private static RandomGenerator generator(String backend, long seed) {
         switch (backend) {
-            case "java-random": { Random r = new Random(seed); return () -> r.nextInt() & 0xffffffffL; }
-            case "java-random-long": { Random r = new Random(seed); return r::nextLong; }
-            case "java-random-double": { Random r = new Random(seed); return () -> (long) (r.nextDouble() * TWO_53); }
-            case "java-splittable-random": { SplittableRandom r = new SplittableRandom(seed); return r::nextLong; }
-            case "java-l64x128mixrandom": { RandomGenerator r = l64x128mix(seed); return r::nextLong; }
+            case "java-random":
+            case "java-random-long":
+            case "java-random-double": return new Random(seed);
+            case "java-splittable-random": return new SplittableRandom(seed);
+            case "java-l64x128mixrandom": return RandomGeneratorFactory.<RandomGenerator>of("L64X128MixRandom").create(seed);
             default: return null;
         }
     }
 
+    // The bits of the call's value: nextInt(), nextDouble()'s 53, or nextLong()
     private static int bits(String backend) {
         switch (backend) {
             case "java-random": return 32;
@@ -62,50 +65,37 @@ public final class RandqaDriver {
         }
     }
 
-    private static RandomGenerator l64x128mix(long seed) {
-        return RandomGeneratorFactory.<RandomGenerator>of("L64X128MixRandom").create(seed);
+    private static Values values(String backend, long seed) {
+        RandomGenerator r = generator(backend, seed);
+        if (r == null) return null;
+        switch (bits(backend)) {
+            case 32: return () -> r.nextInt() & 0xffffffffL;
+            case 53: return () -> (long) (r.nextDouble() * TWO_53);
+            default: return r::nextLong;
+        }
     }
 
     // The timed loops: the call as an application writes it, summed so it cannot be dropped
     private static double timed(String backend, long seed, long calls) {
-        long start;
-        switch (backend) {
-            case "java-random": {
-                Random r = new Random(seed);
+        RandomGenerator r = generator(backend, seed);
+        if (r == null) return -1;
+        long start = System.nanoTime();
+        switch (bits(backend)) {
+            case 32: {
                 long s = 0;
-                start = System.nanoTime();
                 for (long i = 0; i < calls; i++) s += r.nextInt();
                 return finish(start, s);
             }
-            case "java-random-long": {
-                Random r = new Random(seed);
-                long s = 0;
-                start = System.nanoTime();
-                for (long i = 0; i < calls; i++) s += r.nextLong();
-                return finish(start, s);
-            }
-            case "java-random-double": {
-                Random r = new Random(seed);
+            case 53: {
                 double s = 0;
-                start = System.nanoTime();
                 for (long i = 0; i < calls; i++) s += r.nextDouble();
                 return finish(start, (long) s);
             }
-            case "java-splittable-random": {
-                SplittableRandom r = new SplittableRandom(seed);
+            default: {
                 long s = 0;
-                start = System.nanoTime();
                 for (long i = 0; i < calls; i++) s += r.nextLong();
                 return finish(start, s);
             }
-            case "java-l64x128mixrandom": {
-                RandomGenerator r = l64x128mix(seed);
-                long s = 0;
-                start = System.nanoTime();
-                for (long i = 0; i < calls; i++) s += r.nextLong();
-                return finish(start, s);
-            }
-            default: return -1;
         }
     }
 
