@@ -146,7 +146,8 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     ...
     ValueError: invalid size '1Q': use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)
     """
-    from randqa.engine.plan import DEFAULT_PROGRESSIVE_MIN, TestOptions, plan_test
+    from randqa.engine.plan import TestOptions, plan_test
+    from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
 
     call = {"n": n, "seed": seed, "suite": suite, "tests": tests, "format": format, "word_bits": word_bits,
             "low_bits": low_bits, "sequences": sequences, "progressive": progressive, "min": min, "max": max,

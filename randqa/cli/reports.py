@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -23,6 +24,7 @@ from randqa.cli.workers import checkpoint_lock, closing, parallel_options, worke
 from randqa.engine import compare as comparing
 from randqa.engine.options import option_type
 from randqa.engine.plan import plan_compare
+from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
 from randqa.errors import InputError, RandqaError
 from randqa.files import check_output_paths
 from randqa._report.environment import environment
@@ -44,7 +46,7 @@ DEFAULT_HTML = "randqa-report.html"
               help="Test at doubling lengths from --min to --max and report where each source first fails; "
                    "--no-progressive tests each source once at --bytes.")
 @click.option("--min", "min_bytes", callback=size_option, metavar="SIZE",
-              help=f"First length of --progressive (default {comparing.DEFAULT_PROGRESSIVE_MIN >> 10} KiB).")
+              help=f"First length of --progressive (default {DEFAULT_PROGRESSIVE_MIN >> 10} KiB).")
 @click.option("--max", "max_bytes", callback=size_option, metavar="SIZE", help="Last length of --progressive (default: --bytes).")
 @click.option("--keep-going", is_flag=True, help="With --progressive, go on to --max after the first failure.")
 @click.option("--speed-repeats", type=option_type("speed_repeats"), default=comparing.SPEED_REPEATS, show_default=True,
@@ -124,7 +126,7 @@ def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler
         validate(comparing.compare_document(saved.command or "", state["environment"], options, runs, 0.0))
     except (DocumentError, TypeError, AttributeError) as exc:
         raise damaged(str(exc)) from None
-    options.resume_note = resume_note
+    options = replace(options, resume_note=resume_note)
     return _compare(sources, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
                     json_path=json_path, html_path=html_path, progress=progress, saved=saved, command=saved.command)
 
@@ -138,8 +140,8 @@ def _compare(sources: list[str], options: Any, *, scheduler: str | None, schedul
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
-    options.outputs = {"json": json_path, "html": html_path}
-    options.workers = workers_for(options.jobs, scheduler, scheduler_timeout, tls)
+    options = replace(options, outputs={"json": json_path, "html": html_path},
+                      workers=workers_for(options.jobs, scheduler, scheduler_timeout, tls))
     failures: list[RandqaError] = []  # a source that failed after others finished: theirs are kept
     with checkpoint_lock(None if saved is not None else options.checkpoint), closing(options.workers):
         doc = comparing.run_comparison(sources, options, command or command_line(), environment(), progress=bar,

@@ -28,6 +28,7 @@ from randqa._version import __version__
 from randqa.battery.suites import Suite
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.engine.compare_sources import check_sources, measure_speed, predictability, runtime_facts
+from randqa.engine.read_options import ReadOptions
 from randqa.errors import RandqaError, UsageError
 from randqa.run_result import RunResult, Speed
 from randqa.sources import is_data_spec
@@ -83,22 +84,13 @@ PRESETS = {
                        "each runtime's default generator, speed as the runtime calls it, urandom as the reference"),
 }
 
-#: progressive runs start at this length unless --min says otherwise (as `randqa test`)
-DEFAULT_PROGRESSIVE_MIN = 1 << 10
 
-
-@dataclass
-class CompareOptions:
-    """What to do with every source of a comparison."""
+@dataclass(frozen=True, kw_only=True)
+class CompareOptions(ReadOptions):
+    """What to do with every source of a comparison; ``size`` is bytes tested
+    per source (None: DEFAULT_COMPARE_BYTES of a generator, all of a file)."""
 
     suite: Suite
-    #: bytes tested per source; None: DEFAULT_COMPARE_BYTES of a generator, all of a file
-    size: int | None = None
-    seed: int | None = None
-    progressive: bool = False
-    min_bytes: int = DEFAULT_PROGRESSIVE_MIN
-    max_bytes: int | None = None
-    keep_going: bool = False
     speed_repeats: int = SPEED_REPEATS
     #: threads running the suite's tests side by side in this process
     jobs: int = 1
@@ -124,7 +116,7 @@ class CompareOptions:
         from randqa.engine.request import suite_to_json
 
         return {"suite": suite_to_json(self.suite), "size": self.size, "seed": self.seed,
-                "progressive": self.progressive, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes,
+                "progressive": self.progressive, "min_bytes": self.min_size, "max_bytes": self.max_size,
                 "keep_going": self.keep_going, "speed_repeats": self.speed_repeats, "segment": self.segment,
                 "predict": self.predict, "streams": self.streams, "stream_seeds": self.stream_seeds,
                 "interleave": self.interleave}
@@ -165,6 +157,7 @@ class CompareOptions:
             raise ValueError("an option out of its range")
         fields = dict(data, suite=suite_from_json(data["suite"], default_max_memory() if max_memory is None
                                                   else max_memory))
+        fields["min_size"], fields["max_size"] = fields.pop("min_bytes"), fields.pop("max_bytes")
         return cls(**fields, **execution)
 
 
@@ -193,7 +186,7 @@ def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None =
     request, _suite = stream_request(
         spec, options.suite, seed=None if is_data_spec(spec) else options.seed, size=options.size,
         endless_size=DEFAULT_COMPARE_BYTES, endless_last=DEFAULT_COMPARE_BYTES, segment=options.segment,
-        progressive=(options.min_bytes, options.max_bytes, options.keep_going) if options.progressive else None,
+        progressive=(options.min_size, options.max_size, options.keep_going) if options.progressive else None,
         layout=layout)
     return request
 
@@ -228,7 +221,7 @@ def run_source_tests(spec: str, options: CompareOptions,
 def planned_bytes(options: CompareOptions) -> int:
     """How many bytes one generator's test reads at most (files: up to this)."""
     size = options.size or DEFAULT_COMPARE_BYTES
-    return (options.max_bytes or size) if options.progressive else size
+    return (options.max_size or size) if options.progressive else size
 
 
 def compare_document(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[dict[str, Any]],
