@@ -12,7 +12,7 @@ from typing import Any, Union, overload
 from randqa.api._arguments import PathLike, _path, _plain_json, _python_errors, _view_id
 from randqa.errors import UsageError
 from randqa.results import FAILING, TestResult, Verdict
-from randqa.run_result import RunResult
+from randqa.run_result import CompareResult, RunResult
 from randqa.sizes import format_size
 
 
@@ -230,6 +230,7 @@ class Comparison(_JsonDocument):
 
     def __init__(self, document: Mapping[str, Any]) -> None:
         self._document = _plain_json(dict(document))
+        self._comparison = CompareResult.from_json(self._document)
         self._runs = [Result(run) for run in self._document["runs"]]
 
     @property
@@ -240,12 +241,12 @@ class Comparison(_JsonDocument):
     @property
     def interrupted(self) -> bool:
         """Whether Ctrl-C ended the comparison before every source was tested."""
-        return bool(self._document.get("interrupted", False))
+        return self._comparison.interrupted
 
     @property
     def elapsed_s(self) -> float:
         """Wall time of the whole comparison in seconds."""
-        return float(self._document.get("elapsed_s") or 0.0)
+        return float(self._comparison.elapsed_s)
 
     def speed_mb_s(self, name: str) -> float | None:
         """A source's median speed as applications call it (MB/s, 10**6 B/s), or None for data."""
@@ -269,7 +270,7 @@ class Comparison(_JsonDocument):
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{r.name}: {r.verdict}" for r in self._runs)
-        return f"<randqa.Comparison suite {self._document.get('suite')}: {parts}>"
+        return f"<randqa.Comparison suite {self._comparison.suite}: {parts}>"
 
     def _repr_html_(self) -> str:
         from randqa._report.inline import compare_summary_html

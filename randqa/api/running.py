@@ -370,11 +370,12 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         def bar(label: str, total: int | None) -> Any:
             return _progress_bar(flags[2], total, desc=label)
 
-        document = comparing.run_comparison(chosen, options,
-                                            _call_text("compare", specs, call, defaults), _environment(),
-                                            progress=bar)
-    if not document["runs"]:
+        comparison = comparing.run_comparison(chosen, options,
+                                              _call_text("compare", specs, call, defaults), _environment(),
+                                              progress=bar)
+    if not comparison.runs:
         raise KeyboardInterrupt("interrupted before any source was tested")
+    document = comparison.to_json()
     _write_outputs(document, json_path, html_path)
     return Comparison(document)
 

@@ -123,7 +123,8 @@ def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler
     except (TypeError, ValueError) as exc:
         raise damaged(f"its options: {exc}") from None
     try:
-        validate(comparing.compare_document(saved.command or "", state["environment"], options, runs, 0.0))
+        header = comparing.compare_result(saved.command or "", state["environment"], options, [], 0.0).to_json()
+        validate({**header, "runs": runs})
     except (DocumentError, TypeError, AttributeError) as exc:
         raise damaged(str(exc)) from None
     options = replace(options, resume_note=resume_note)
@@ -146,15 +147,15 @@ def _compare(sources: list[str], options: Any, *, scheduler: str | None, schedul
     with checkpoint_lock(None if saved is not None else options.checkpoint), closing(options.workers):
         doc = comparing.run_comparison(sources, options, command or command_line(), environment(), progress=bar,
                                        saved=saved, failures=failures)
-        if not doc["runs"]:
+        if not doc.runs:
             emit("randqa: interrupted before any source was tested", sys.stderr)
             return interrupted_exit_code()
-        stopped = write_then_print(doc, lambda: render_compare(doc), json_path, html_path)
+        stopped = write_then_print(doc.to_json(), lambda: render_compare(doc), json_path, html_path)
         if html_path:
             emit(f"report: {html_path}", sys.stderr)
     if failures:
         raise failures[0]
-    return interrupted_exit_code() if doc["interrupted"] or stopped else EXIT_OK
+    return interrupted_exit_code() if doc.interrupted or stopped else EXIT_OK
 
 
 @click.command("report")

@@ -4,8 +4,9 @@ Speed is measured apart from testing, as applications call each generator
 (randqa.speed.as_called: the real libc rand(), OpenSSL, the kernel; randqa's
 compiled loop for generators that exist only as randqa's C), so the cost of
 the tests never pollutes a generator's MB/s; then each source is tested with
-the suite as ``randqa test`` would.  The result is one JSON document
-(``kind = "compare"``) whose ``runs`` are ``randqa test`` results plus
+the suite as ``randqa test`` would.  The result is a ``CompareResult``
+(randqa.run_result) whose JSON document (``kind = "compare"``) has
+``runs`` that are ``randqa test`` results plus
 ``speed_mb_s``, ``speed_method`` and ``generation_mb_s`` (the rate randqa
 feeds its tests); terminal table, JSON file and HTML report are all rendered
 from that document.
@@ -24,13 +25,12 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
-from randqa._version import __version__
 from randqa.battery.suites import Suite
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.engine.compare_sources import check_sources, measure_speed, predictability, runtime_facts
 from randqa.engine.read_options import ReadOptions
 from randqa.errors import RandqaError, UsageError
-from randqa.run_result import RunResult, Speed
+from randqa.run_result import CompareResult, RunResult, Speed
 from randqa.sources import is_data_spec
 from randqa.speed.as_called import AsCalledSpeed
 from randqa.speed.generation import REPEATS as SPEED_REPEATS
@@ -224,37 +224,27 @@ def planned_bytes(options: CompareOptions) -> int:
     return (options.max_size or size) if options.progressive else size
 
 
-def compare_document(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[dict[str, Any]],
-                     elapsed_s: float, interrupted: bool = False) -> dict[str, Any]:
-    """The compare JSON document (schema in the README, section JSON);
-    ``environment`` says where and when it ran (randqa._report.environment)."""
-    return {
-        "randqa_version": __version__,
-        "kind": "compare",
-        "command": command,
-        **environment,
-        "suite": options.suite.name,
-        "bytes_requested": planned_bytes(options),
-        "progressive": options.progressive,
-        "speed_repeats": options.speed_repeats,
-        "elapsed_s": round(elapsed_s, 3),
-        "interrupted": interrupted,
-        "runs": runs,
-    }
+def compare_result(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[RunResult],
+                   elapsed_s: float, interrupted: bool = False) -> CompareResult:
+    """The comparison of ``runs`` with ``options``; ``environment`` says
+    where and when it ran (randqa._report.environment)."""
+    return CompareResult(command=command, environment=environment, suite=options.suite.name,
+                         bytes_requested=planned_bytes(options), progressive=options.progressive,
+                         speed_repeats=options.speed_repeats, elapsed_s=elapsed_s, interrupted=interrupted, runs=runs)
 
 
 def run_comparison(specs: list[str], options: CompareOptions, command: str, environment: dict[str, Any],
                    progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
-                   saved: Saved | None = None, failures: list[RandqaError] | None = None) -> dict[str, Any]:
-    """Measure and test every source in turn; return the compare document.
+                   saved: Saved | None = None, failures: list[RandqaError] | None = None) -> CompareResult:
+    """Measure and test every source in turn; return the comparison.
 
-    Ctrl-C stops at once; the document covers the sources done so far (the
+    Ctrl-C stops at once; the comparison covers the sources done so far (the
     current one's partial run included) and says ``interrupted``.  With a
     checkpoint (``options.checkpoint``) the finished sources' documents are
     saved with the current source's state; ``saved`` (a checkpoint read
     back) continues a comparison from there.  Given a ``failures`` list, a
     source that fails (RandqaError) after others have finished ends the
-    comparison too: the error is appended there and the document holds the
+    comparison too: the error is appended there and the comparison holds the
     finished runs.
     """
     layouts = options.layouts()
@@ -320,4 +310,5 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
         if interrupted or result.interrupted:
             interrupted = True
             break
-    return compare_document(command, environment, options, runs, time.perf_counter() - start, interrupted)
+    return compare_result(command, environment, options, [RunResult.from_json(run) for run in runs],
+                          time.perf_counter() - start, interrupted)

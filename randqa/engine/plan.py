@@ -37,6 +37,7 @@ from randqa.engine.lengths import check_first_length, last_length, progressive_l
 from randqa.engine.memory import check_request_memory, check_run_memory, default_max_memory
 from randqa.engine.options import check_value
 from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN, ReadOptions
+from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.engine.request import RunRequest, stream_request, suite_to_json
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
@@ -257,12 +258,13 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     check_output_paths(outputs or {}, inputs)
     limit = default_max_memory() if max_memory is None else max_memory
     chosen = load_suite(suite, tests=tests, max_memory=limit)
-    every = {} if checkpoint_every_s is None else {"checkpoint_every_s": checkpoint_every_s}
     options = CompareOptions(suite=chosen, size=size, seed=seed, progressive=progressive,
                              min_size=min_size or DEFAULT_PROGRESSIVE_MIN, max_size=max_size, keep_going=keep_going,
                              speed_repeats=SPEED_REPEATS if speed_repeats is None else speed_repeats, jobs=jobs,
                              predict=predict, segment=segment, checkpoint=checkpoint, streams=streams,
-                             stream_seeds=list(stream_seeds), interleave=interleave, **every)
+                             stream_seeds=list(stream_seeds), interleave=interleave,
+                             checkpoint_every_s=DEFAULT_CHECKPOINT_EVERY_S if checkpoint_every_s is None
+                             else checkpoint_every_s)
     last = max_size or size
     if progressive:
         check_first_length(options.min_size, last, "the last length")
