@@ -9,11 +9,12 @@ mode, randqa/engine/run_mode.py), ``--jobs 1`` and ``--jobs N`` (N = cores:
 the same ceiling as the default, so the same choice; their difference is
 noise), and for reference the cluster forced (``--jobs N --segment 240M``),
 for each suite and size: the median wall time of ``--repeats`` runs (at least
-3 for runs shorter than 1 GiB; the commands of a row take turns, so
-load from elsewhere falls on all of them).  It prints a table, each row's
-ratios and the run mode the default chose (the JSON's ``execution``; none
-for a run that stayed in this process), and
-checks:
+5 for runs shorter than 1 GiB, whose sub-second times vary most; the
+commands of a row take turns, each first in turn, so load from elsewhere
+falls on all of them).  The file is synced to disk before the first run.
+It prints a table, each row's ratios and the run mode the default chose
+(the JSON's ``execution``; none for a run that stayed in this process),
+and checks:
 
 - the default is within 5% of the better of ``--jobs 1`` and ``--jobs N`` in
   every row;
@@ -52,6 +53,9 @@ def write_random_file(path: str, size: int) -> None:
     with open(path, "wb") as f:
         for start in range(0, size, block):
             f.write(os.urandom(min(block, size - start)))
+        # written back before any timed run: the kernel's writeback would otherwise load the first commands
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def timed(command: list[str]) -> tuple[float, dict]:
@@ -68,7 +72,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="64M,1G,4G")
     parser.add_argument("--suites", default="quick,standard")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per command of 1 GiB or more (shorter: at least 3)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per command of 1 GiB or more (shorter: at least 5)")
     args = parser.parse_args()
     sizes = [parse_size(text) for text in args.sizes.split(",")]
     suites = args.suites.split(",")
@@ -91,11 +95,14 @@ def main() -> int:
               + f"{'def/j1':>9}{'def/jN':>9}{'j1/def':>9}  default's run mode")
         for suite in suites:
             for size in sizes:
-                repeats = max(3, args.repeats) if size < 1 << 30 else max(1, args.repeats)
+                repeats = max(5, args.repeats) if size < 1 << 30 else max(1, args.repeats)
                 times: dict[str, list[float]] = {name: [] for name in modes}
                 chosen = {}
-                for _ in range(repeats):
-                    for name, extra in modes.items():
+                for repeat in range(repeats):
+                    # each command takes each place in turn: none is always the first after a size change
+                    names = list(modes)
+                    for name in names[repeat % len(names):] + names[:repeat % len(names)]:
+                        extra = modes[name]
                         elapsed, execution = timed([*base, path, "-n", str(size), "--suite", suite,
                                                     "--json", "-", *extra])
                         times[name].append(elapsed)

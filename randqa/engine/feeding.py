@@ -1,11 +1,15 @@
 """Feeding accumulators: ``feed`` streams a source into them a chunk at a
 time (in threads with ``jobs`` > 1), and the readers feed one segment's units
-to a worker's accumulators."""
+to a worker's accumulators.  Every feed says what it did as a ``Fed``.
+
+Only whole bytes are fed here: the final 1-7 bits of bit text are the
+run's end, fed by the workload (``StreamWorkload.finish``)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -20,6 +24,15 @@ from randqa.sources.base import ReadInterrupted
 #: costs vanish (4 MiB ran --jobs 2 about 15% faster than 1 MiB), small
 #: enough that two buffers stay a few MiB
 CHUNK_BYTES = 4 << 20
+
+
+@dataclass(frozen=True)
+class Fed:
+    """What a feed did: ``units`` fed (bytes; seeds for a seed sweep), and
+    whether Ctrl-C (or a stalled pipe's stop) ended it."""
+
+    units: int
+    interrupted: bool = False
 
 
 class _ChunkWork:
@@ -65,20 +78,18 @@ def feed(
     chunk_bytes: int = CHUNK_BYTES,
     jobs: int = 1,
     on_progress: Callable[[int], None] | None = None,
-) -> tuple[int, int, bool]:
-    """Stream ``source`` into every accumulator.
+) -> Fed:
+    """Stream the whole bytes of ``source`` into every accumulator.
 
-    ``limit`` counts the source's units (bytes, or bits for bit text).  With
-    ``jobs`` > 1 the accumulators run in that many threads while the next
-    chunk is read into a second buffer.  Returns (bytes fed, bits fed,
-    interrupted).
+    ``limit`` counts the source's units (bytes, or bits for bit text, of
+    which the whole bytes are fed).  With ``jobs`` > 1 the accumulators run
+    in that many threads while the next chunk is read into a second buffer.
     """
     limit_bits = None if limit is None else limit * source.unit_bits
     buffers = [np.empty(chunk_bytes, dtype=np.uint8) for _ in range(2 if jobs > 1 else 1)]
     work = _ChunkWork(accumulators, jobs)
     fed = 0
     read = 0
-    tail_bits = 0
     interrupted = False
     with InterruptGuard() as guard:
         try:
@@ -110,15 +121,6 @@ def feed(
             guard.updating = False
             if on_progress and done:
                 on_progress(done)
-            remaining = 7 if limit_bits is None else min(7, limit_bits - 8 * fed)
-            if remaining > 0 and source.unit_bits == 1 and not guard.pending:
-                bits = source.read_bits(remaining)
-                if len(bits):
-                    guard.updating = True
-                    for acc in accumulators:
-                        acc.update_tail_bits(bits)
-                    guard.updating = False
-                    tail_bits = len(bits)
             if guard.pending:
                 raise KeyboardInterrupt
         except KeyboardInterrupt:
@@ -126,15 +128,15 @@ def feed(
             fed += work.finish()  # a chunk in flight is completed, never half-counted
         finally:
             work.close()
-    return fed, 8 * fed + tail_bits, interrupted
+    return Fed(fed, interrupted)
 
 
 class Reader(ABC):
     """Feeds the next units of a segment to accumulators."""
 
     @abstractmethod
-    def feed(self, accumulators: list[Any], count: int) -> int:
-        """Feed up to ``count`` units; return how many there were."""
+    def feed(self, accumulators: list[Any], count: int) -> Fed:
+        """Feed up to ``count`` units (fewer when the data ends)."""
 
     def close(self) -> None:
         pass
@@ -153,23 +155,22 @@ class ArrayReader(Reader):
         self.data = data
         self.offset = 0
 
-    def feed(self, accumulators: list[Any], count: int) -> int:
+    def feed(self, accumulators: list[Any], count: int) -> Fed:
         end = min(len(self.data), self.offset + count)
         for first in range(self.offset, end, CHUNK_BYTES):
             chunk = self.data[first:min(end, first + CHUNK_BYTES)]
             for acc in accumulators:
                 acc.update(chunk)
         fed, self.offset = end - self.offset, end
-        return fed
+        return Fed(fed)
 
 
 class SourceReader(Reader):
     def __init__(self, source: Source) -> None:
         self.source = source
 
-    def feed(self, accumulators: list[Any], count: int) -> int:
-        fed, _bits, _interrupted = feed(self.source, accumulators, limit=count)
-        return fed
+    def feed(self, accumulators: list[Any], count: int) -> Fed:
+        return feed(self.source, accumulators, limit=count)
 
     def close(self) -> None:
         self.source.close()

@@ -38,7 +38,7 @@ class SegmentJob(ABC):
         with self.reader(start, count, data) as reader:
             for point in [*snapshots, start + count]:
                 want = point - position
-                fed = reader.feed(accumulators, want)
+                fed = reader.feed(accumulators, want).units
                 position += fed
                 if fed < want:
                     break

@@ -33,7 +33,7 @@ prefix is saved at most every ``checkpoint_every`` seconds and at exit
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import KW_ONLY, InitVar, dataclass, replace
 from typing import Any, Callable, Iterator
 
 from randqa.battery._state import StateError
@@ -52,20 +52,28 @@ class _StopRun(Exception):
     """A progressive run failed and does not keep going."""
 
 
+@dataclass(eq=False, repr=False)
 class RunLoop(Retests):
     """One run of a workload: pieces in this process or segments on workers,
-    merged in stream order, judged at the end or at each progressive length."""
+    merged in stream order, judged at the end or at each progressive length.
+    The fields are what the run is given; the rest is found from them."""
 
-    def __init__(self, workload: Workload, plan: Plan, *, segment: int | None, workers: Any = None, threads: int = 1,
-                 saver: Saver | None = None, resume: tuple[CheckpointRecord, list[dict[str, Any]]] | None = None,
-                 on_progress: Callable[[int], None] | None = None) -> None:
-        self.workload = workload
-        self.plan = plan
-        self.workers = workers
-        self.threads = threads
-        self.saver = saver
-        self.on_progress = on_progress
-        self.merged = workload.build()
+    workload: Workload
+    plan: Plan
+    _: KW_ONLY
+    #: units per segment; None: the workload's default for the run's length and workers
+    segment: InitVar[int | None]
+    #: randqa.engine.parallel.Workers, or None: everything in this process
+    workers: Any = None
+    #: threads per chunk in this process (the run mode may pick fewer)
+    threads: int = 1
+    saver: Saver | None = None
+    #: a checkpoint's record and accumulator states to go on from
+    resume: InitVar[tuple[CheckpointRecord, list[dict[str, Any]]] | None] = None
+    on_progress: Callable[[int], None] | None = None
+
+    def __post_init__(self, segment: int | None, resume: tuple[CheckpointRecord, list[dict[str, Any]]] | None) -> None:
+        self.merged = self.workload.build()
         self.progress = CheckpointRecord()
         self.resumed_at: int | None = None
         if resume is not None:
@@ -75,22 +83,24 @@ class RunLoop(Retests):
                 raise StateError(f"the saved state holds {len(states)} tests, the run {len(self.merged)}")
             for acc, state in zip(self.merged, states):
                 load_into(acc, state)
-        size = workload.size()
-        self.limit = plan.limit if size is None else size if plan.limit is None else min(plan.limit, size)
+        size = self.workload.size()
+        limit = self.plan.limit
+        self.limit = limit if size is None else size if limit is None else min(limit, size)
         from randqa.engine.run_mode import mode_of_run
 
         given = segment is not None
         if segment is None:  # the workload's default, which depends on the run's length and workers
-            slots = workers.planned_slots if workers is not None and workers.wanted else None
-            segment = segment_size(workload.alignment, None, default=default_segment(workload.remote_open, self.limit, slots))
-        self.segment = segment
-        self.mode = mode_of_run(workload, self.limit, workers, threads, segment=segment, segment_given=given,
-                                progressive=plan.progressive)
+            slots = self.workers.planned_slots if self.workers is not None and self.workers.wanted else None
+            segment = segment_size(self.workload.alignment, None,
+                                   default=default_segment(self.workload.remote_open, self.limit, slots))
+        self.segment_units = segment
+        self.mode = mode_of_run(self.workload, self.limit, self.workers, self.threads, segment=segment,
+                                segment_given=given, progressive=self.plan.progressive)
         self.threads = self.mode.threads
         #: whether the cluster's start was begun (the run's JSON then says why)
         self.cluster_begun = False
         #: a file shorter than asked: it ends at its size
-        self.data_short = size is not None and plan.limit is not None and size < plan.limit
+        self.data_short = size is not None and limit is not None and size < limit
         self.final: list[TestResult] | None = None
         self._stopped_with: list[Any] | None = None
         #: entries being run again on the block after the length that made them suspicious
@@ -147,7 +157,7 @@ class RunLoop(Retests):
     # -- pieces -------------------------------------------------------------
 
     def _next_boundary(self, position: int) -> int:
-        end = (position // self.segment + 1) * self.segment
+        end = (position // self.segment_units + 1) * self.segment_units
         points = self._points_after(position)
         if points:
             end = min(end, points[0])
@@ -166,7 +176,7 @@ class RunLoop(Retests):
             return False  # short lengths, or the first segment of a stream of unknown length, first
         workers.start_in_background()
         self.cluster_begun = True
-        if position % self.segment:
+        if position % self.segment_units:
             return False  # first reach a segment boundary here
         return workers.ready  # until then, pieces are tested here
 
@@ -176,18 +186,18 @@ class RunLoop(Retests):
         riders = [r for r in self.retests if r.start <= position < r.end and r.fed == position - r.start]
         guard.updating = False
         try:
-            fed, interrupted = self.workload.feed(self.merged + [a for r in riders for a in r.accumulators],
-                                                  position, count, self.threads, self.on_progress)
+            fed = self.workload.feed(self.merged + [a for r in riders for a in r.accumulators],
+                                     position, count, self.threads, self.on_progress)
         finally:
             guard.updating = True
         for r in riders:
-            r.fed += fed
-        position += fed
+            r.fed += fed.units
+        position += fed.units
         self.progress.position = position
-        self.progress.in_process += fed
-        if interrupted:
+        self.progress.in_process += fed.units
+        if fed.interrupted:
             raise KeyboardInterrupt
-        if fed < count:
+        if fed.units < count:
             self.progress.ended = True
             return position
         self._after_piece(position)
@@ -206,10 +216,10 @@ class RunLoop(Retests):
     def _segments(self, guard: InterruptGuard, position: int) -> Iterator[Any]:
         from randqa.engine.dispatch import Segment
 
-        index = position // self.segment
+        index = position // self.segment_units
         start = position
         while self.limit is None or start < self.limit:
-            count = self.segment if self.limit is None else min(self.segment, self.limit - start)
+            count = self.segment_units if self.limit is None else min(self.segment_units, self.limit - start)
             data = None
             if not self.workload.remote_open:
                 guard.updating = False  # a slow pipe: Ctrl-C stops the read
@@ -341,7 +351,7 @@ class RunLoop(Retests):
             data = self.workers.describe() if self.workers is not None else {"mode": "in-process"}
             data.update({
                 "split": self.workload.split,
-                f"segment_{self.workload.unit}": self.segment,
+                f"segment_{self.workload.unit}": self.segment_units,
                 "segments_on_workers": self.progress.segments,
                 f"in_process_{self.workload.unit}": self.progress.in_process,
             })

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from randqa.engine.feeding import CHUNK_BYTES
+from randqa.engine.feeding import ArrayReader
 from randqa.errors import InputError
 from randqa.results import TestResult, Verdict, resolve_retest, worst_verdict
 
@@ -114,11 +114,8 @@ class Retests:
             if segment.data is None or retest.start + retest.fed != low:
                 retest.fed = -1
                 continue
-            piece = segment.data[low - segment.start:high - segment.start]
-            for first in range(0, len(piece), CHUNK_BYTES):
-                for acc in retest.accumulators:
-                    acc.update(piece[first:first + CHUNK_BYTES])
-            retest.fed += high - low
+            piece = ArrayReader(segment.data[low - segment.start:high - segment.start])
+            retest.fed += piece.feed(retest.accumulators, high - low).units
 
     def _read_on(self, position: int) -> None:
         """At the end of the run: the retests whose block goes past it read
@@ -133,14 +130,13 @@ class Retests:
                 if not going:
                     break
                 end = min(r.end for r in going)
-                fed, interrupted = self.workload.feed([a for r in going for a in r.accumulators], at, end - at,
-                                                      self.threads, None)
-                if interrupted:
+                fed = self.workload.feed([a for r in going for a in r.accumulators], at, end - at, self.threads, None)
+                if fed.interrupted:
                     raise KeyboardInterrupt
                 for r in going:
-                    r.fed += fed
-                ended = fed < end - at
-                at += fed
+                    r.fed += fed.units
+                ended = fed.units < end - at
+                at += fed.units
         except (InputError, OSError):
             along = []  # the source cannot go on from here: each retest reads its block again, or says why not
         riding = {id(r) for r in along}

@@ -41,7 +41,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import stats
 
-from randqa.engine.feeding import Reader
+from randqa.engine.feeding import Fed, Reader
 from randqa.engine.jobs import SegmentJob
 from randqa.engine.judging import judge
 from randqa.engine.lengths import Plan
@@ -204,13 +204,13 @@ class _SeedReader(Reader):
         self.next += n
         return starts
 
-    def feed(self, accumulators: list[Any], count: int) -> int:
+    def feed(self, accumulators: list[Any], count: int) -> Fed:
         done = 0
         while done < count:
             n = min(SEEDS_PER_BLOCK, count - done)
             accumulators[0].update(self.block(n))
             done += n
-        return done
+        return Fed(done)
 
 
 class SeedSweepWorkload(Workload):
@@ -231,7 +231,7 @@ class SeedSweepWorkload(Workload):
         return True
 
     def feed(self, accumulators: list[Any], start: int, count: int, threads: int,
-             on_progress: Callable[[int], None] | None) -> tuple[int, bool]:
+             on_progress: Callable[[int], None] | None) -> Fed:
         """A block of seeds at a time; Ctrl-C ends the sweep after the last whole block."""
         sweep = accumulators[0]
         reader = _SeedReader(self.job, start)
@@ -250,7 +250,7 @@ class SeedSweepWorkload(Workload):
             except KeyboardInterrupt:
                 interrupted = True
             interrupted = interrupted or guard.pending
-        return done, interrupted
+        return Fed(done, interrupted)
 
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         return judge(accumulators, self.thresholds)

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from randqa.battery.suites import Suite
-from randqa.engine.feeding import CHUNK_BYTES, SourceReader, feed
+from randqa.engine.feeding import CHUNK_BYTES, Fed, SourceReader, feed
 from randqa.engine.jobs import SegmentJob, StreamJob
 from randqa.engine.judging import judge, judge_entries
 from randqa.engine.segment_policy import suite_alignment
@@ -44,15 +44,16 @@ class Workload(ABC):
 
     @abstractmethod
     def feed(self, accumulators: list[Any], start: int, count: int, threads: int,
-             on_progress: Callable[[int], None] | None) -> tuple[int, bool]:
-        """Feed units ``[start, start + count)`` here; return (units fed, interrupted)."""
+             on_progress: Callable[[int], None] | None) -> Fed:
+        """Feed units ``[start, start + count)`` here."""
 
     def produce(self, start: int, count: int) -> np.ndarray:
         """Read units ``[start, start + count)`` for a worker (sequential sources)."""
         raise NotImplementedError
 
     def finish(self, accumulators: list[Any], position: int) -> int:
-        """At the end of the data: feed what follows the last whole unit (bit text's final bits)."""
+        """At the end of the run: feed what follows the last whole unit (bit
+        text's final 1-7 bits, fed nowhere else); how many bits that was."""
         return 0
 
     def size(self) -> int | None:
@@ -114,7 +115,6 @@ class StreamWorkload(Workload):
         self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold, streams)
         self.alignment = suite_alignment(suite, fold)
         self._consumed: int | None = 0  # stream position of ``source``; None when unknown
-        self._tail_bits = 0
 
     def _at(self, start: int) -> None:
         """Put the local source at unit ``start``."""
@@ -140,14 +140,12 @@ class StreamWorkload(Workload):
         self._consumed = start
 
     def feed(self, accumulators: list[Any], start: int, count: int, threads: int,
-             on_progress: Callable[[int], None] | None) -> tuple[int, bool]:
+             on_progress: Callable[[int], None] | None) -> Fed:
         self._at(start)
-        fed, bits, interrupted = feed(self.source, accumulators, limit=count * 8 // self.unit_bits, jobs=threads,
-                                      chunk_bytes=self.chunk_bytes, on_progress=on_progress)
-        # bit text that ends inside this piece: feed has given its final bits already
-        self._tail_bits = bits - 8 * fed
-        self._consumed = None if interrupted else start + fed
-        return fed, interrupted
+        fed = feed(self.source, accumulators, limit=count * 8 // self.unit_bits, jobs=threads,
+                   chunk_bytes=self.chunk_bytes, on_progress=on_progress)
+        self._consumed = None if fed.interrupted else start + fed.units
+        return fed
 
     def produce(self, start: int, count: int) -> np.ndarray:
         self._at(start)
@@ -158,8 +156,8 @@ class StreamWorkload(Workload):
         return buffer[:got]
 
     def finish(self, accumulators: list[Any], position: int) -> int:
-        if self.unit_bits != 1 or self._tail_bits:
-            return self._tail_bits
+        if self.unit_bits != 1:
+            return 0
         remaining = 7 if self.limit_bits is None else min(7, self.limit_bits - 8 * position)
         if remaining <= 0:
             return 0
@@ -191,13 +189,13 @@ class StreamWorkload(Workload):
             return None
         if self.remote_open:
             with self.job.reader(start, count, None) as reader:
-                return reader.feed(accumulators, count)
+                return reader.feed(accumulators, count).units
         if not self.source.endless:
             return None  # stdin: what was read is gone
         # a generator that only runs forward: open it again and read up to the block
         with SourceReader(open_source(self.spec, seed=self.source.seed, fold=self.fold)) as reader:
-            skipped = reader.feed([], start)
-            return reader.feed(accumulators, count) if skipped == start else 0
+            skipped = reader.feed([], start).units
+            return reader.feed(accumulators, count).units if skipped == start else 0
 
     def close(self) -> None:
         self.source.close()
