@@ -3,7 +3,8 @@
 A ``RunResult`` is the results of every test plus what kind of run it was:
 a ``Progression`` (judged at doubling lengths), a ``SweptSeeds``, or a plain
 run of one length.  A comparison adds the source's ``Speed``, its
-``Predictability`` and its runtime's facts; ``randqa test`` and the API add
+``Predictability`` and its runtime's facts, and a ``CompareResult`` holds
+the runs it compared; ``randqa test`` and the API add
 ``Provenance`` (the command, where and when).  ``to_json`` writes the run
 document (randqa/schema/run.schema.json) and ``from_json`` reads one back:
 everything that renders or inspects a result reads these fields, never the
@@ -216,6 +217,58 @@ class RunResult:
         run.remarks = stated[len(own):] if stated[:len(own)] == own else stated
         return run
 
+
+
+#: the keys of a compare document besides its environment's (``CompareResult.to_json``)
+_COMPARE_KEYS = ("randqa_version", "kind", "command", "suite", "bytes_requested", "progressive", "speed_repeats",
+                 "elapsed_s", "interrupted", "runs")
+
+
+@dataclass
+class CompareResult:
+    """A comparison: every source's run, with its speed, and how the
+    comparison was asked for; ``to_json`` writes the compare document
+    (randqa/schema/compare.schema.json), ``from_json`` reads one back."""
+
+    command: str
+    #: where and when it ran: date, platform, python, cpu (randqa._report.environment)
+    environment: dict[str, Any]
+    suite: str
+    #: bytes one generator's test reads at most (a file: up to this)
+    bytes_requested: int
+    progressive: bool
+    #: timed repeats of each generator's speed, whose median is its MB/s
+    speed_repeats: int
+    elapsed_s: float
+    #: whether Ctrl-C ended it before every source was tested
+    interrupted: bool = False
+    runs: list[RunResult] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The compare document."""
+        return {
+            "randqa_version": __version__,
+            "kind": "compare",
+            "command": self.command,
+            **self.environment,
+            "suite": self.suite,
+            "bytes_requested": self.bytes_requested,
+            "progressive": self.progressive,
+            "speed_repeats": self.speed_repeats,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "interrupted": self.interrupted,
+            "runs": [run.to_json() for run in self.runs],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "CompareResult":
+        """The comparison a compare document describes: ``to_json``'s inverse."""
+        return cls(command=data.get("command", ""),
+                   environment={key: value for key, value in data.items() if key not in _COMPARE_KEYS},
+                   suite=data.get("suite", ""), bytes_requested=data.get("bytes_requested", 0),
+                   progressive=data.get("progressive", False), speed_repeats=data.get("speed_repeats", 0),
+                   elapsed_s=data.get("elapsed_s") or 0.0, interrupted=data.get("interrupted", False),
+                   runs=[RunResult.from_json(run) for run in data.get("runs", [])])
 
 def _part(kind: type, data: dict[str, Any]) -> Any:
     """The ``kind`` record whose fields are keys of ``data``; None when the first is missing."""

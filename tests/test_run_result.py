@@ -6,7 +6,7 @@ import json
 
 import randqa
 from randqa.results import TestResult, Verdict
-from randqa.run_result import Predictability, Progression, Provenance, RunResult, Speed, SweptSeeds
+from randqa.run_result import CompareResult, Predictability, Progression, Provenance, RunResult, Speed, SweptSeeds
 
 
 def _test(name: str, p: float, verdict: Verdict) -> TestResult:
@@ -74,3 +74,20 @@ def test_a_bits_run_and_a_real_progressive_run_read_back_unchanged():
                    randqa.test(b"01" * 600, suite="quick", format="bits")):
         document = result.to_json()
         assert _plain(RunResult.from_json(document).to_json()) == document
+
+
+def test_a_comparison_reads_back_with_its_environment_and_runs_in_the_order_written():
+    environment = {"date": "2026-01-01T00:00:00+00:00", "platform": "Linux", "python": "3.11", "cpu": "cpu"}
+    comparison = CompareResult(command="randqa compare g", environment=environment, suite="quick",
+                               bytes_requested=4096, progressive=False, speed_repeats=5, elapsed_s=1.23456,
+                               interrupted=True, runs=[_run(speed=Speed(900.0, 1 << 20, "numpy", 1000.0)),
+                                                       _run(Verdict.FAIL)])
+    document = _plain(comparison.to_json())
+    assert list(document) == ["randqa_version", "kind", "command", "date", "platform", "python", "cpu", "suite",
+                              "bytes_requested", "progressive", "speed_repeats", "elapsed_s", "interrupted", "runs"]
+    assert document["kind"] == "compare" and document["elapsed_s"] == 1.235
+    back = CompareResult.from_json(document)
+    assert back.environment == environment and back.interrupted and back.suite == "quick"
+    assert [run.verdict for run in back.runs] == [Verdict.PASS, Verdict.FAIL] and back.runs[0].speed == Speed(
+        900.0, 1 << 20, "numpy", 1000.0)
+    assert _plain(back.to_json()) == document

@@ -7,8 +7,8 @@ from typing import Any
 
 from randqa.interleaving import view_of
 from randqa._report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer, speed_of
-from randqa.results import TestResult, Verdict, worst_verdict
-from randqa.run_result import RunResult
+from randqa.results import TestResult, Verdict, false_fail_bound, worst_verdict
+from randqa.run_result import CompareResult, RunResult
 from randqa.sizes import format_size
 
 
@@ -143,12 +143,12 @@ def _streams_summary(results: list[TestResult], streams: dict[str, Any]) -> tupl
     return shown, lines
 
 
-def failing_tests(run: dict[str, Any]) -> list[str]:
+def failing_tests(run: RunResult) -> list[str]:
     """Names of the tests that failed, were unconfirmed ('!') or looked suspicious ('?'), worst first."""
-    bad = [t for t in run["tests"] if t.get("verdict") in (Verdict.FAIL, Verdict.UNCONFIRMED, Verdict.SUSPICIOUS)]
-    bad.sort(key=lambda t: -Verdict(t["verdict"]).severity)
+    bad = [r for r in run.results if r.verdict in (Verdict.FAIL, Verdict.UNCONFIRMED, Verdict.SUSPICIOUS)]
+    bad.sort(key=lambda r: -Verdict(r.verdict).severity)
     mark = {Verdict.FAIL: "", Verdict.UNCONFIRMED: "!", Verdict.SUSPICIOUS: "?"}
-    return [t["name"] + mark[Verdict(t["verdict"])] for t in bad]
+    return [r.name + mark[Verdict(r.verdict)] for r in bad]
 
 
 #: what the compare table's "predictable from" column means
@@ -163,30 +163,31 @@ def predictable_from(run: RunResult, missing: str = "-") -> str:
     return missing if n is None else f"{n:,} B"
 
 
-def render_compare(doc: dict[str, Any]) -> str:
-    """The terminal table of a compare document."""
-    typed = [RunResult.from_json(run) for run in doc["runs"]]
-    progressive = any(run.is_progressive for run in typed)
-    markers = method_markers(typed)
-    feed = feed_differs(typed)
-    predicted = any(run.predictability is not None for run in typed)
+def render_compare(comparison: CompareResult) -> str:
+    """The terminal table of a comparison."""
+    runs = comparison.runs
+    progressive = any(run.is_progressive for run in runs)
+    markers = method_markers(runs)
+    feed = feed_differs(runs)
+    predicted = any(run.predictability is not None for run in runs)
     header = ["source", "MB/s", "feed MB/s" if feed else "", "tested", "verdict", "first failure" if progressive else "",
               "predictable from" if predicted else "", "seed", "failed tests"]
     rows = []
-    for run, parsed in zip(doc["runs"], typed):
-        speed = speed_of(parsed)
-        generation = parsed.speed.generation_mb_s if parsed.speed else None
-        marker = markers.get((parsed.speed.speed_method if parsed.speed else None) or "", "")
-        failure = parsed.first_failure_bytes
-        seed = run["source"].get("seed")
+    for run in runs:
+        speed = speed_of(run)
+        generation = run.speed.generation_mb_s if run.speed else None
+        marker = markers.get((run.speed.speed_method if run.speed else None) or "", "")
+        failure = run.first_failure_bytes
+        seed = run.source.get("seed")
+        verdict = run.verdict
         rows.append([
-            run["source"]["name"],
+            run.source["name"],
             "-" if speed is None else f"{speed:.1f} {marker}".rstrip(),
             "-" if generation is None else f"{generation:.1f}",
-            format_size(run["bytes_tested"]),
-            run["verdict"].upper() if run["verdict"] in (Verdict.FAIL, Verdict.UNCONFIRMED) else run["verdict"],
+            format_size(run.bytes_tested),
+            verdict.upper() if verdict in (Verdict.FAIL, Verdict.UNCONFIRMED) else verdict,
             ("none" if failure is None else format_size(failure)) if progressive else "",
-            predictable_from(parsed) if predicted else "",
+            predictable_from(run) if predicted else "",
             "-" if seed is None else str(seed),
             ", ".join(failing_tests(run)) or "-",
         ])
@@ -200,8 +201,9 @@ def render_compare(doc: dict[str, Any]) -> str:
         out = [c.rjust(w) if h in right else c.ljust(w) for c, w, h in zip(cells, widths, header)]
         return "  ".join(out).rstrip()
 
-    lines = [f"suite {doc['suite']}  MB/s: as applications call each generator (a, b, ... below), median of "
-             f"{doc['speed_repeats']} runs apart from testing  ('?' = suspicious, '!' = unconfirmed)", "", line(header)]
+    lines = [f"suite {comparison.suite}  MB/s: as applications call each generator (a, b, ... below), median of "
+             f"{comparison.speed_repeats} runs apart from testing  ('?' = suspicious, '!' = unconfirmed)", "",
+             line(header)]
     lines += [line(r) for r in rows]
     lines.append("")
     lines += [f"{marker}: {method}" for method, marker in markers.items()]
@@ -211,22 +213,22 @@ def render_compare(doc: dict[str, Any]) -> str:
         lines.append(f"predictable from: {PREDICTABLE_NOTE}")
     if markers:
         lines.append("")
-    for run, parsed in zip(doc["runs"], typed):
-        for note in run.get("notes", []):
-            lines.append(f"note: {run['source']['name']}: {note}")
-        for line_ in retest_lines(parsed.judged_lengths()):
-            lines.append(f"retest: {run['source']['name']}:{line_[1:]}")
-    rates = [r["false_fail_rate"]["at_most"] for r in doc["runs"] if r.get("false_fail_rate")]
+    for run in runs:
+        for note in run.notes:
+            lines.append(f"note: {run.source['name']}: {note}")
+        for line_ in retest_lines(run.judged_lengths()):
+            lines.append(f"retest: {run.source['name']}:{line_[1:]}")
+    rates = [false_fail_bound(run.tail_checks(), run.thresholds) for run in runs]
     if rates:
         lines.append(f"false FAIL: a good generator FAILs each of these runs with probability at most {max(rates):.2g} "
                      f"(README, Verdicts)")
-    if doc.get("interrupted"):
+    if comparison.interrupted:
         lines.append("note: interrupted: sources after the last row were not tested")
-    for answer in (nmap_answer(typed), runtimes_answer(typed)):
+    for answer in (nmap_answer(runs), runtimes_answer(runs)):
         if answer:
             lines += ([] if lines[-1] == "" else [""]) + answer + [""]
-    count = len(doc["runs"])
-    lines.append(f"compared {count} source{'' if count == 1 else 's'} in {doc['elapsed_s']:.1f} s")
+    count = len(runs)
+    lines.append(f"compared {count} source{'' if count == 1 else 's'} in {comparison.elapsed_s:.1f} s")
     return "\n".join(lines)
 
 

@@ -7,12 +7,12 @@ import copy
 import difflib
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Union, overload
+from typing import Any, Generic, TypeVar, Union, overload
 
 from randqa.api._arguments import PathLike, _path, _plain_json, _python_errors, _view_id
 from randqa.errors import UsageError
 from randqa.results import FAILING, TestResult, Verdict
-from randqa.run_result import RunResult
+from randqa.run_result import CompareResult, RunResult
 from randqa.sizes import format_size
 
 
@@ -63,6 +63,36 @@ class _JsonDocument:
         return _html([self._document], path)
 
 
+T = TypeVar("T")
+
+
+class _RunField(Generic[T]):
+    """A read-only attribute of a :class:`Result`: the field of the same
+    name of the run it holds (``RunResult``)."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, result: None, owner: type | None = None) -> "_RunField[T]": ...
+
+    @overload
+    def __get__(self, result: "Result", owner: type | None = None) -> T: ...
+
+    def __get__(self, result: "Result | None", owner: type | None = None) -> "T | _RunField[T]":
+        if result is None:
+            return self
+        value: T = getattr(result._run, self._name)
+        return value
+
+    def __set__(self, result: "Result", value: object) -> None:
+        raise AttributeError(f"property {self._name!r} of {type(result).__name__!r} object has no setter")
+
+
 class Result(_JsonDocument):
     """The outcome of one run of a suite on one source.
 
@@ -100,10 +130,9 @@ class Result(_JsonDocument):
 
     # ---------------------------------------------------------------- what it found
 
-    @property
-    def verdict(self) -> Verdict:
-        """The worst verdict of the tests (``fail`` > ``unconfirmed`` > ``suspicious`` > ``pass`` > ``insufficient``)."""
-        return self._run.verdict
+    verdict = _RunField[Verdict](
+        "The worst verdict of the tests (``fail`` > ``unconfirmed`` > ``suspicious`` > ``pass`` > "
+        "``insufficient``).")
 
     @property
     def passed(self) -> bool:
@@ -117,22 +146,13 @@ class Result(_JsonDocument):
         """Every test's result, in suite order (a copy of the list)."""
         return list(self._results)
 
-    @property
-    def first_failure_bytes(self) -> int | None:
-        """Bytes read when the run first failed: the length of a progressive
-        run at which it failed, or a single-length run's length when it failed;
-        None when nothing failed."""
-        return self._run.first_failure_bytes
+    first_failure_bytes = _RunField[int | None](
+        "Bytes read when the run first failed: the length of a progressive run at which it failed, or a "
+        "single-length run's length when it failed; None when nothing failed.")
 
-    @property
-    def bytes_tested(self) -> int:
-        """Bytes the tests read (for folded runs, folded bytes)."""
-        return self._run.bytes_tested
+    bytes_tested = _RunField[int]("Bytes the tests read (for folded runs, folded bytes).")
 
-    @property
-    def bits_tested(self) -> int:
-        """Bits the tests read (bit text may end inside a byte)."""
-        return self._run.bits_tested
+    bits_tested = _RunField[int]("Bits the tests read (bit text may end inside a byte).")
 
     @property
     def elapsed_s(self) -> float:
@@ -155,20 +175,11 @@ class Result(_JsonDocument):
         seed = self._run.source.get("seed")
         return None if seed is None else int(seed)
 
-    @property
-    def suite(self) -> str:
-        """The suite's name."""
-        return self._run.suite
+    suite = _RunField[str]("The suite's name.")
 
-    @property
-    def interrupted(self) -> bool:
-        """Whether Ctrl-C ended the run early (the results cover what was read)."""
-        return self._run.interrupted
+    interrupted = _RunField[bool]("Whether Ctrl-C ended the run early (the results cover what was read).")
 
-    @property
-    def notes(self) -> list[str]:
-        """Remarks on the run (input that ended early, an interruption)."""
-        return self._run.notes
+    notes = _RunField[list[str]]("Remarks on the run (input that ended early, an interruption).")
 
     # ---------------------------------------------------------------- access
 
@@ -230,6 +241,7 @@ class Comparison(_JsonDocument):
 
     def __init__(self, document: Mapping[str, Any]) -> None:
         self._document = _plain_json(dict(document))
+        self._comparison = CompareResult.from_json(self._document)
         self._runs = [Result(run) for run in self._document["runs"]]
 
     @property
@@ -240,12 +252,12 @@ class Comparison(_JsonDocument):
     @property
     def interrupted(self) -> bool:
         """Whether Ctrl-C ended the comparison before every source was tested."""
-        return bool(self._document.get("interrupted", False))
+        return self._comparison.interrupted
 
     @property
     def elapsed_s(self) -> float:
         """Wall time of the whole comparison in seconds."""
-        return float(self._document.get("elapsed_s") or 0.0)
+        return float(self._comparison.elapsed_s)
 
     def speed_mb_s(self, name: str) -> float | None:
         """A source's median speed as applications call it (MB/s, 10**6 B/s), or None for data."""
@@ -269,7 +281,7 @@ class Comparison(_JsonDocument):
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{r.name}: {r.verdict}" for r in self._runs)
-        return f"<randqa.Comparison suite {self._document.get('suite')}: {parts}>"
+        return f"<randqa.Comparison suite {self._comparison.suite}: {parts}>"
 
     def _repr_html_(self) -> str:
         from randqa._report.inline import compare_summary_html

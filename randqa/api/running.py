@@ -151,7 +151,8 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     ...
     ValueError: invalid size '1Q': use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)
     """
-    from randqa.engine.plan import DEFAULT_PROGRESSIVE_MIN, TestOptions, plan_test
+    from randqa.engine.plan import TestOptions, plan_test
+    from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
 
     arguments = locals()
     threads_given, threads_keyword = _threads(threads, jobs, "test", _TEST_DEFAULTS["threads"])
@@ -378,11 +379,12 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         def bar(label: str, total: int | None) -> Any:
             return _progress_bar(flags[2], total, desc=label)
 
-        document = comparing.run_comparison(chosen, options,
-                                            _call_text("compare", specs, call, _COMPARE_DEFAULTS), _environment(),
-                                            progress=bar)
-    if not document["runs"]:
+        comparison = comparing.run_comparison(chosen, options,
+                                              _call_text("compare", specs, call, _COMPARE_DEFAULTS), _environment(),
+                                              progress=bar)
+    if not comparison.runs:
         raise KeyboardInterrupt("interrupted before any source was tested")
+    document = comparison.to_json()
     _write_outputs(document, json_path, html_path)
     return Comparison(document)
 

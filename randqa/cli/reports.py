@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -22,6 +23,7 @@ from randqa.cli.workers import checkpoint_lock, closing, parallel_options, worke
 from randqa.engine import compare as comparing
 from randqa.engine.options import click_option
 from randqa.engine.plan import plan_compare
+from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
 from randqa.errors import InputError, RandqaError
 from randqa.files import check_output_paths
 from randqa._report.environment import environment
@@ -42,7 +44,7 @@ DEFAULT_HTML = "randqa-report.html"
               show_default=True, help="Test at doubling lengths from --min to --max and report where each source "
                                       "first fails; --no-progressive tests each source once at --bytes.")
 @click_option("min", cli_default=None, show_default=False,
-              help=f"First length of --progressive (default {comparing.DEFAULT_PROGRESSIVE_MIN >> 10} KiB).")
+              help=f"First length of --progressive (default {DEFAULT_PROGRESSIVE_MIN >> 10} KiB).")
 @click_option("max", help="Last length of --progressive (default: --bytes).")
 @click_option("keep_going", help="With --progressive, go on to --max after the first failure.")
 @click_option("speed_repeats")
@@ -116,10 +118,11 @@ def resume_comparison(saved: Any, *, jobs: int, scheduler: str | None, scheduler
     except (TypeError, ValueError) as exc:
         raise damaged(f"its options: {exc}") from None
     try:
-        validate(comparing.compare_document(saved.command or "", state["environment"], options, runs, 0.0))
+        header = comparing.compare_result(saved.command or "", state["environment"], options, [], 0.0).to_json()
+        validate({**header, "runs": runs})
     except (DocumentError, TypeError, AttributeError) as exc:
         raise damaged(str(exc)) from None
-    options.resume_note = resume_note
+    options = replace(options, resume_note=resume_note)
     return _compare(sources, options, scheduler=scheduler, scheduler_timeout=scheduler_timeout, tls=tls,
                     json_path=json_path, html_path=html_path, progress=progress, saved=saved, command=saved.command)
 
@@ -133,21 +136,21 @@ def _compare(sources: list[str], options: Any, *, scheduler: str | None, schedul
     def bar(name: str, total: int | None) -> ProgressBar:
         return ProgressBar(progress, total, desc=name)
 
-    options.outputs = {"json": json_path, "html": html_path}
-    options.workers = workers_for(options.jobs, scheduler, scheduler_timeout, tls)
+    options = replace(options, outputs={"json": json_path, "html": html_path},
+                      workers=workers_for(options.jobs, scheduler, scheduler_timeout, tls))
     failures: list[RandqaError] = []  # a source that failed after others finished: theirs are kept
     with checkpoint_lock(None if saved is not None else options.checkpoint), closing(options.workers):
         doc = comparing.run_comparison(sources, options, command or command_line(), environment(), progress=bar,
                                        saved=saved, failures=failures)
-        if not doc["runs"]:
+        if not doc.runs:
             emit("randqa: interrupted before any source was tested", sys.stderr)
             return interrupted_exit_code()
-        stopped = write_then_print(doc, lambda: render_compare(doc), json_path, html_path)
+        stopped = write_then_print(doc.to_json(), lambda: render_compare(doc), json_path, html_path)
         if html_path:
             emit(f"report: {html_path}", sys.stderr)
     if failures:
         raise failures[0]
-    return interrupted_exit_code() if doc["interrupted"] or stopped else EXIT_OK
+    return interrupted_exit_code() if doc.interrupted or stopped else EXIT_OK
 
 
 @click.command("report")

@@ -80,7 +80,7 @@ def workers_for(jobs: int, scheduler: str | None, scheduler_timeout: float = SCH
 
 def checkpoint_lock(path: str | None) -> Any:
     """A context that keeps other runs off checkpoint ``path`` (None: nothing to lock)."""
-    from randqa.engine.checkpoint import CheckpointLock
+    from randqa.engine.checkpoint_lock import CheckpointLock
 
     return CheckpointLock(path) if path else contextlib.nullcontext()
 

@@ -4,8 +4,9 @@ Speed is measured apart from testing, as applications call each generator
 (randqa.speed.as_called: the real libc rand(), OpenSSL, the kernel; randqa's
 compiled loop for generators that exist only as randqa's C), so the cost of
 the tests never pollutes a generator's MB/s; then each source is tested with
-the suite as ``randqa test`` would.  The result is one JSON document
-(``kind = "compare"``) whose ``runs`` are ``randqa test`` results plus
+the suite as ``randqa test`` would.  The result is a ``CompareResult``
+(randqa.run_result) whose JSON document (``kind = "compare"``) has
+``runs`` that are ``randqa test`` results plus
 ``speed_mb_s``, ``speed_method`` and ``generation_mb_s`` (the rate randqa
 feeds its tests); terminal table, JSON file and HTML report are all rendered
 from that document.
@@ -24,13 +25,14 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
-from randqa._version import __version__
 from randqa.battery.suites import Suite
 from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.compare_sources import check_sources, measure_speed, predictability, runtime_facts
+from randqa.engine.read_options import ReadOptions
 from randqa.errors import RandqaError, UsageError
-from randqa.run_result import Predictability, RunResult, Speed
-from randqa.sources import Source, is_data_spec, open_source, read_full
-from randqa.speed.as_called import AsCalledSpeed, as_called_speed
+from randqa.run_result import CompareResult, RunResult, Speed
+from randqa.sources import is_data_spec
+from randqa.speed.as_called import AsCalledSpeed
 from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
 if TYPE_CHECKING:  # loaded when a comparison runs, not with every CLI command
@@ -63,8 +65,6 @@ RUNTIME_SOURCES = [
 #: each runtime and the live check included, in a few minutes on 2 cores
 RUNTIMES_COMPARE_BYTES = 256 << 20
 
-#: bytes of each runtime backend compared with its runtime's own stream (NAME-live)
-LIVE_CHECK_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -84,22 +84,13 @@ PRESETS = {
                        "each runtime's default generator, speed as the runtime calls it, urandom as the reference"),
 }
 
-#: progressive runs start at this length unless --min says otherwise (as `randqa test`)
-DEFAULT_PROGRESSIVE_MIN = 1 << 10
 
-
-@dataclass
-class CompareOptions:
-    """What to do with every source of a comparison."""
+@dataclass(frozen=True, kw_only=True)
+class CompareOptions(ReadOptions):
+    """What to do with every source of a comparison; ``size`` is bytes tested
+    per source (None: DEFAULT_COMPARE_BYTES of a generator, all of a file)."""
 
     suite: Suite
-    #: bytes tested per source; None: DEFAULT_COMPARE_BYTES of a generator, all of a file
-    size: int | None = None
-    seed: int | None = None
-    progressive: bool = False
-    min_bytes: int = DEFAULT_PROGRESSIVE_MIN
-    max_bytes: int | None = None
-    keep_going: bool = False
     speed_repeats: int = SPEED_REPEATS
     #: threads running the suite's tests side by side in this process
     jobs: int = 1
@@ -125,7 +116,7 @@ class CompareOptions:
         from randqa.engine.request import suite_to_json
 
         return {"suite": suite_to_json(self.suite), "size": self.size, "seed": self.seed,
-                "progressive": self.progressive, "min_bytes": self.min_bytes, "max_bytes": self.max_bytes,
+                "progressive": self.progressive, "min_bytes": self.min_size, "max_bytes": self.max_size,
                 "keep_going": self.keep_going, "speed_repeats": self.speed_repeats, "segment": self.segment,
                 "predict": self.predict, "streams": self.streams, "stream_seeds": self.stream_seeds,
                 "interleave": self.interleave}
@@ -166,6 +157,7 @@ class CompareOptions:
             raise ValueError("an option out of its range")
         fields = dict(data, suite=suite_from_json(data["suite"], default_max_memory() if max_memory is None
                                                   else max_memory))
+        fields["min_size"], fields["max_size"] = fields.pop("min_bytes"), fields.pop("max_bytes")
         return cls(**fields, **execution)
 
 
@@ -186,48 +178,6 @@ def preset_plan(sources: list[str], preset: str | None, size: int | None,
     return list(chosen.sources), size if size is not None or max_bytes is not None else chosen.default_bytes
 
 
-def _open(spec: str, seed: int | None) -> Source:
-    """open_source, with --seed going to generators only: a comparison may
-    mix seeded generators with files and stdin."""
-    return open_source(spec, seed=seed, generators_only=True)
-
-
-def check_sources(specs: list[str], seed: int | None, layouts: list[StreamLayout | None] | None = None) -> None:
-    """Refuse unknown names, a repeated stdin, unreadable files and stream
-    schemes a generator cannot do before any work starts: a source that
-    fails after an hour of others costs that hour."""
-    if specs.count("-") > 1:
-        raise UsageError("stdin ('-') can be compared only once")
-    streamed = [layout for layout in layouts or [] if layout is not None]
-    if streamed:
-        for spec in specs:
-            for layout in streamed:
-                open_source(spec, seed=seed, layout=layout).close()
-        return
-    for spec in specs:
-        if spec != "-":
-            with _open(spec, seed) as source:
-                if not source.endless:
-                    # a file that opens may still not read (/proc/self/mem, a
-                    # directory, a broken disk): read its first byte now
-                    read_full(source, memoryview(bytearray(1)))
-
-
-def measure_speed(spec: str, seed: int | None, repeats: int = SPEED_REPEATS) -> AsCalledSpeed | None:
-    """A generator's median MB/s as applications call it, and the rate
-    randqa's own source feeds the tests (randqa.speed.as_called).
-
-    Only endless sources (generators) have a generation speed: a file's read
-    rate is the disk's, and stdin cannot be read twice; those give None.
-    """
-    if spec == "-":
-        return None
-    with _open(spec, seed) as probe_source:
-        if not probe_source.endless:
-            return None
-    return as_called_speed(spec, None, repeats, seed)
-
-
 def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None = None) -> RunRequest:
     """One source's test, as a request: a plain run or a progressive one, of
     the source or of its streams under ``layout``; --seed goes to generators only."""
@@ -236,7 +186,7 @@ def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None =
     request, _suite = stream_request(
         spec, options.suite, seed=None if is_data_spec(spec) else options.seed, size=options.size,
         endless_size=DEFAULT_COMPARE_BYTES, endless_last=DEFAULT_COMPARE_BYTES, segment=options.segment,
-        progressive=(options.min_bytes, options.max_bytes, options.keep_going) if options.progressive else None,
+        progressive=(options.min_size, options.max_size, options.keep_going) if options.progressive else None,
         layout=layout)
     return request
 
@@ -268,91 +218,33 @@ def run_source_tests(spec: str, options: CompareOptions,
                    fresh=saved is None)
 
 
-def predictability(spec: str, seed: int | None) -> Predictability | None:
-    """The fewest observed bytes from which some predictor predicted the
-    continuation exactly (randqa.predict), on a fresh copy of the stream
-    that was tested (same seed); None for stdin, which cannot be read again."""
-    from randqa.predict import predict
-
-    if spec == "-":
-        return None
-    with _open(spec, seed) as source:
-        report = predict(source)
-    best = report.predictable_from_bytes
-    names = [r.name for r in report.predictors if r.succeeded and r.observed_bytes == best]
-    return Predictability(predictable_from_bytes=best, predictor=names[0] if names else None,
-                          predict_bytes_read=report.bytes_read)
-
-
-def runtime_facts(spec: str, seed: int | None) -> dict[str, Any] | None:
-    """For a runtime backend: its runtime, whether it is installed, its
-    version, and whether the runtime itself (NAME-live) writes the first
-    LIVE_CHECK_BYTES of the tested stream for the same seed; None for
-    other sources."""
-    from randqa.sources.runtimes import LIVE_SUFFIX, driver_for, find_runtime_backend
-
-    if find_runtime_backend(spec) is None:
-        return None
-    driver = driver_for(spec)
-    facts: dict[str, Any] = {"name": driver.name, "installed": driver.available()}
-    if not facts["installed"]:
-        return facts
-    facts["version"] = driver.version()
-    if spec.endswith(LIVE_SUFFIX) or seed is None:
-        return facts
-    streams = []
-    for name in (spec, spec + LIVE_SUFFIX):
-        buffer = bytearray(LIVE_CHECK_BYTES)
-        try:
-            with _open(name, seed) as source:
-                streams.append(bytes(buffer[:read_full(source, memoryview(buffer))]))
-        except RandqaError as exc:  # the runtime failed: the tested bytes stand, unconfirmed
-            facts["live_error"] = str(exc)
-            return facts
-    facts["live_checked_bytes"] = min(len(s) for s in streams)
-    facts["live_equal"] = streams[0] == streams[1]
-    if not facts["live_equal"]:
-        facts["first_difference"] = next(k for k, (a, b) in enumerate(zip(*streams)) if a != b)
-    return facts
-
-
 def planned_bytes(options: CompareOptions) -> int:
     """How many bytes one generator's test reads at most (files: up to this)."""
     size = options.size or DEFAULT_COMPARE_BYTES
-    return (options.max_bytes or size) if options.progressive else size
+    return (options.max_size or size) if options.progressive else size
 
 
-def compare_document(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[dict[str, Any]],
-                     elapsed_s: float, interrupted: bool = False) -> dict[str, Any]:
-    """The compare JSON document (schema in the README, section JSON);
-    ``environment`` says where and when it ran (randqa._report.environment)."""
-    return {
-        "randqa_version": __version__,
-        "kind": "compare",
-        "command": command,
-        **environment,
-        "suite": options.suite.name,
-        "bytes_requested": planned_bytes(options),
-        "progressive": options.progressive,
-        "speed_repeats": options.speed_repeats,
-        "elapsed_s": round(elapsed_s, 3),
-        "interrupted": interrupted,
-        "runs": runs,
-    }
+def compare_result(command: str, environment: dict[str, Any], options: CompareOptions, runs: list[RunResult],
+                   elapsed_s: float, interrupted: bool = False) -> CompareResult:
+    """The comparison of ``runs`` with ``options``; ``environment`` says
+    where and when it ran (randqa._report.environment)."""
+    return CompareResult(command=command, environment=environment, suite=options.suite.name,
+                         bytes_requested=planned_bytes(options), progressive=options.progressive,
+                         speed_repeats=options.speed_repeats, elapsed_s=elapsed_s, interrupted=interrupted, runs=runs)
 
 
 def run_comparison(specs: list[str], options: CompareOptions, command: str, environment: dict[str, Any],
                    progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
-                   saved: Saved | None = None, failures: list[RandqaError] | None = None) -> dict[str, Any]:
-    """Measure and test every source in turn; return the compare document.
+                   saved: Saved | None = None, failures: list[RandqaError] | None = None) -> CompareResult:
+    """Measure and test every source in turn; return the comparison.
 
-    Ctrl-C stops at once; the document covers the sources done so far (the
+    Ctrl-C stops at once; the comparison covers the sources done so far (the
     current one's partial run included) and says ``interrupted``.  With a
     checkpoint (``options.checkpoint``) the finished sources' documents are
     saved with the current source's state; ``saved`` (a checkpoint read
     back) continues a comparison from there.  Given a ``failures`` list, a
     source that fails (RandqaError) after others have finished ends the
-    comparison too: the error is appended there and the document holds the
+    comparison too: the error is appended there and the comparison holds the
     finished runs.
     """
     layouts = options.layouts()
@@ -418,4 +310,5 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
         if interrupted or result.interrupted:
             interrupted = True
             break
-    return compare_document(command, environment, options, runs, time.perf_counter() - start, interrupted)
+    return compare_result(command, environment, options, [RunResult.from_json(run) for run in runs],
+                          time.perf_counter() - start, interrupted)

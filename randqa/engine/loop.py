@@ -214,7 +214,7 @@ class RunLoop(Retests):
         self._maybe_save()
 
     def _segments(self, guard: InterruptGuard, position: int) -> Iterator[Any]:
-        from randqa.engine.parallel import Segment
+        from randqa.engine.dispatch import Segment
 
         index = position // self.segment_units
         start = position
@@ -240,7 +240,7 @@ class RunLoop(Retests):
             start += count
 
     def _on_workers(self, guard: InterruptGuard, position: int) -> int:
-        from randqa.engine.parallel import in_stream_order
+        from randqa.engine.dispatch import in_stream_order
 
         job = self.workload.job
         for segment, result in in_stream_order(self.workers, job, self._segments(guard, position),

@@ -36,6 +36,8 @@ from randqa.battery.suites import DEFAULT_SUITE, Suite, load_suite
 from randqa.engine.lengths import check_first_length, last_length, progressive_lengths
 from randqa.engine.memory import check_request_memory, check_run_memory, default_max_memory
 from randqa.engine.options import check_value
+from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN, ReadOptions
+from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.engine.request import RunRequest, stream_request, suite_to_json
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
@@ -50,12 +52,10 @@ if TYPE_CHECKING:
 DEFAULT_GENERATOR_BYTES = 64 << 20
 #: where a progressive test of a generator stops without --max
 PROGRESSIVE_GENERATOR_MAX = 1 << 30
-#: the first length of --progressive without --min
-DEFAULT_PROGRESSIVE_MIN = 1 << 10
 
 
 @dataclass(frozen=True)
-class TestOptions:
+class TestOptions(ReadOptions):
     """The options of ``randqa test``; sizes already parsed to whole numbers.
 
     ``size`` is ``-n`` (bits with ``fmt="bits"``), ``min_size``/``max_size``
@@ -64,18 +64,12 @@ class TestOptions:
 
     __test__ = False  # not a pytest test class
 
-    size: int | None = None
-    seed: int | None = None
     suite: str = DEFAULT_SUITE
     tests: str | None = None
     fmt: str = "bytes"
     word_bits: int | None = None
     low_bits: int | None = None
     sequences: int | None = None
-    progressive: bool = False
-    min_size: int = DEFAULT_PROGRESSIVE_MIN
-    max_size: int | None = None
-    keep_going: bool = False
     seed_sweep: int | None = None
     positions: int = 256
     jobs: int = 1
@@ -249,7 +243,6 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     are checked between the combination rules and the suite.  With
     ``streams``, every generator's streams are compared under each scheme of
     ``stream_seeds``."""
-    from randqa.engine.compare import DEFAULT_PROGRESSIVE_MIN as COMPARE_MIN
     from randqa.engine.compare import CompareOptions
     from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
@@ -266,16 +259,16 @@ def plan_compare(*, suite: str = DEFAULT_SUITE, tests: str | None = None, size: 
     limit = default_max_memory() if max_memory is None else max_memory
     chosen = load_suite(suite, tests=tests, max_memory=limit)
     options = CompareOptions(suite=chosen, size=size, seed=seed, progressive=progressive,
-                             min_bytes=min_size or COMPARE_MIN, max_bytes=max_size, keep_going=keep_going,
+                             min_size=min_size or DEFAULT_PROGRESSIVE_MIN, max_size=max_size, keep_going=keep_going,
                              speed_repeats=SPEED_REPEATS if speed_repeats is None else speed_repeats, jobs=jobs,
                              predict=predict, segment=segment, checkpoint=checkpoint, streams=streams,
-                             stream_seeds=list(stream_seeds), interleave=interleave)
-    if checkpoint_every_s is not None:
-        options.checkpoint_every_s = checkpoint_every_s
+                             stream_seeds=list(stream_seeds), interleave=interleave,
+                             checkpoint_every_s=DEFAULT_CHECKPOINT_EVERY_S if checkpoint_every_s is None
+                             else checkpoint_every_s)
     last = max_size or size
     if progressive:
-        check_first_length(options.min_bytes, last, "the last length")
-    lengths = progressive_lengths(options.min_bytes, last_length(max_size, size)) if progressive else 1
+        check_first_length(options.min_size, last, "the last length")
+    lengths = progressive_lengths(options.min_size, last_length(max_size, size)) if progressive else 1
     if streams is not None:  # the largest interleave a generator can have by default: 8 bytes
         chosen = chosen.with_streams(streams, interleave or 8)
     check_run_memory(chosen, limit, jobs=jobs, lengths=lengths, length=last)

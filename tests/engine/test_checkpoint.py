@@ -284,20 +284,6 @@ def test_deep_nesting_is_one_line(quick_checkpoint):
         read_checkpoint(quick_checkpoint)
 
 
-def test_a_lock_keeps_a_second_run_off_the_checkpoint(tmp_path, capsys):
-    # before: two runs on one checkpoint path overwrote each other silently
-    from randqa.engine.checkpoint import CheckpointLock
-
-    path = tmp_path / "c.ckpt"
-    with CheckpointLock(str(path)):
-        assert (tmp_path / "c.ckpt.lock").read_text().strip() == str(os.getpid())
-        code = run_main("test", "pcg64", "-n", "64K", "--suite", "quick", "--jobs", "1", "--checkpoint", str(path))
-    assert code == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"in use by another randqa run (PID {os.getpid()})" in err
-    assert not path.exists() and not (tmp_path / "c.ckpt.lock").exists()
-    assert run_main("test", "pcg64", "-n", "64K", "--suite", "quick", "--jobs", "1", "--checkpoint", str(path)) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.ckpt"]  # the lock file goes with the run
 def test_interleaved_streams_stopped_and_resumed(tmp_path):
     """A run of --streams saves the run's streams (scheme, interleave) and every
     stream's and pair's state; resumed, it gives the uninterrupted results."""

@@ -123,4 +123,4 @@ def test_compare_rules(kwargs, message):
         plan_compare(**kwargs)
     assert message in str(info.value)
     options = plan_compare(size=4096, progressive=False)
-    assert options.size == 4096 and not options.progressive and options.min_bytes == 1024
+    assert options.size == 4096 and not options.progressive and options.min_size == 1024

@@ -1,4 +1,4 @@
-"""Segment-parallel runs on Dask (randqa/engine/loop.py, parallel.py) give
+"""Segment-parallel runs on Dask (randqa/engine/loop.py, parallel.py, dispatch.py) give
 the JSON of a one-process run, apart from timings and the ``execution``
 block that says how the run went: for every shipped suite, on a generator
 that jumps (pcg64), a file read with pread, and the same file read in order
@@ -46,6 +46,7 @@ from randqa.engine.parallel import WorkerVersionError, Workers, check_version, v
 from randqa.errors import UsageError
 from randqa.sources import open_source, read_full
 from randqa.sources.folded import FoldedSource
+from fake_dask import DoneFuture
 from small_suites import collision_suite
 
 SEED = 1
@@ -353,64 +354,6 @@ def test_a_real_cluster_gives_the_one_process_results(real_cluster, stream_file)
     assert comparable(doc) == expected
 
 
-class _DoneFuture:
-    """Stands for a Dask future whose task ran at once, in this process."""
-
-    def __init__(self, function, args) -> None:
-        self.value = function(*args)
-
-    def add_done_callback(self, callback) -> None:
-        callback(self)
-
-    def result(self):
-        return self.value
-
-    def cancel(self) -> None:
-        pass
-
-
-class _InlineWorkers:
-    """Workers whose client runs every task when it is submitted."""
-
-    started = True
-
-    def __init__(self, slots: int) -> None:
-        self._slots = slots
-
-    def slots(self) -> int:
-        return self._slots
-
-    def client(self, interrupted=lambda: False):
-        return self
-
-    def scatter(self, data, hash=False):
-        return data
-
-    def submit(self, function, *args, **kwargs):
-        return _DoneFuture(function, args)
-
-
-def test_a_producer_holds_at_most_two_segments_per_worker():
-    """Segments are read from the stream only as far as two per worker ahead of the merged prefix."""
-    from randqa.engine.jobs import StreamJob
-    from randqa.engine.parallel import Segment, in_stream_order
-
-    job = StreamJob(load_suite("quick"))
-    pulled, merged, ahead = [], [], []
-
-    def segments():
-        for index in range(40):
-            pulled.append(index)
-            ahead.append(len(pulled) - len(merged))
-            yield Segment(index, index * 32768, 32768, (), np.zeros(32768, dtype=np.uint8))
-
-    for segment, result in in_stream_order(_InlineWorkers(3), job, segments(), lambda: False):
-        merged.append(segment.index)
-        assert result["count"] == 32768
-    assert merged == list(range(40))
-    assert max(ahead) == 2 * 3
-
-
 def test_a_seed_sweep_on_workers(workers):
     """Blocks of seeds are segments too: SeedSweep merges in seed order."""
     from randqa.engine.seed_sweep import run_seed_sweep
@@ -443,43 +386,6 @@ def test_bit_text_with_its_final_bits(workers, tmp_path):
     assert execution["segments_on_workers"] + execution["in_process_bytes"] // (128 << 10) == 3
     assert on_workers.bits_tested == expected.bits_tested == len(bits)
     assert comparable(on_workers) == comparable(expected)
-
-
-ALLOCATION_PROBE = """
-import ctypes
-import numpy as np
-from randqa.engine.parallel import _keep_large_allocations
-
-class MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in (
-        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
-
-mallinfo2 = ctypes.CDLL(None).mallinfo2
-mallinfo2.restype = MallInfo2
-
-def mapped_on_its_own():
-    # whether a chunk-sized temporary gets an mmap of its own (hblkhd: bytes so mapped)
-    before = mallinfo2().hblkhd
-    block = np.ones(4 << 20, dtype=np.uint8)
-    return mallinfo2().hblkhd - before >= block.nbytes
-
-first = mapped_on_its_own()
-_keep_large_allocations()
-print(first, mapped_on_its_own())
-"""
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
-                    reason="glibc's mallopt and mallinfo2")
-@pytest.mark.parametrize("threshold, tuned", [("65536", True), ("131072", False)])
-def test_workers_keep_chunk_temporaries_in_the_heap(threshold, tuned):
-    """Dask's workers run with MALLOC_TRIM_THRESHOLD_=65536, which makes glibc
-    map and unmap every large temporary afresh; the segment task undoes
-    that, and only that value."""
-    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": threshold}
-    out = subprocess.run([sys.executable, "-c", ALLOCATION_PROBE], env=env, capture_output=True, text=True,
-                         check=True, timeout=60).stdout
-    assert out.split() == ["True", str(not tuned)], out
 
 
 # ---------------------------------------------------------------- reaching a scheduler, and stopping on the way
@@ -765,9 +671,9 @@ class _InlineClient:
     def scatter(self, data, hash=False):
         return data
 
-    def submit(self, function, *args, **kwargs) -> _DoneFuture:
+    def submit(self, function, *args, **kwargs) -> DoneFuture:
         self.submitted += 1
-        return _DoneFuture(function, args)
+        return DoneFuture(function, args)
 
     def close(self, timeout: float = 0) -> None:
         self.closed = True

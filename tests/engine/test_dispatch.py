@@ -1,0 +1,94 @@
+"""Segments in stream order (randqa/engine/dispatch.py): a producer reads at
+most two segments per worker thread ahead of the merged prefix, and the
+segment task keeps a chunk's temporaries in the heap on Dask's workers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from randqa.battery.suites import load_suite
+from fake_dask import DoneFuture
+from randqa.engine.dispatch import Segment, in_stream_order
+
+
+class _InlineWorkers:
+    """Workers whose client runs every task when it is submitted."""
+
+    started = True
+
+    def __init__(self, slots: int) -> None:
+        self._slots = slots
+
+    def slots(self) -> int:
+        return self._slots
+
+    def client(self, interrupted=lambda: False):
+        return self
+
+    def scatter(self, data, hash=False):
+        return data
+
+    def submit(self, function, *args, **kwargs):
+        return DoneFuture(function, args)
+
+
+def test_a_producer_holds_at_most_two_segments_per_worker():
+    """Segments are read from the stream only as far as two per worker ahead of the merged prefix."""
+    from randqa.engine.jobs import StreamJob
+
+    job = StreamJob(load_suite("quick"))
+    pulled, merged, ahead = [], [], []
+
+    def segments():
+        for index in range(40):
+            pulled.append(index)
+            ahead.append(len(pulled) - len(merged))
+            yield Segment(index, index * 32768, 32768, (), np.zeros(32768, dtype=np.uint8))
+
+    for segment, result in in_stream_order(_InlineWorkers(3), job, segments(), lambda: False):
+        merged.append(segment.index)
+        assert result["count"] == 32768
+    assert merged == list(range(40))
+    assert max(ahead) == 2 * 3
+
+
+ALLOCATION_PROBE = """
+import ctypes
+import numpy as np
+from randqa.engine.dispatch import _keep_large_allocations
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+mallinfo2 = ctypes.CDLL(None).mallinfo2
+mallinfo2.restype = MallInfo2
+
+def mapped_on_its_own():
+    # whether a chunk-sized temporary gets an mmap of its own (hblkhd: bytes so mapped)
+    before = mallinfo2().hblkhd
+    block = np.ones(4 << 20, dtype=np.uint8)
+    return mallinfo2().hblkhd - before >= block.nbytes
+
+first = mapped_on_its_own()
+_keep_large_allocations()
+print(first, mapped_on_its_own())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
+                    reason="glibc's mallopt and mallinfo2")
+@pytest.mark.parametrize("threshold, tuned", [("65536", True), ("131072", False)])
+def test_workers_keep_chunk_temporaries_in_the_heap(threshold, tuned):
+    """Dask's workers run with MALLOC_TRIM_THRESHOLD_=65536, which makes glibc
+    map and unmap every large temporary afresh; the segment task undoes
+    that, and only that value."""
+    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": threshold}
+    out = subprocess.run([sys.executable, "-c", ALLOCATION_PROBE], env=env, capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    assert out.split() == ["True", str(not tuned)], out
