@@ -18,6 +18,7 @@ from typing import Any, Callable
 import click
 
 from randqa.battery.suites import DEFAULT_SUITE
+from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
 from randqa.errors import UsageError
 from randqa.folding import WORD_BITS
 from randqa.interleaving import MAX_INTERLEAVE, MAX_STREAMS
@@ -91,7 +92,7 @@ OPTIONS: dict[str, Option] = {
                              "second-level analysis."),
     "progressive": Option(("--progressive",), default=False, is_flag=True,
                           help="Test doubling lengths from --min to --max; stop at the first failure."),
-    "min": Option(("--min",), dest="min_size", size=True, metavar="SIZE", cli_default="1K", show_default=True,
+    "min": Option(("--min",), dest="min_size", size=True, metavar="SIZE", cli_default=f"{DEFAULT_PROGRESSIVE_MIN >> 10}K", show_default=True,
                   help="First length of --progressive."),
     "max": Option(("--max",), dest="max_size", size=True, metavar="SIZE",
                   help="Last length of --progressive (default: -n; else 1 GiB of a generator, or all of stdin or "
