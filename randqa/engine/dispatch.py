@@ -28,9 +28,10 @@ from randqa.engine.parallel import POLL_S, Workers, check_version
 from randqa.errors import RandqaError
 
 #: segments in flight per worker thread: one running, one waiting
-SEGMENTS_PER_WORKER = 2
+IN_FLIGHT_PER_WORKER = 2
 #: how often a producer's segment is sent again after its worker was lost
 RESENDS = 3
+
 
 def run_segment(client_version: str, job: Any, segment: "Segment", data: np.ndarray | None) -> dict[str, Any]:
     """The task every worker runs: test one segment (see ``SegmentJob.compute``)."""
@@ -108,7 +109,7 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
     KeyboardInterrupt is raised here (in-flight segments are cancelled).
     """
     client = workers.client(interrupted)
-    window = SEGMENTS_PER_WORKER * workers.slots()
+    window = IN_FLIGHT_PER_WORKER * workers.slots()
     queue: deque[_Pending] = deque()
     exhausted = False
 
