@@ -14,6 +14,7 @@ from typing import Any, ContextManager, Union
 
 import numpy as np
 
+from randqa.engine.options import check_value
 from randqa.errors import RandqaError
 from randqa.sizes import parse_size
 
@@ -69,6 +70,8 @@ def _threads(threads: object, jobs: object, function: str, default: object) -> t
     --jobs counts worker processes; the API's threads run in this process),
     with the keyword the value came from, for its TypeError."""
     if jobs is None:
+        with _python_errors():
+            check_value("threads", _whole(threads, "threads"))
         return threads, "threads"
     warnings.warn(f"randqa.{function}(jobs=...) is deprecated: use threads=, the threads in this process "
                   "(randqa's --jobs counts worker processes)", DeprecationWarning, stacklevel=3)

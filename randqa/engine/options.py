@@ -26,6 +26,9 @@ from randqa.sizes import parse_size
 from randqa.sources import FORMATS
 from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
+#: how many worker processes (--jobs) or threads (the API's threads) a run may use
+_PARALLEL_RANGE = click.IntRange(min=1, max=256)
+
 #: an Option's cli_default when the CLI's default is the API's
 SAME_DEFAULT: Any = object()
 
@@ -107,14 +110,14 @@ OPTIONS: dict[str, Option] = {
     "json": Option(("--json",), dest="json_path", metavar="PATH",
                    help="Write the results as JSON to PATH ('-' for stdout)."),
     "html": Option(("--html",), dest="html_path", metavar="PATH", help="Write a self-contained HTML report to PATH."),
-    "jobs": Option(("-j", "--jobs"), type=click.IntRange(min=1, max=256), default=os.cpu_count() or 1,
+    "jobs": Option(("-j", "--jobs"), type=_PARALLEL_RANGE, default=os.cpu_count() or 1,
                    show_default="every core",
                    help="At most this many worker processes test segments of the stream side by side (an embedded "
                         "Dask cluster, started in the background) when the run is long enough to repay it; shorter "
                         "runs stay in this process with the suite's tests in this many threads "
                         "(randqa/engine/run_mode.py; 1: all in this process, one thread)."),
-    # the API runs in this process: its threads have the range of --jobs, and --jobs's line when out of it
-    "threads": Option(default=1),
+    # the API runs in this process: its threads have the range of --jobs
+    "threads": Option(type=_PARALLEL_RANGE, default=1),
     "progress": Option(("--progress/--no-progress",), default=False, cli_default=None,
                        help="Progress bar on stderr (default: when stderr is a terminal)."),
     "name": Option(),
@@ -178,8 +181,9 @@ def check_value(name: str, value: Any) -> None:
     option = OPTIONS[name]
     if option.type is None:
         return
-    declared = option.click_option(name)
+    # a keyword of the API alone has no flags for click's line to name: the line names the keyword
+    declared = option.click_option(name) if option.flags else None
     try:
-        declared.type.convert(str(value) if isinstance(option.type, click.Choice) else value, declared, None)
+        option.type.convert(str(value) if isinstance(option.type, click.Choice) else value, declared, None)
     except click.BadParameter as exc:
-        raise UsageError(exc.format_message()) from None
+        raise UsageError(exc.format_message() if declared else f"Invalid value for {name}: {exc.message}") from None

@@ -216,6 +216,7 @@ def test_an_empty_file_raises_value_error(tmp_path):
     ("pcg64", {"seed_sweep": 10, "n": 1024}, "--seed-sweep reads --positions bytes of each seeded stream"),
     ("no-such-generator", {}, "unknown source 'no-such-generator'"),
     ("pcg64", {"suite": "nope"}, "unknown suite 'nope'"),
+    ("pcg64", {"threads": 0}, r"^Invalid value for threads: 0 is not in the range 1<=x<=256\.$"),
 ])
 def test_bad_combinations_raise_value_error(source, kwargs, message):
     with pytest.raises(ValueError, match=message):

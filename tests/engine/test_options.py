@@ -56,6 +56,7 @@ def test_a_keyword_of_the_api_alone_has_no_decorator():
     ("jobs", 0, "Invalid value for '-j' / '--jobs': 0 is not in the range 1<=x<=256."),
     ("word_bits", 12, "Invalid value for '--word-bits': '12' is not one of '8', '16', '32', '64'."),
     ("positions", 4097, "Invalid value for '--positions': 4097 is not in the range 1<=x<=4096."),
+    ("threads", 257, "Invalid value for threads: 257 is not in the range 1<=x<=256."),  # the API's alone
 ])
 def test_a_bad_value_gets_clicks_line(name, value, line):
     with pytest.raises(UsageError) as info:
