@@ -65,19 +65,22 @@ def _whole(value: object, keyword: str) -> int | None:
     raise TypeError(f"{keyword} must be a whole number, not {type(value).__name__}")
 
 
-def _threads(threads: object, jobs: object, function: str, default: object) -> tuple[object, str]:
+def _threads(threads: object, jobs: object, function: str, default: object) -> tuple[object, int | None]:
     """``threads``, or the deprecated ``jobs`` given instead (the CLI's
-    --jobs counts worker processes; the API's threads run in this process),
-    with the keyword the value came from, for its TypeError."""
+    --jobs counts worker processes; the API's threads run in this process):
+    the value as given, for the call's text, and as a whole number (a
+    TypeError names the keyword it came from; ``threads`` out of its range
+    gets its line)."""
     if jobs is None:
+        value = _whole(threads, "threads")
         with _python_errors():
-            check_value("threads", _whole(threads, "threads"))
-        return threads, "threads"
+            check_value("threads", value)
+        return threads, value
     warnings.warn(f"randqa.{function}(jobs=...) is deprecated: use threads=, the threads in this process "
                   "(randqa's --jobs counts worker processes)", DeprecationWarning, stacklevel=3)
     if threads != default:
         raise TypeError(f"randqa.{function}: give threads, not both threads and jobs")
-    return jobs, "jobs"
+    return jobs, _whole(jobs, "jobs")
 
 
 def _flag(value: object, keyword: str) -> bool:

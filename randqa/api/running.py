@@ -155,7 +155,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
 
     arguments = locals()
-    threads_given, threads_keyword = _threads(threads, jobs, "test", _TEST_DEFAULTS["threads"])
+    threads_given, threads_value = _threads(threads, jobs, "test", _TEST_DEFAULTS["threads"])
     call = {**{keyword: arguments[keyword] for keyword in _TEST_DEFAULTS}, "threads": threads_given}
     given = _bitgenerator_list(source)
     if given and (streams is not None or stream_seeds is not None):
@@ -166,7 +166,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
         sequences=_whole(sequences, "sequences"), progressive=_flag(progressive, "progressive"),
         min_size=_size(min, "min") or DEFAULT_PROGRESSIVE_MIN, max_size=_size(max, "max"), keep_going=_flag(keep_going, "keep_going"),
         seed_sweep=_whole(seed_sweep, "seed_sweep"), positions=_whole(positions, "positions") or 0,
-        jobs=_whole(threads_given, threads_keyword) or 0, streams=_whole(streams, "streams"),
+        jobs=threads_value or 0, streams=_whole(streams, "streams"),
         stream_seeds=None if stream_seeds is None else _text(stream_seeds, "stream_seeds"),
         interleave=None if given else _size(interleave, "interleave"))
     json_path, html_path = _path(json, "json"), _path(html, "html")
@@ -355,7 +355,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         spec = _path(item, "source")
         assert spec is not None
         specs.append(spec)
-    threads_given, threads_keyword = _threads(threads, jobs, "compare", _COMPARE_DEFAULTS["threads"])
+    threads_given, threads_value = _threads(threads, jobs, "compare", _COMPARE_DEFAULTS["threads"])
     call = {**{keyword: arguments[keyword] for keyword in _COMPARE_DEFAULTS}, "threads": threads_given}
     schemes = () if stream_seeds is None else (_text(stream_seeds, "stream_seeds"),) if isinstance(
         stream_seeds, str) else tuple(_text(s, "stream_seeds") for s in stream_seeds)
@@ -363,8 +363,7 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
     preset_name = None if preset is None else _text(preset, "preset")
     flags = (_flag(progressive, "progressive"), _flag(keep_going, "keep_going"), _flag(progress, "progress"),
              _flag(predict, "predict"))
-    threads = _whole(threads_given, threads_keyword)
-    threads = threads if threads is not None else builtins.min(2, os.cpu_count() or 1)
+    threads = threads_value if threads_value is not None else builtins.min(2, os.cpu_count() or 1)
     seed_value, repeats = _whole(seed, "seed"), _whole(speed_repeats, "speed_repeats")
     json_path, html_path = _path(json, "json"), _path(html, "html")
     with _python_errors():
