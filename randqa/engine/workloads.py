@@ -12,6 +12,7 @@ from randqa.battery.suites import Suite
 from randqa.engine.feeding import CHUNK_BYTES, Fed, SourceReader, feed
 from randqa.engine.jobs import SegmentJob, StreamJob
 from randqa.engine.judging import judge, judge_entries
+from randqa.engine.run_mode import suite_seconds_per_byte
 from randqa.engine.segment_policy import suite_alignment
 from randqa.errors import InputError
 from randqa.results import TestResult, Thresholds
@@ -175,8 +176,6 @@ class StreamWorkload(Workload):
         return self.source.size if self.split == "pread" else None
 
     def seconds_per_byte(self) -> float | None:
-        from randqa.engine.run_mode import suite_seconds_per_byte
-
         return suite_seconds_per_byte(self.suite) if self.unit == "bytes" else None
 
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
