@@ -7,7 +7,8 @@ temporary folder, then times whole commands, ``randqa test FILE -n SIZE
 --suite S`` with the default ``--jobs`` (every core; randqa picks the run
 mode, randqa/engine/run_mode.py), ``--jobs 1`` and ``--jobs N`` (N = cores:
 the same ceiling as the default, so the same choice; their difference is
-noise), and for reference the cluster forced (``--jobs N --segment 240M``),
+noise), and for reference a local Dask cluster forced (``--jobs N --segment
+240M``),
 for each suite and size: the median wall time of ``--repeats`` runs (at least
 5 for runs shorter than 1 GiB, whose sub-second times vary most; the
 commands of a row take turns, each first in turn, so load from elsewhere
@@ -77,8 +78,8 @@ def main() -> int:
     sizes = [parse_size(text) for text in args.sizes.split(",")]
     suites = args.suites.split(",")
     cores = os.cpu_count() or 1
-    # --jobs N is a ceiling the picker works under, as the default (every core) is; "cluster" forces the
-    # cluster (a --segment shorter than the run), to show what the picker weighed against
+    # --jobs N is a ceiling the picker works under, as the default (every core) is; "cluster" forces a
+    # local Dask cluster (a --segment shorter than the run), to show what segment threads replace
     modes = {"default": [], "--jobs 1": ["--jobs", "1"], f"--jobs {cores}": ["--jobs", str(cores)],
              "cluster": ["--jobs", str(cores), "--segment", SEGMENT]}
     base = [sys.executable, "-m", "randqa", "test"]

@@ -97,8 +97,10 @@ class RunLoop(Retests):
         self.mode = mode_of_run(self.workload, self.limit, self.workers, self.threads, segment=segment,
                                 segment_given=given, progressive=self.plan.progressive)
         self.threads = self.mode.threads
-        #: whether the cluster's start was begun (the run's JSON then says why)
-        self.cluster_begun = False
+        #: whether the run reached the segments its mode sends elsewhere (the run's JSON then says why)
+        self.segments_begun = False
+        #: the threads that test segments side by side (segment-threads mode), made when first needed
+        self._segment_threads: Any = None
         #: a file shorter than asked: it ends at its size
         self.data_short = size is not None and limit is not None and size < limit
         self.final: list[TestResult] | None = None
@@ -169,16 +171,28 @@ class RunLoop(Retests):
         return end
 
     def _use_workers(self, position: int) -> bool:
-        workers = self.workers
-        if workers is None or not self.mode.cluster:
+        """Whether the segments from ``position`` on go to the segment
+        threads or the cluster (else the next piece is tested here)."""
+        if not self.mode.segments:
             return False
         if position < self.mode.start_at:
             return False  # short lengths, or the first segment of a stream of unknown length, first
-        workers.start_in_background()
-        self.cluster_begun = True
+        self.segments_begun = True
+        if self.mode.cluster:
+            self.workers.start_in_background()
         if position % self.segment_units:
             return False  # first reach a segment boundary here
-        return workers.ready  # until then, pieces are tested here
+        return self.workers.ready if self.mode.cluster else True  # until a cluster is up, pieces are tested here
+
+    def _segment_runner(self) -> Any:
+        """What tests the segments: the cluster's workers, or this process's segment threads."""
+        if self.mode.cluster:
+            return self.workers
+        if self._segment_threads is None:
+            from randqa.engine.segment_threads import SegmentThreads
+
+            self._segment_threads = SegmentThreads(self.mode.side_by_side)
+        return self._segment_threads
 
     def _in_process_piece(self, guard: InterruptGuard, position: int) -> int:
         count = self._next_boundary(position) - position
@@ -243,7 +257,7 @@ class RunLoop(Retests):
         from randqa.engine.dispatch import in_stream_order
 
         job = self.workload.job
-        for segment, result in in_stream_order(self.workers, job, self._segments(guard, position),
+        for segment, result in in_stream_order(self._segment_runner(), job, self._segments(guard, position),
                                                lambda: guard.pending):
             count = int(result["count"])
             along = segment.start  # the segment's units the retests have had
@@ -307,6 +321,8 @@ class RunLoop(Retests):
             interrupted = interrupted or guard.pending
             if self.workers is not None and not interrupted:
                 self.workers.discard_start()  # the run ended before the cluster was needed: never wait for it
+            if self._segment_threads is not None:
+                self._segment_threads.close()
             if progress.position == 0 and progress.tail_bits == 0 and not interrupted:
                 raise InputError(f"{self.workload.name}: no data (empty input)")
             lengths = list(progress.lengths)
@@ -348,7 +364,8 @@ class RunLoop(Retests):
         was split."""
         data: dict[str, Any]
         if self.progress.segments:
-            data = self.workers.describe() if self.workers is not None else {"mode": "in-process"}
+            runner = self._segment_threads if self._segment_threads is not None else self.workers
+            data = runner.describe() if runner is not None else {"mode": "in-process"}
             data.update({
                 "split": self.workload.split,
                 f"segment_{self.workload.unit}": self.segment_units,
@@ -357,7 +374,7 @@ class RunLoop(Retests):
             })
         else:
             data = {"mode": "in-process"}
-        if self.cluster_begun:  # a run that stayed in this process reads as before
+        if self.segments_begun:  # a run that stayed in this process reads as before
             data.update(self.mode.to_json())
         if self.resumed_at is not None:
             data.update({"sessions": self.progress.sessions, f"resumed_at_{self.workload.unit}": self.resumed_at})

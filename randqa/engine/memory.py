@@ -41,25 +41,29 @@ def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "byt
     the tests' stated needs (randqa.battery.suites.check_memory), the read
     buffers and the source's own (a bit-text reader holds 8 bytes per bit);
     and when the run of ``length`` bytes (None: unknown; 0: this process
-    only) may get a local cluster of ``jobs`` workers
-    (randqa.engine.run_mode), the copies of the tests its processes hold."""
-    from randqa.engine.run_mode import CLUSTER, may_use_cluster, processes_holding_tests
+    only) may be cut into segments tested side by side by ``jobs`` workers
+    (randqa.engine.run_mode), the copies of the tests they hold."""
+    from randqa.engine.run_mode import (
+        SEGMENT_THREADS,
+        copies_of_tests,
+        may_use_segments,
+    )
 
     buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
     here = check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
-    if length == 0 or not may_use_cluster(length, jobs, suite):
+    if length == 0 or not may_use_segments(length, jobs, suite):
         return here
     copy = check_memory(suite, 1 << 62, chunk_bytes=CHUNK_BYTES, other_bytes=CHUNK_BYTES, lengths=lengths)
 
-    def on_cluster(workers: int) -> int:
-        return here + (processes_holding_tests(CLUSTER, workers) - 1) * copy
+    def side_by_side(workers: int) -> int:
+        return here + (copies_of_tests(SEGMENT_THREADS, workers) - 1) * copy
 
-    total = on_cluster(jobs)
+    total = side_by_side(jobs)
     if total <= limit:
         return total
-    fewer = next((k for k in range(jobs - 1, 1, -1) if on_cluster(k) <= limit), None)
+    fewer = next((k for k in range(jobs - 1, 1, -1) if side_by_side(k) <= limit), None)
     instead = f"--jobs {fewer} (or --jobs 1 to test in one process)" if fewer else "--jobs 1 to test in one process"
-    raise SuiteError(f"suite file {suite.path}: the run on a cluster of {jobs} worker processes needs "
+    raise SuiteError(f"suite file {suite.path}: the run on {jobs} workers side by side needs "
                      f"{format_size(total, approximate=True)} of memory (a copy of the tests in each), over "
                      f"--max-memory {format_size(limit, approximate=True)}; pass {instead}, or a larger --max-memory")
 

@@ -1,6 +1,7 @@
-"""Which run mode a run gets: one process, threads in this process, or a
+"""Which run mode a run gets: one process, threads in this process (the
+tests of each chunk spread over them, or segments side by side), or a
 cluster of worker processes; the segment size that balances it; and the
-memory its processes hold.
+memory its copies of the tests hold.
 
 ``pick_run_mode`` is the one place this is decided.  It weighs the run's
 length (None when unknown: stdin, a stream until it ends), the suite's cost
@@ -9,19 +10,25 @@ cores, and ``--scheduler``:
 
 - a scheduler always means its cluster;
 - ``--jobs 1``, or one core, means one process;
-- a run whose estimated time in one process is short (``CLUSTER_MIN_S``)
-  stays in this process, its tests in ``--jobs`` threads: a cluster's
-  start-up (2-3 CPU-seconds to start and stop two local workers) would cost
-  about what it saves;
-- a longer run, or one of unknown length, gets the cluster.  It is started
-  in the background (randqa.engine.parallel.Workers.start_in_background)
-  while the first segments are tested here in one thread (the start needs
-  the other cores), at once for a long run and once the first segment is
-  done for one of unknown length, so a short stream never pays for it; a
-  run that ends first never waits for it.
+- a run of at most ``SEGMENTS_MIN_BYTES``, or whose estimated time in one
+  process is short (``SEGMENTS_MIN_S``), stays in one piece: its tests are
+  spread over ``--jobs`` threads, chunk by chunk (cutting it into segments
+  would cost a state copy and merge per segment for little gain);
+- a longer run, or one of unknown length, is cut into segments tested side
+  by side in ``--jobs`` threads of this process, each with its own copy of
+  the tests (randqa/engine/segment_threads.py).  The tests' kernels release
+  the GIL, so this is as parallel as worker processes, with nothing to
+  start: a local Dask cluster's 1.5-3 CPU-seconds of start-up, which on 2
+  cores made the standard suite on 4 GiB reach only about 1.5x one process,
+  are never paid.  A stream of unknown length has its first segment tested
+  here, so a short stream is never cut.
 
-With ``--segment`` given the run's segments are what was asked for: the
-cluster takes a run longer than one segment, as the segment says.
+With ``--segment`` given the run's segments are what was asked for: a run
+longer than one segment goes to a local cluster of worker processes (as a
+seed sweep's blocks of seeds do, whose cost is not measured), started in
+the background while the first segments are tested here
+(randqa.engine.parallel.Workers.start_in_background); a run that ends first
+never waits for it.
 
 The suite's cost is measured once per suite and machine: the CPU time of
 its fastest chunk of fixed pseudo-random bytes in this process (after one
@@ -47,28 +54,24 @@ from randqa.battery.suites import Suite
 
 ONE_PROCESS = "one-process"
 THREADS = "threads"
+SEGMENT_THREADS = "segment-threads"
 CLUSTER = "cluster"
 
-#: estimated CPU-seconds in one process from which a local cluster pays.
-#: On 2 cores a cluster's run takes about (T + 2-3 s of start and stop + 30 ms
-#: a segment) / 2 plus a last round that leaves a worker idle, while --jobs
-#: threads here take T or somewhat less: the quick suite on 1 GiB (about 2 s)
-#: gained nothing from 2 workers, the standard suite on 4 GiB (about 19 s)
-#: gains most (benchmarks/bench_run_mode.py)
-CLUSTER_MIN_S = 8.0
-#: runs no longer than this never start a cluster (nor measure the suite)
-CLUSTER_MIN_BYTES = 64 << 20
+#: runs no longer than this are never cut into segments (nor is the suite measured)
+SEGMENTS_MIN_BYTES = 64 << 20
+#: estimated CPU-seconds in one process from which segments side by side pay:
+#: below it a segment's state copy and merge (about 30 ms of CPU for the
+#: standard suite) and a last round with a thread idle cost about what they save
+SEGMENTS_MIN_S = 1.0
 #: bytes the suite is timed on when its cost is measured, after one chunk to warm up
 PROBE_BYTES = 16 << 20
 #: CPU-seconds after which the measurement stops short of PROBE_BYTES
 PROBE_MAX_S = 0.25
-#: segments per worker a local cluster's run is cut into by default: enough
-#: that what this process tests while the cluster starts, and the last round,
-#: leave no worker idle long
-SEGMENTS_PER_WORKER = 8
-#: the shortest default segment on workers: its task, state and merge (about
-#: 30 ms of CPU for the standard suite) stay a few percent of its test
-MIN_SEGMENT_BYTES = 128 << 20
+#: segments per worker a run is cut into by default: enough that the last
+#: round, and what this process tests before a cluster is up, leave no worker idle long
+SEGMENTS_PER_WORKER = 4
+#: the shortest default segment: its state copy and merge stay a few percent of its test
+MIN_SEGMENT_BYTES = 32 << 20
 #: the cache of measured suite costs, under randqa's cache folder
 COST_CACHE = "suite-costs.json"
 
@@ -82,13 +85,21 @@ class RunMode:
     kind: str
     #: threads for the suite's tests on each chunk tested in this process
     threads: int
-    #: unit position at which the cluster is started in the background (cluster only)
+    #: unit position from which segments go to the threads or the cluster
+    #: (the cluster is started in the background there)
     start_at: int = 0
     reason: str = ""
+    #: segment threads side by side (segment-threads only)
+    side_by_side: int = 0
 
     @property
     def cluster(self) -> bool:
         return self.kind == CLUSTER
+
+    @property
+    def segments(self) -> bool:
+        """Whether the run is cut into segments tested side by side (in threads or on a cluster)."""
+        return self.kind in (SEGMENT_THREADS, CLUSTER)
 
     def to_json(self) -> dict[str, Any]:
         return {"run_mode": self.kind, "run_mode_reason": self.reason}
@@ -108,23 +119,25 @@ def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, sec
         return RunMode(ONE_PROCESS, 1, reason="--jobs 1")
     if min(jobs, cores) <= 1:
         return RunMode(ONE_PROCESS, 1, reason="one core: workers would share it")
-    if unit == "bytes" and length is not None and length <= CLUSTER_MIN_BYTES and not segment_given:
-        return RunMode(THREADS, jobs, reason=f"{length} bytes: too short to repay a cluster's start-up")
-    # while a local cluster starts, what is tested here runs in one thread: the start needs the other cores
-    if length is None:
-        return RunMode(CLUSTER, 1, segment, "length unknown: the cluster starts in the background once the "
-                                               "first segment is tested here")
-    if segment_given or seconds_per_byte is None:
-        if length > segment:
-            why = "--segment" if segment_given else "cost unknown"
-            return RunMode(CLUSTER, 1, 0, f"{why}: longer than one segment")
+    threads = min(jobs, cores)
+    if unit == "bytes" and length is not None and length <= SEGMENTS_MIN_BYTES and not segment_given:
+        return RunMode(THREADS, jobs, reason=f"{length} bytes: too short to cut into segments")
+    if segment_given or unit != "bytes":
+        # while a local cluster starts, what is tested here runs in one thread: the start needs the other cores
+        if length is None or length > segment:
+            why = "--segment" if segment_given else f"{unit}"
+            return RunMode(CLUSTER, 1, 0, f"{why}: longer than one segment, on a local cluster started in the "
+                                          f"background")
         return RunMode(THREADS, jobs, reason="no longer than one segment")
-    estimate = seconds_per_byte * length
-    if estimate >= CLUSTER_MIN_S:
-        return RunMode(CLUSTER, 1, 0, f"about {estimate:.1f} s in one process: the cluster starts in the "
-                                         f"background while the first segments are tested here")
-    return RunMode(THREADS, jobs, reason=f"about {estimate:.1f} s in one process: too short to repay a cluster's "
-                                         f"start-up")
+    if length is None:
+        return RunMode(SEGMENT_THREADS, jobs, segment, f"length unknown: segments side by side in {threads} threads "
+                                                    f"once the first is tested here", threads)
+    if seconds_per_byte is not None and seconds_per_byte * length < SEGMENTS_MIN_S:
+        return RunMode(THREADS, jobs, reason=f"about {seconds_per_byte * length:.1f} s in one process: too short "
+                                             f"to cut into segments")
+    estimate = "" if seconds_per_byte is None else f"about {seconds_per_byte * length:.1f} s in one process: "
+    return RunMode(SEGMENT_THREADS, jobs, 0, f"{estimate}segments side by side in {threads} threads of this process",
+                   threads)
 
 
 def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *, segment: int,
@@ -132,8 +145,9 @@ def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *,
     """The run mode of a run loop: ``workload`` (randqa.engine.execute) for
     ``limit`` units, ``workers`` (randqa.engine.parallel.Workers, or None:
     this process only, in ``threads`` threads).  A progressive run judges its
-    first segment's short lengths here before any cluster starts, so a bad
-    generator failing at 1 KiB never starts one."""
+    first segment's short lengths here before any segment goes elsewhere, so
+    a bad generator failing at 1 KiB never starts a cluster nor waits for a
+    segment's snapshots."""
     if workers is None or not workers.wanted:
         kind = THREADS if threads > 1 else ONE_PROCESS
         return RunMode(kind, threads, reason="no workers: this process only")
@@ -141,7 +155,7 @@ def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *,
     cost = workload.seconds_per_byte() if needs_cost(limit, workers.jobs, scheduler, segment_given) else None
     mode = pick_run_mode(limit, jobs=workers.jobs, scheduler=scheduler, seconds_per_byte=cost, segment=segment,
                          segment_given=segment_given, unit=workload.unit)
-    if progressive and mode.cluster:
+    if progressive and mode.segments:
         mode = replace(mode, start_at=max(mode.start_at, segment))
     return mode
 
@@ -149,21 +163,22 @@ def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *,
 def needs_cost(length: int | None, jobs: int, scheduler: bool, segment_given: bool) -> bool:
     """Whether ``pick_run_mode`` would use the suite's cost (else it is not measured)."""
     return (jobs > 1 and not scheduler and not segment_given and length is not None
-            and length > CLUSTER_MIN_BYTES and (os.cpu_count() or 1) > 1)
+            and length > SEGMENTS_MIN_BYTES and (os.cpu_count() or 1) > 1)
 
 
-def may_use_cluster(length: int | None, jobs: int, suite: Suite) -> bool:
+def may_use_segments(length: int | None, jobs: int, suite: Suite) -> bool:
     """Whether a run of ``suite`` for ``length`` bytes (None: unknown) with
-    ``--jobs jobs`` may get a local cluster (what its memory check must
-    count): ``pick_run_mode``'s answer, the suite's cost measured when it matters."""
+    ``--jobs jobs`` may be cut into segments tested side by side, each by a
+    copy of the tests (what its memory check must count): ``pick_run_mode``'s
+    answer, the suite's cost measured when it matters."""
     cost = suite_seconds_per_byte(suite) if needs_cost(length, jobs, False, False) else None
-    return pick_run_mode(length, jobs=jobs, seconds_per_byte=cost, segment=1).cluster
+    return pick_run_mode(length, jobs=jobs, seconds_per_byte=cost, segment=1).segments
 
 
 def balanced_segment(limit: int, workers: int) -> int:
     """A default segment for ``limit`` units on ``workers`` workers that open
-    the source themselves: ``SEGMENTS_PER_WORKER`` per worker, so what this
-    process tests while the cluster starts and the last round balance out,
+    the source themselves: ``SEGMENTS_PER_WORKER`` per worker, so the last
+    round (and what this process tests while a cluster starts) balance out,
     but at least ``MIN_SEGMENT_BYTES``."""
     return max(MIN_SEGMENT_BYTES, -(-limit // (SEGMENTS_PER_WORKER * workers)))
 
@@ -255,8 +270,9 @@ def _write_cache(path: str, data: dict[str, Any]) -> None:
 # Memory
 
 
-def processes_holding_tests(kind: str, workers: int) -> int:
+def copies_of_tests(kind: str, workers: int) -> int:
     """Copies of the suite's state a run holds at once: one in this process;
-    on a local cluster also one per worker, and the result of a finished
-    segment being merged here (its state, loaded into fresh tests)."""
-    return 1 + workers + 2 if kind == CLUSTER else 1
+    with segments side by side (threads or a local cluster) also one per
+    worker, and the result of a finished segment being merged here (its
+    state, loaded into fresh tests)."""
+    return 1 + workers + 2 if kind in (SEGMENT_THREADS, CLUSTER) else 1

@@ -83,12 +83,21 @@ print(first, mapped_on_its_own())
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
                     reason="glibc's mallopt and mallinfo2")
-@pytest.mark.parametrize("threshold, tuned", [("65536", True), ("131072", False)])
-def test_workers_keep_chunk_temporaries_in_the_heap(threshold, tuned):
-    """Dask's workers run with MALLOC_TRIM_THRESHOLD_=65536, which makes glibc
-    map and unmap every large temporary afresh; the segment task undoes
-    that, and only that value."""
-    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": threshold}
+@pytest.mark.parametrize("threshold, mmap_threshold, tuned", [
+    ("65536", None, True),  # Dask's workers' setting
+    (None, None, True),  # this process, whose segment threads get arenas glibc trims at once
+    ("131072", None, False),  # the user's choice
+    (None, "1048576", False),
+])
+def test_segments_keep_chunk_temporaries_in_the_heap(threshold, mmap_threshold, tuned):
+    """Dask's workers run with MALLOC_TRIM_THRESHOLD_=65536, and threads'
+    arenas are trimmed at once, which makes glibc map and unmap every large
+    temporary afresh; the segment task keeps them in the heap, unless the
+    user set the thresholds."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("MALLOC_")}
+    for name, value in (("MALLOC_TRIM_THRESHOLD_", threshold), ("MALLOC_MMAP_THRESHOLD_", mmap_threshold)):
+        if value is not None:
+            env[name] = value
     out = subprocess.run([sys.executable, "-c", ALLOCATION_PROBE], env=env, capture_output=True, text=True,
                          check=True, timeout=60).stdout
     assert out.split() == ["True", str(not tuned)], out

@@ -210,8 +210,8 @@ def test_collision_blocks_across_segments_on_workers(workers):
                                                    ("arc4", "sequential", 256 << 20)])
 def test_default_segments_follow_the_split(stream_file, name, split, default):
     """Segments workers open themselves are long (a segment's task, state and
-    merge stay under 1% of its test), but eight per worker (each at least
-    128 MiB) when the run's length is known; a stream handed out in order keeps 256 MiB, of
+    merge stay under 1% of its test), but four per worker (each at least
+    32 MiB) when the run's length is known; a stream handed out in order keeps 256 MiB, of
     which a producer holds two per worker."""
     from randqa.engine.segment_policy import default_segment
     from randqa.engine.workloads import StreamWorkload
@@ -220,9 +220,9 @@ def test_default_segments_follow_the_split(stream_file, name, split, default):
     with open_source(spec, seed=None if name in ("file", "urandom") else SEED) as source:
         workload = StreamWorkload(source, load_suite("quick"), spec=spec)
         assert (workload.split, default_segment(workload.remote_open)) == (split, default)
-        # eight per worker, so what this process tests while the cluster starts and the last round balance out
-        shorter = {(1 << 30, 2): 128 << 20, (4 << 30, 2): 256 << 20, (12 << 30, 2): 768 << 20,
-                   (16 << 30, 2): 1 << 30, (1 << 30, 16): 128 << 20}
+        # four per worker, so the last round (and what this process tests while a cluster starts) balance out
+        shorter = {(1 << 30, 2): 128 << 20, (4 << 30, 2): 512 << 20, (6 << 30, 2): 768 << 20,
+                   (16 << 30, 2): 1 << 30, (1 << 30, 16): 32 << 20}
         for (limit, slots), opened in shorter.items():
             assert default_segment(workload.remote_open, limit, slots) == (opened if split != "sequential" else 256 << 20)
 

@@ -1,8 +1,9 @@
-"""The run mode (randqa/engine/run_mode.py): one process, threads in this
-process, or a cluster started in the background, picked from the suite's
-cost per byte, the run's length, --jobs, the cores and --scheduler; the
-suite's cost measured once and cached; the memory of a cluster's processes
-counted against --max-memory before the run."""
+"""The run mode (randqa/engine/run_mode.py): one process, a chunk's tests
+in threads, segments side by side in threads, or a cluster, picked from the
+suite's cost per byte, the run's length, --jobs, the cores, --segment and
+--scheduler; the suite's cost measured once and cached; the memory of the
+copies of the tests that segments side by side hold counted against
+--max-memory before the run."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from cli_harness import assert_one_error_line, randqa
 from randqa.battery.suites import load_suite
 from randqa.engine import run_mode
 from randqa.engine.memory import check_run_memory
-from randqa.engine.run_mode import CLUSTER, ONE_PROCESS, THREADS, pick_run_mode
+from randqa.engine.run_mode import CLUSTER, ONE_PROCESS, SEGMENT_THREADS, THREADS, pick_run_mode
 from randqa.errors import SuiteError
 
 MIB, GIB = 1 << 20, 1 << 30
@@ -29,13 +30,14 @@ def pick(length, jobs=2, **kwargs):
 
 
 @pytest.mark.parametrize("length, kwargs, kind, threads, start_at", [
-    # a long run: the cluster, started at once in the background (one thread here meanwhile)
-    (4 * GIB, {}, CLUSTER, 1, 0),
-    # a short one: too short to repay a cluster's start-up; --jobs threads here
+    # a long run: segments side by side in threads, from the start
+    (4 * GIB, {}, SEGMENT_THREADS, 2, 0),
+    (512 * MIB, {}, SEGMENT_THREADS, 2, 0),
+    # a short one: in one piece, its tests spread over --jobs threads
     (64 * MIB, {}, THREADS, 2, 0),
-    (512 * MIB, {}, THREADS, 2, 0),
-    # a slow suite makes a cluster pay sooner, but never at 64 MiB or less
-    (512 * MIB, {"seconds_per_byte": 2e-8}, CLUSTER, 1, 0),
+    (128 * MIB, {"seconds_per_byte": 1e-9}, THREADS, 2, 0),
+    # a slow suite is cut sooner, but never at 64 MiB or less
+    (128 * MIB, {"seconds_per_byte": 2e-8}, SEGMENT_THREADS, 2, 0),
     (64 * MIB, {"seconds_per_byte": 1e-6}, THREADS, 2, 0),
     # --jobs 1 is one process; so is one core
     (4 * GIB, {"jobs": 1}, ONE_PROCESS, 1, 0),
@@ -43,11 +45,11 @@ def pick(length, jobs=2, **kwargs):
     # --jobs is a ceiling on threads too
     (64 * MIB, {"jobs": 3, "cores": 8}, THREADS, 3, 0),
     # stdin: once its first segment is tested here
-    (None, {}, CLUSTER, 1, 256 * MIB),
+    (None, {}, SEGMENT_THREADS, 2, 256 * MIB),
     # a scheduler always means its cluster, even for a short run
     (1 * MIB, {"scheduler": True}, CLUSTER, 2, 0),
     (None, {"jobs": 1, "scheduler": True}, CLUSTER, 1, 0),
-    # --segment: longer than one segment goes to the cluster, whatever the cost
+    # --segment: longer than one segment goes to a local cluster, whatever the cost
     (3 * MIB, {"segment": MIB, "segment_given": True}, CLUSTER, 1, 0),
     (MIB, {"segment": MIB, "segment_given": True}, THREADS, 2, 0),
     # a cost not measured (a seed sweep's seeds): the segment decides
@@ -58,12 +60,18 @@ def test_the_picker(length, kwargs, kind, threads, start_at):
     mode = pick(length, **kwargs)
     assert (mode.kind, mode.threads, mode.start_at) == (kind, threads, start_at)
     assert mode.reason and mode.to_json() == {"run_mode": kind, "run_mode_reason": mode.reason}
+    assert mode.side_by_side == (min(kwargs.get("jobs", 2), kwargs.get("cores", 2)) if kind == SEGMENT_THREADS else 0)
+
+
+def test_segment_threads_are_no_more_than_the_cores():
+    mode = pick(4 * GIB, jobs=8, cores=2)
+    assert (mode.kind, mode.side_by_side) == (SEGMENT_THREADS, 2)
 
 
 def test_the_threshold_is_the_estimated_time():
-    cost = run_mode.CLUSTER_MIN_S / GIB
+    cost = run_mode.SEGMENTS_MIN_S / GIB
     assert pick(GIB - MIB, seconds_per_byte=cost).kind == THREADS
-    assert pick(GIB, seconds_per_byte=cost).kind == CLUSTER
+    assert pick(GIB, seconds_per_byte=cost).kind == SEGMENT_THREADS
 
 
 def test_the_suite_cost_is_measured_once_and_cached(tmp_path, monkeypatch):
@@ -92,16 +100,16 @@ def test_a_measured_cost_is_plausible():
 
 
 def test_balanced_segments():
-    assert run_mode.balanced_segment(4 * GIB, 2) == 256 * MIB
-    assert run_mode.balanced_segment(GIB, 2) == run_mode.MIN_SEGMENT_BYTES
+    assert run_mode.balanced_segment(4 * GIB, 2) == 512 * MIB
+    assert run_mode.balanced_segment(256 * MIB, 2) == run_mode.MIN_SEGMENT_BYTES
 
 
-# ---- memory: every process of a cluster holds a copy of the tests
+# ---- memory: every worker testing segments side by side holds a copy of the tests
 
 
-def test_a_cluster_counts_its_workers_memory():
+def test_segments_side_by_side_count_their_copies_of_the_tests():
     suite = load_suite("standard")
-    short = check_run_memory(suite, 1 << 62, jobs=2, length=MIB)  # never a cluster: one process, 2 threads
+    short = check_run_memory(suite, 1 << 62, jobs=2, length=MIB)  # never cut into segments: one piece, its tests in 2 threads
     long = check_run_memory(suite, 1 << 62, jobs=2, length=4 * GIB)
     alone = check_run_memory(suite, 1 << 62, jobs=1, length=4 * GIB)
     assert short < long and alone < short
@@ -111,18 +119,18 @@ def test_a_cluster_counts_its_workers_memory():
     with pytest.raises(SuiteError) as refused:
         check_run_memory(suite, (short + long) // 2, jobs=2, length=4 * GIB)
     message = str(refused.value)
-    assert "cluster of 2 worker processes" in message and "pass --jobs 1" in message and "\n" not in message
+    assert "on 2 workers side by side" in message and "pass --jobs 1" in message and "\n" not in message
     assert check_run_memory(suite, (short + long) // 2, jobs=1, length=4 * GIB) == alone
 
 
-def test_a_cluster_over_max_memory_is_refused_before_the_run():
+def test_segments_side_by_side_over_max_memory_are_refused_before_the_run():
     suite = load_suite("standard")
     short = check_run_memory(suite, 1 << 62, jobs=2, length=MIB)
     long = check_run_memory(suite, 1 << 62, jobs=2, length=4 * GIB)
     limit = str((short + long) // 2)
     over = randqa("test", "pcg64", "-n", "4G", "--max-memory", limit, "-j", "2")
     assert over.code == 2
-    assert_one_error_line(over, "suite file standard.toml: the run on a cluster of 2 worker processes needs",
+    assert_one_error_line(over, "suite file standard.toml: the run on 2 workers side by side needs",
                           "pass --jobs 1 to test in one process")
     fits = randqa("test", "pcg64", "-n", "1M", "--max-memory", limit, "-j", "2", "--seed", "1")
     assert fits.code in (0, 1), fits.err
