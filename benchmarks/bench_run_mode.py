@@ -10,7 +10,7 @@ the same ceiling as the default, so the same choice; their difference is
 noise), and for reference a local Dask cluster forced (``--jobs N --segment
 240M``),
 for each suite and size: the shortest wall time of ``--repeats`` runs (at
-least 5 for runs shorter than 1 GiB, whose sub-second times vary most; the
+least 15 for runs shorter than 1 GiB, whose sub-second times vary most; the
 commands of a row take turns, each first in turn, so load from elsewhere
 falls on all of them).  The shortest, as timeit reports: what a command
 takes when nothing else disturbs it.  Other work on a VM only adds time, and
@@ -48,6 +48,9 @@ from randqa.sizes import format_size, parse_size
 TOLERANCE = 0.05
 #: standard suite, 4 GiB, 2 cores: the default against --jobs 1
 STANDARD_4G_MIN_RATIO = 1.8
+#: runs of each command shorter than 1 GiB: their second or so varies by 15% from run to run on a VM,
+#: and the shortest of 5 still differed by 8% between two names for the same command
+SHORT_REPEATS = 15
 #: the segment of the forced cluster's column (a multiple of every shipped suite's alignment)
 SEGMENT = "240M"
 
@@ -76,7 +79,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="64M,1G,4G")
     parser.add_argument("--suites", default="quick,standard")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per command of 1 GiB or more (shorter: at least 5)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help=f"runs per command of 1 GiB or more (shorter: at least {SHORT_REPEATS})")
     args = parser.parse_args()
     sizes = [parse_size(text) for text in args.sizes.split(",")]
     suites = args.suites.split(",")
@@ -98,7 +102,7 @@ def main() -> int:
               + f"{'def/j1':>9}{'def/jN':>9}{'j1/def':>9}  default's run mode")
         for suite in suites:
             for size in sizes:
-                repeats = max(5, args.repeats) if size < 1 << 30 else max(1, args.repeats)
+                repeats = max(SHORT_REPEATS, args.repeats) if size < 1 << 30 else max(1, args.repeats)
                 times: dict[str, list[float]] = {name: [] for name in modes}
                 chosen = {}
                 for repeat in range(repeats):

@@ -95,7 +95,8 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     json, html : str or os.PathLike, optional
         Also write the JSON document or the HTML report there (``json="-"``: stdout).
     threads : int, default 1
-        Threads in this process that run the suite's tests side by side
+        Threads in this process that test side by side: a long run's
+        segments (each with its own copy of the tests), a short run's tests
         (results are identical).
     progress : bool, default False
         Show a progress bar on stderr.
@@ -297,8 +298,8 @@ def compare(sources: Sequence[PathLike] | PathLike = (), n: Size | None = None, 
         Also write the JSON document or the HTML report there.  Unlike the
         CLI, no report is written unless asked for.
     threads : int, optional
-        Threads in this process that run each suite's tests side by side
-        (default: up to 2).
+        Threads in this process that test each source side by side, as
+        :func:`test`'s do (default: up to 2).
     progress : bool, default False
         Show progress bars on stderr.
     predict : bool, default True

@@ -90,7 +90,8 @@ class RunLoop(Retests):
 
         given = segment is not None
         if segment is None:  # the workload's default, which depends on the run's length and workers
-            slots = self.workers.planned_slots if self.workers is not None and self.workers.wanted else None
+            wanted = self.workers is not None and self.workers.wanted
+            slots = self.workers.planned_slots if wanted else self.threads if self.threads > 1 else None
             segment = segment_size(self.workload.alignment, None,
                                    default=default_segment(self.workload.remote_open, self.limit, slots))
         self.segment_units = segment

@@ -143,18 +143,21 @@ def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, sec
 def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *, segment: int,
                 segment_given: bool, progressive: bool = False) -> RunMode:
     """The run mode of a run loop: ``workload`` (randqa.engine.execute) for
-    ``limit`` units, ``workers`` (randqa.engine.parallel.Workers, or None:
-    this process only, in ``threads`` threads).  A progressive run judges its
-    first segment's short lengths here before any segment goes elsewhere, so
-    a bad generator failing at 1 KiB never starts a cluster nor waits for a
-    segment's snapshots."""
-    if workers is None or not workers.wanted:
-        kind = THREADS if threads > 1 else ONE_PROCESS
-        return RunMode(kind, threads, reason="no workers: this process only")
-    scheduler = workers.scheduler is not None
-    cost = workload.seconds_per_byte() if needs_cost(limit, workers.jobs, scheduler, segment_given) else None
-    mode = pick_run_mode(limit, jobs=workers.jobs, scheduler=scheduler, seconds_per_byte=cost, segment=segment,
+    ``limit`` units, with ``workers`` (randqa.engine.parallel.Workers: --jobs
+    as the ceiling, and a cluster when one is picked) or without (None: the
+    API's ``threads`` are the ceiling, and no cluster is started: where one
+    would be picked the tests run in the threads instead).  A progressive
+    run judges its first segment's short lengths here before any segment
+    goes elsewhere, so a bad generator failing at 1 KiB never starts a
+    cluster nor waits for a segment's snapshots."""
+    wanted = workers is not None and workers.wanted
+    jobs = workers.jobs if wanted else threads
+    scheduler = wanted and workers.scheduler is not None
+    cost = workload.seconds_per_byte() if needs_cost(limit, jobs, scheduler, segment_given) else None
+    mode = pick_run_mode(limit, jobs=jobs, scheduler=scheduler, seconds_per_byte=cost, segment=segment,
                          segment_given=segment_given, unit=workload.unit)
+    if mode.cluster and not wanted:
+        mode = RunMode(THREADS if threads > 1 else ONE_PROCESS, threads, reason="no workers: this process only")
     if progressive and mode.segments:
         mode = replace(mode, start_at=max(mode.start_at, segment))
     return mode

@@ -111,6 +111,19 @@ def test_progressive_lengths_inside_segments(workers):
     assert comparable(result) == expected
 
 
+def test_the_apis_threads_test_segments_side_by_side_without_workers():
+    """randqa.test(threads=2) has no Dask workers: a long run is cut into
+    segments for its threads all the same."""
+    suite = load_suite("quick")
+    size = (5 << 20) + 123
+    with open_source("pcg64", seed=SEED) as source:
+        expected = comparable(run_stream(source, suite, limit=size))
+    with open_source("pcg64", seed=SEED) as source:
+        result = run_stream(source, suite, limit=size, spec="pcg64", threads=2)
+    assert (result.execution["mode"], result.execution["run_mode"]) == ("threads", "segment-threads")
+    assert comparable(result) == expected
+
+
 def test_a_stop_signal_reports_the_merged_prefix_without_waiting(workers):
     """SIGINT once the first segment is merged: the run ends interrupted at
     that segment's end, and does not wait for the segments the threads are
