@@ -124,8 +124,11 @@ def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, sec
         return RunMode(THREADS, jobs, reason=f"{length} bytes: too short to cut into segments")
     if segment_given or unit != "bytes":
         # while a local cluster starts, what is tested here runs in one thread: the start needs the other cores
-        if length is None or length > segment:
-            why = "--segment" if segment_given else f"{unit}"
+        if length is None:  # a short stream never pays for a cluster: it starts once the first segment is tested
+            return RunMode(CLUSTER, 1, segment, "--segment, length unknown: a local cluster starts in the "
+                                                "background once the first segment is tested here")
+        if length > segment:
+            why = "--segment" if segment_given else unit
             return RunMode(CLUSTER, 1, 0, f"{why}: longer than one segment, on a local cluster started in the "
                                           f"background")
         return RunMode(THREADS, jobs, reason="no longer than one segment")

@@ -52,6 +52,7 @@ def pick(length, jobs=2, **kwargs):
     # --segment: longer than one segment goes to a local cluster, whatever the cost
     (3 * MIB, {"segment": MIB, "segment_given": True}, CLUSTER, 1, 0),
     (MIB, {"segment": MIB, "segment_given": True}, THREADS, 2, 0),
+    (None, {"segment": MIB, "segment_given": True}, CLUSTER, 1, MIB),
     # a cost not measured (a seed sweep's seeds): the segment decides
     (3 * MIB, {"segment": MIB, "seconds_per_byte": None, "unit": "seeds"}, CLUSTER, 1, 0),
     (MIB, {"segment": MIB, "seconds_per_byte": None, "unit": "seeds"}, THREADS, 2, 0),
