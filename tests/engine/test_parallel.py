@@ -44,9 +44,10 @@ from randqa.engine.run import Progressive, run_stream
 from randqa.engine.segment_policy import segment_size, suite_alignment
 from randqa.engine.parallel import WorkerVersionError, Workers, check_version, version_problems
 from randqa.errors import UsageError
-from randqa.sources import open_source, read_full
+from randqa.sources import open_source
 from randqa.sources.folded import FoldedSource
 from fake_dask import DoneFuture
+from segment_runs import comparable, write_pcg64
 from small_suites import collision_suite
 
 SEED = 1
@@ -67,16 +68,6 @@ def shipped_suite(name: str):
     return suite
 
 
-def comparable(result) -> dict:
-    """A run's JSON without what may differ between executions: timings and how it ran."""
-    doc = result.to_json() if not isinstance(result, dict) else dict(result)
-    for key in ("elapsed_s", "execution", "command", "date", "source"):
-        doc.pop(key, None)
-    if "lengths" in doc:
-        doc["lengths"] = [{k: v for k, v in entry.items() if k != "elapsed_s"} for entry in doc["lengths"]]
-    return doc
-
-
 @pytest.fixture(scope="module")
 def workers():
     with Workers(2, notice=lambda line: None) as pool:
@@ -89,12 +80,7 @@ def stream_file(tmp_path_factory) -> Path:
     """The first bytes of pcg64 seed 1, as a file: pcg64, the file and a
     producer reading it must all give the same results."""
     size = max(case.values[1] for case in CASES)
-    data = np.empty(size, dtype=np.uint8)
-    with open_source("pcg64", seed=SEED) as source:
-        assert read_full(source, memoryview(data)) == size
-    path = tmp_path_factory.mktemp("segments") / "pcg64.bin"
-    data.tofile(path)
-    return path
+    return write_pcg64(tmp_path_factory.mktemp("segments") / "pcg64.bin", size, SEED)
 
 
 def one_process(suite_name: str, size: int, **kwargs) -> dict:

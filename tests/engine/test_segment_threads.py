@@ -18,8 +18,8 @@ import signal
 import threading
 import time
 
-import numpy as np
 import pytest
+from segment_runs import comparable, write_pcg64
 
 from randqa.battery.suites import load_suite
 from randqa.engine import run_mode
@@ -27,7 +27,7 @@ from randqa.engine.parallel import Workers
 from randqa.engine.run import Progressive, run_stream
 from randqa.engine.segment_policy import suite_alignment
 from randqa.engine.segment_threads import SegmentThreads
-from randqa.sources import open_source, read_full
+from randqa.sources import open_source
 
 SEED = 1
 #: (suite, bytes tested): a few segments each, the last one short
@@ -59,22 +59,7 @@ def workers():
 @pytest.fixture(scope="module")
 def stream_file(tmp_path_factory):
     size = max(case.values[1] for case in CASES)
-    data = np.empty(size, dtype=np.uint8)
-    with open_source("pcg64", seed=SEED) as source:
-        assert read_full(source, memoryview(data)) == size
-    path = tmp_path_factory.mktemp("segment-threads") / "pcg64.bin"
-    data.tofile(path)
-    return path
-
-
-def comparable(result) -> dict:
-    """A run's JSON without what may differ between executions: timings and how it ran."""
-    doc = result.to_json()
-    for key in ("elapsed_s", "execution", "command", "date", "source"):
-        doc.pop(key, None)
-    if "lengths" in doc:
-        doc["lengths"] = [{k: v for k, v in entry.items() if k != "elapsed_s"} for entry in doc["lengths"]]
-    return doc
+    return write_pcg64(tmp_path_factory.mktemp("segment-threads") / "pcg64.bin", size, SEED)
 
 
 @pytest.mark.parametrize("suite_name, size", CASES)
