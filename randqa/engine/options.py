@@ -112,10 +112,10 @@ OPTIONS: dict[str, Option] = {
     "html": Option(("--html",), dest="html_path", metavar="PATH", help="Write a self-contained HTML report to PATH."),
     "jobs": Option(("-j", "--jobs"), type=_PARALLEL_RANGE, default=os.cpu_count() or 1,
                    show_default="every core",
-                   help="At most this many worker processes test segments of the stream side by side (an embedded "
-                        "Dask cluster, started in the background) when the run is long enough to repay it; shorter "
-                        "runs stay in this process with the suite's tests in this many threads "
-                        "(randqa/engine/run_mode.py; 1: all in this process, one thread)."),
+                   help="At most this many workers: a long run's segments are tested side by side in this many "
+                        "threads of this process (with --segment, or a seed sweep: an embedded Dask cluster of "
+                        "worker processes, started in the background); a short run's tests are spread over this "
+                        "many threads (randqa/engine/run_mode.py; 1: all in one thread)."),
     # the API runs in this process: its threads have the range of --jobs
     "threads": Option(type=_PARALLEL_RANGE, default=1),
     "progress": Option(("--progress/--no-progress",), default=False, cli_default=None,
