@@ -10,15 +10,19 @@ the same ceiling as the default, so the same choice; their difference is
 noise), and for reference a local Dask cluster forced (``--jobs N --segment
 240M``),
 for each suite and size: the shortest wall time of ``--repeats`` runs (at
-least 15 for runs shorter than 1 GiB, whose sub-second times vary most; the
+least 11 for runs shorter than 4 GiB, whose few seconds vary most; the
 commands of a row take turns, each first in turn, so load from elsewhere
 falls on all of them).  The shortest, as timeit reports: what a command
-takes when nothing else disturbs it.  Other work on a VM only adds time, and
-in medians of 5 the same command (the default and ``--jobs N`` on 2 cores)
-differed by up to 22%.  The medians are printed too.  The file is synced to
-disk before the first run.  It prints a table, each row's ratios and the run
-mode the default chose (the JSON's ``execution``; none for a run that
-stayed in this process), and checks:
+takes when nothing else disturbs it.  Other work on a VM only adds time,
+and in medians of 5 the same command (the default and ``--jobs N`` on 2
+cores) differed by up to 22%.  The medians are printed too.  The file is
+synced to disk before the first run, and randqa's modules are
+byte-compiled, as pip does when it installs a package: with
+PYTHONDONTWRITEBYTECODE set (as on the machines this project runs on) an
+editable checkout would otherwise compile them afresh in every command
+(0.2 s each).  It prints a table, each row's ratios and the run mode the
+default chose (the JSON's ``execution``; none for a run that stayed in one
+piece), and checks:
 
 - the default is within 5% of the better of ``--jobs 1`` and ``--jobs N`` in
   every row;
@@ -34,6 +38,7 @@ the times are noisy: rerun a row that looks off.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import statistics
@@ -42,15 +47,16 @@ import sys
 import tempfile
 import time
 
+import randqa
 from randqa.sizes import format_size, parse_size
 
 #: the default may be this much slower than the better of --jobs 1 and --jobs N
 TOLERANCE = 0.05
 #: standard suite, 4 GiB, 2 cores: the default against --jobs 1
 STANDARD_4G_MIN_RATIO = 1.8
-#: runs of each command shorter than 1 GiB: their second or so varies by 15% from run to run on a VM,
-#: and the shortest of 5 still differed by 8% between two names for the same command
-SHORT_REPEATS = 15
+#: runs of each command shorter than 4 GiB: their few seconds vary by 15-20% from run to run on a VM,
+#: and the shortest of 5 still differed by 8-20% between two names for the same command
+SHORT_REPEATS = 11
 #: the segment of the forced cluster's column (a multiple of every shipped suite's alignment)
 SEGMENT = "240M"
 
@@ -80,7 +86,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="64M,1G,4G")
     parser.add_argument("--suites", default="quick,standard")
     parser.add_argument("--repeats", type=int, default=3,
-                        help=f"runs per command of 1 GiB or more (shorter: at least {SHORT_REPEATS})")
+                        help=f"runs per command of 4 GiB or more (shorter: at least {SHORT_REPEATS})")
     args = parser.parse_args()
     sizes = [parse_size(text) for text in args.sizes.split(",")]
     suites = args.suites.split(",")
@@ -95,6 +101,7 @@ def main() -> int:
         path = os.path.join(folder, "random.bin")
         print(f"writing {format_size(max(sizes))} of random bytes to {path} ...", flush=True)
         write_random_file(path, max(sizes))
+        compileall.compile_dir(os.path.dirname(randqa.__file__), quiet=1)
         for suite in suites:  # the suite's cost, measured once and cached before any timed run
             timed([*base, path, "-n", "64M", "--suite", suite, "--json", "-"])
         print(f"{cores} cores; shortest wall seconds of whole commands (median in brackets)\n")
@@ -102,7 +109,7 @@ def main() -> int:
               + f"{'def/j1':>9}{'def/jN':>9}{'j1/def':>9}  default's run mode")
         for suite in suites:
             for size in sizes:
-                repeats = max(SHORT_REPEATS, args.repeats) if size < 1 << 30 else max(1, args.repeats)
+                repeats = max(SHORT_REPEATS, args.repeats) if size < 4 << 30 else max(1, args.repeats)
                 times: dict[str, list[float]] = {name: [] for name in modes}
                 chosen = {}
                 for repeat in range(repeats):
@@ -123,7 +130,7 @@ def main() -> int:
                       + "".join(f"{f'{shortest[n]:.2f} ({median[n]:.2f})':>16}" for n in modes)
                       + f"{default / one:>9.2f}{default / many:>9.2f}{one / default:>9.2f}  "
                       + (f"{chosen['run_mode']} ({chosen.get('run_mode_reason')})" if "run_mode" in chosen
-                         else "in this process"), flush=True)
+                         else "one piece"), flush=True)
                 if default > (1 + TOLERANCE) * best:
                     failures.append(f"{suite} {format_size(size)}: default {default:.2f} s, more than "
                                     f"{TOLERANCE:.0%} over the better of --jobs 1 and --jobs {cores} ({best:.2f} s)")
