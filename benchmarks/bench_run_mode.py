@@ -8,7 +8,9 @@ temporary folder, then times whole commands, ``randqa test FILE -n SIZE
 mode, randqa/engine/run_mode.py), ``--jobs 1`` and ``--jobs N`` (N = cores:
 the same ceiling as the default, so the same choice; their difference is
 noise), and for reference a local Dask cluster forced (``--jobs N --segment
-240M``),
+240M``, timed after the others, a third as often: the processes a cluster
+leaves to end after its command would otherwise slow whichever command
+follows it, which the turns made the default most often),
 for each suite and size: the shortest wall time of ``--repeats`` runs (at
 least 11 for runs shorter than 4 GiB, whose few seconds vary most; the
 commands of a row take turns, each first in turn, so load from elsewhere
@@ -57,6 +59,8 @@ STANDARD_4G_MIN_RATIO = 1.8
 #: runs of each command shorter than 4 GiB: their few seconds vary by 15-20% from run to run on a VM,
 #: and the shortest of 5 still differed by 8-20% between two names for the same command
 SHORT_REPEATS = 11
+#: seconds between two commands: what the last one left running (a cluster's resource tracker) ends first
+PAUSE_S = 0.5
 #: the segment of the forced cluster's column (a multiple of every shipped suite's alignment)
 SEGMENT = "240M"
 
@@ -112,16 +116,20 @@ def main() -> int:
                 repeats = max(SHORT_REPEATS, args.repeats) if size < 4 << 30 else max(1, args.repeats)
                 times: dict[str, list[float]] = {name: [] for name in modes}
                 chosen = {}
-                for repeat in range(repeats):
-                    # each command takes each place in turn: none is always the first after a size change
-                    names = list(modes)
-                    for name in names[repeat % len(names):] + names[:repeat % len(names)]:
-                        extra = modes[name]
-                        elapsed, execution = timed([*base, path, "-n", str(size), "--suite", suite,
-                                                    "--json", "-", *extra])
-                        times[name].append(elapsed)
-                        if name == "default":
-                            chosen = execution
+                compared = [name for name in modes if name != "cluster"]
+                # the compared commands take each place in turn (none is always the first after a size
+                # change); the cluster's reference runs come after them, so that no compared command
+                # follows a cluster's shutdown more often than another
+                order = [name for repeat in range(repeats)
+                         for name in compared[repeat % len(compared):] + compared[:repeat % len(compared)]]
+                order += ["cluster"] * max(1, repeats // 3)
+                for name in order:
+                    time.sleep(PAUSE_S)
+                    elapsed, execution = timed([*base, path, "-n", str(size), "--suite", suite,
+                                                "--json", "-", *modes[name]])
+                    times[name].append(elapsed)
+                    if name == "default":
+                        chosen = execution
                 shortest = {name: min(values) for name, values in times.items()}
                 median = {name: statistics.median(values) for name, values in times.items()}
                 default, one, many = shortest["default"], shortest["--jobs 1"], shortest[f"--jobs {cores}"]
