@@ -43,11 +43,7 @@ def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "byt
     and when the run of ``length`` bytes (None: unknown; 0: this process
     only) may be cut into segments tested side by side by ``jobs`` workers
     (randqa.engine.run_mode), the copies of the tests they hold."""
-    from randqa.engine.run_mode import (
-        SEGMENT_THREADS,
-        copies_of_tests,
-        may_use_segments,
-    )
+    from randqa.engine.run_mode import copies_of_tests, may_use_segments
 
     buffers = CHUNK_BYTES * (2 if jobs > 1 else 1) + (17 * CHUNK_BYTES if fmt == "bits" else 4 << 20)
     here = check_memory(suite, limit, chunk_bytes=CHUNK_BYTES, other_bytes=buffers, jobs=jobs, lengths=lengths)
@@ -56,7 +52,7 @@ def check_run_memory(suite: Suite, limit: int, *, jobs: int = 1, fmt: str = "byt
     copy = check_memory(suite, 1 << 62, chunk_bytes=CHUNK_BYTES, other_bytes=CHUNK_BYTES, lengths=lengths)
 
     def side_by_side(workers: int) -> int:
-        return here + (copies_of_tests(SEGMENT_THREADS, workers) - 1) * copy
+        return here + (copies_of_tests(workers) - 1) * copy
 
     total = side_by_side(jobs)
     if total <= limit:

@@ -105,6 +105,11 @@ class RunMode:
         return {"run_mode": self.kind, "run_mode_reason": self.reason}
 
 
+def machine_cores() -> int:
+    """The cores the run mode counts on (tests set it to cut runs as on a machine of that many)."""
+    return os.cpu_count() or 1
+
+
 def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, seconds_per_byte: float | None = None,
                   segment: int, segment_given: bool = False, cores: int | None = None, unit: str = "bytes") -> RunMode:
     """The run mode of a run of ``length`` units (None: unknown) with
@@ -112,7 +117,7 @@ def pick_run_mode(length: int | None, *, jobs: int, scheduler: bool = False, sec
     ``seconds_per_byte`` in one process (None: unknown, as for a seed
     sweep's seeds, whose ``unit`` is not bytes; then the segment decides)
     and segments of ``segment`` units (``segment_given``: by --segment)."""
-    cores = cores or os.cpu_count() or 1
+    cores = cores or machine_cores()
     if scheduler:
         return RunMode(CLUSTER, jobs, 0, "--scheduler: segments go to its cluster")
     if jobs <= 1:
@@ -169,7 +174,7 @@ def mode_of_run(workload: Any, limit: int | None, workers: Any, threads: int, *,
 def needs_cost(length: int | None, jobs: int, scheduler: bool, segment_given: bool) -> bool:
     """Whether ``pick_run_mode`` would use the suite's cost (else it is not measured)."""
     return (jobs > 1 and not scheduler and not segment_given and length is not None
-            and length > SEGMENTS_MIN_BYTES and (os.cpu_count() or 1) > 1)
+            and length > SEGMENTS_MIN_BYTES and machine_cores() > 1)
 
 
 def may_use_segments(length: int | None, jobs: int, suite: Suite) -> bool:
@@ -276,9 +281,9 @@ def _write_cache(path: str, data: dict[str, Any]) -> None:
 # Memory
 
 
-def copies_of_tests(kind: str, workers: int) -> int:
-    """Copies of the suite's state a run holds at once: one in this process;
-    with segments side by side (threads or a local cluster) also one per
-    worker, and the result of a finished segment being merged here (its
-    state, loaded into fresh tests)."""
-    return 1 + workers + 2 if kind in (SEGMENT_THREADS, CLUSTER) else 1
+def copies_of_tests(workers: int) -> int:
+    """Copies of the suite's state a run with segments side by side on
+    ``workers`` workers (threads or a local cluster) holds at once: one in
+    this process, one per worker, and the result of a finished segment being
+    merged here (its state, loaded into fresh tests)."""
+    return 1 + workers + 2

@@ -45,7 +45,7 @@ def small_segments(monkeypatch):
     monkeypatch.setattr(run_mode, "SEGMENTS_MIN_BYTES", 0)
     monkeypatch.setattr(run_mode, "SEGMENTS_MIN_S", 0.0)
     monkeypatch.setattr(run_mode, "MIN_SEGMENT_BYTES", 1)
-    monkeypatch.setattr(run_mode.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(run_mode, "machine_cores", lambda: 2)
 
 
 @pytest.fixture
