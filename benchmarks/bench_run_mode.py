@@ -12,7 +12,7 @@ noise), and for reference a local Dask cluster forced (``--jobs N --segment
 leaves to end after its command would otherwise slow whichever command
 follows it, which the turns made the default most often),
 for each suite and size: the shortest wall time of ``--repeats`` runs (at
-least 11 for runs shorter than 4 GiB, whose few seconds vary most; the
+least 21 for runs shorter than 4 GiB, whose few seconds vary most; the
 commands of a row take turns, each first in turn, so load from elsewhere
 falls on all of them).  The shortest, as timeit reports: what a command
 takes when nothing else disturbs it.  Other work on a VM only adds time,
@@ -56,9 +56,10 @@ from randqa.sizes import format_size, parse_size
 TOLERANCE = 0.05
 #: standard suite, 4 GiB, 2 cores: the default against --jobs 1
 STANDARD_4G_MIN_RATIO = 1.8
-#: runs of each command shorter than 4 GiB: their few seconds vary by 15-20% from run to run on a VM,
-#: and the shortest of 5 still differed by 8-20% between two names for the same command
-SHORT_REPEATS = 11
+#: runs of each command shorter than 4 GiB: their few seconds vary by 15-20% from run to run on a VM;
+#: the shortest of 5 still differed by 8-20% between two names for the same command, and of 11 by 7%
+#: at 0.4 s (quick, 64 MiB: the default and --jobs 2, both one piece)
+SHORT_REPEATS = 21
 #: seconds between two commands: what the last one left running (a cluster's resource tracker) ends first
 PAUSE_S = 0.5
 #: the segment of the forced cluster's column (a multiple of every shipped suite's alignment)
