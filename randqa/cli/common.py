@@ -12,7 +12,7 @@ from typing import Any, Callable, TextIO
 from randqa.engine.signals import InterruptGuard, last_stop_signal
 from randqa.errors import OutputError
 from randqa._report.json_report import write_json
-from randqa.engine.options import size_option
+from randqa.engine.options import size_option  # noqa: F401  (the CLI modules take it from here)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 

@@ -24,7 +24,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from conftest import rewrite_checkpoint, run_main
+from conftest import rewrite_checkpoint
 
 from randqa import __version__
 from randqa.battery.suites import load_suite
