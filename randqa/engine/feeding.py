@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from randqa.battery import Accumulator
+from randqa.engine.segment_threads import SegmentAbandoned, abandoned
 from randqa.engine.signals import InterruptGuard
 from randqa.sources import Source, read_full
 from randqa.sources.base import ReadInterrupted
@@ -113,6 +114,8 @@ def feed(
                     on_progress(done)
                 if guard.pending:
                     raise KeyboardInterrupt
+                if abandoned():
+                    raise SegmentAbandoned
                 if got < want:
                     break
             guard.updating = True
@@ -158,6 +161,8 @@ class ArrayReader(Reader):
     def feed(self, accumulators: list[Any], count: int) -> Fed:
         end = min(len(self.data), self.offset + count)
         for first in range(self.offset, end, CHUNK_BYTES):
+            if abandoned():
+                raise SegmentAbandoned
             chunk = self.data[first:min(end, first + CHUNK_BYTES)]
             for acc in accumulators:
                 acc.update(chunk)

@@ -10,7 +10,11 @@ stream order and judged by the same code whichever runs them.
 
 The threads are daemons: a run stopped by Ctrl-C reports at once, and a
 segment still being tested is dropped with the process rather than waited
-for.
+for.  A run that ends with segments still being tested (stopped, failed at
+a progressive length, or broken by an error) closes its threads, and those
+segments stop at their next chunk (``abandoned``, asked by the feeding
+loops), so that in a process that goes on (the API, ``compare``'s next
+source) they take no more CPU.
 """
 
 from __future__ import annotations
@@ -21,6 +25,20 @@ from concurrent.futures import Future
 from typing import Any, Callable
 
 
+class SegmentAbandoned(Exception):
+    """Raised in a segment thread's task when its run closed the threads: nobody waits for its result."""
+
+
+_running = threading.local()
+
+
+def abandoned() -> bool:
+    """Whether the segment this thread is testing was abandoned by its run
+    (always False outside segment threads)."""
+    stop = getattr(_running, "stop", None)
+    return stop is not None and stop.is_set()
+
+
 class SegmentThreads:
     """``threads`` daemon threads that run submitted segments' tasks in turn."""
 
@@ -29,12 +47,14 @@ class SegmentThreads:
             raise ValueError(f"SegmentThreads needs at least one thread, not {threads}")
         self.threads = threads
         self._tasks: queue.SimpleQueue[tuple[Future, Callable[..., Any], tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._closed = threading.Event()
         self._workers = [threading.Thread(target=self._work, name=f"randqa-segment-{i}", daemon=True)
                          for i in range(threads)]
         for worker in self._workers:
             worker.start()
 
     def _work(self) -> None:
+        _running.stop = self._closed
         while True:
             task = self._tasks.get()
             if task is None:
@@ -73,7 +93,9 @@ class SegmentThreads:
         return {"mode": "threads", "workers": self.threads, "startup_s": 0.0}
 
     def close(self) -> None:
-        """Let the threads end once the segments already submitted are done
-        (a stopped run's waiting segments were cancelled by their dispatcher)."""
+        """End the threads: segments still being tested stop at their next
+        chunk (their results would never be merged), and a stopped run's
+        waiting segments were cancelled by their dispatcher."""
+        self._closed.set()
         for _ in self._workers:
             self._tasks.put(None)

@@ -18,6 +18,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 from segment_runs import comparable, write_pcg64
 
@@ -26,7 +27,8 @@ from randqa.engine import run_mode
 from randqa.engine.parallel import Workers
 from randqa.engine.run import Progressive, run_stream
 from randqa.engine.segment_policy import suite_alignment
-from randqa.engine.segment_threads import SegmentThreads
+from randqa.engine.feeding import CHUNK_BYTES, ArrayReader, SourceReader
+from randqa.engine.segment_threads import SegmentAbandoned, SegmentThreads
 from randqa.sources import open_source
 
 SEED = 1
@@ -160,6 +162,53 @@ def test_a_cancelled_segment_never_runs_and_the_threads_are_daemons():
         assert threads.describe() == {"mode": "threads", "workers": 1, "startup_s": 0.0}
     finally:
         threads.close()
+
+
+class _SlowCount:
+    """An accumulator that counts its chunks, slowly, and says when it has one."""
+
+    def __init__(self) -> None:
+        self.chunks, self.first = 0, threading.Event()
+
+    def update(self, chunk) -> None:
+        self.chunks += 1
+        self.first.set()
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("reader", ["source", "array"])
+def test_closing_the_threads_stops_the_segments_being_tested(reader):
+    """A run that ends with segments still being tested (stopped, failed at
+    a progressive length, an error) closes its threads: each such segment
+    stops at its next chunk, rather than testing on, unseen, in a process
+    that goes on (the API, compare's next source).  Here a segment with no
+    end (pcg64 without a limit) or of 1 GiB (a producer's bytes) stops
+    within a few chunks of the close."""
+    threads, counter, ran_in = SegmentThreads(1), _SlowCount(), []
+    data = np.zeros(1 << 30, dtype=np.uint8)
+
+    def segment():
+        ran_in.append(threading.current_thread())
+        if reader == "array":
+            return ArrayReader(data).feed([counter], len(data))
+        with open_source("pcg64", seed=SEED) as source:
+            return SourceReader(source).feed([counter], 1 << 62)
+
+    future = threads.submit(segment)
+    assert counter.first.wait(10)
+    threads.close()
+    with pytest.raises(SegmentAbandoned):
+        future.result(10)
+    assert counter.chunks < 10
+    ran_in[0].join(10)
+    assert not ran_in[0].is_alive()
+
+
+def test_feeding_outside_segment_threads_is_never_abandoned():
+    counter = _SlowCount()
+    assert ArrayReader(np.zeros(3 * CHUNK_BYTES, dtype=np.uint8)).feed([counter], 3 * CHUNK_BYTES).units \
+        == 3 * CHUNK_BYTES
+    assert counter.chunks == 3
 
 
 def test_segment_threads_need_a_thread():
