@@ -24,10 +24,10 @@ from segment_runs import comparable, write_pcg64
 
 from randqa.battery.suites import load_suite
 from randqa.engine import run_mode
+from randqa.engine.feeding import CHUNK_BYTES, ArrayReader, SourceReader
 from randqa.engine.parallel import Workers
 from randqa.engine.run import Progressive, run_stream
 from randqa.engine.segment_policy import suite_alignment
-from randqa.engine.feeding import CHUNK_BYTES, ArrayReader, SourceReader
 from randqa.engine.segment_threads import SegmentAbandoned, SegmentThreads
 from randqa.sources import open_source
 
