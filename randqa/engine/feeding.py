@@ -50,6 +50,8 @@ class _ChunkWork:
         self.size = 0
 
     def start(self, chunk: np.ndarray) -> None:
+        if abandoned():  # a segment thread's run has ended: nobody waits for this segment
+            raise SegmentAbandoned
         self.size = len(chunk)
         if self.pool is None:
             for acc in self.accumulators:
@@ -114,8 +116,6 @@ def feed(
                     on_progress(done)
                 if guard.pending:
                     raise KeyboardInterrupt
-                if abandoned():
-                    raise SegmentAbandoned
                 if got < want:
                     break
             guard.updating = True
@@ -160,12 +160,9 @@ class ArrayReader(Reader):
 
     def feed(self, accumulators: list[Any], count: int) -> Fed:
         end = min(len(self.data), self.offset + count)
+        work = _ChunkWork(accumulators, 1)
         for first in range(self.offset, end, CHUNK_BYTES):
-            if abandoned():
-                raise SegmentAbandoned
-            chunk = self.data[first:min(end, first + CHUNK_BYTES)]
-            for acc in accumulators:
-                acc.update(chunk)
+            work.start(self.data[first:min(end, first + CHUNK_BYTES)])
         fed, self.offset = end - self.offset, end
         return Fed(fed)
 

@@ -12,8 +12,8 @@ The threads are daemons: a run stopped by Ctrl-C reports at once, and a
 segment still being tested is dropped with the process rather than waited
 for.  A run that ends with segments still being tested (stopped, failed at
 a progressive length, or broken by an error) closes its threads, and those
-segments stop at their next chunk (``abandoned``, asked by the feeding
-loops), so that in a process that goes on (the API, ``compare``'s next
+segments stop at their next chunk (``abandoned``, asked before every
+chunk goes to the tests), so that in a process that goes on (the API, ``compare``'s next
 source) they take no more CPU.
 """
 
