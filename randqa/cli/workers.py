@@ -13,7 +13,6 @@ import click
 from randqa.cli.common import ProgressBar, command_line, size_option
 from randqa.engine.options import click_option
 from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
-from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
 from randqa.errors import UsageError
 from randqa.run_result import RunResult
 
@@ -28,10 +27,7 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
                      help="Send the segments to the Dask cluster at ADDRESS (tcp://host:8786, or tls://host:8786 "
                           "with the --tls-* files) instead; default: $RANDQA_SCHEDULER. The scheduler and its "
                           "workers are trusted: Dask's protocol unpickles what they send."),
-        click.option("--scheduler-timeout", type=click.FloatRange(min=0, min_open=True, max=3600),
-                     default=SCHEDULER_TIMEOUT_S, show_default=True, metavar="SECONDS",
-                     help="Seconds for the scheduler to answer, and again for a worker to join; past them the "
-                          "run ends with one line (exit 2)."),
+        click_option("scheduler_timeout"),
         click.option("--tls-ca-file", metavar="PATH",
                      help="tls:// scheduler: the cluster's CA certificate (default: Dask's "
                           "distributed.comm.tls.ca-file)."),
@@ -50,9 +46,7 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
                          help="Save the merged results of the finished prefix to PATH, and continue from it when "
                               "PATH holds this run (see `randqa resume`)."),
         ]
-    options.append(click.option("--checkpoint-every", type=click.FloatRange(min=0), default=DEFAULT_CHECKPOINT_EVERY_S,
-                                show_default=True, metavar="SECONDS",
-                                help="Seconds between checkpoints (one is also written at exit)."))
+    options.append(click_option("checkpoint_every"))
 
     def decorate(target: Any) -> Any:
         for option in reversed(options):

@@ -11,6 +11,7 @@ their decorators next to their commands: nothing else declares them."""
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable
@@ -19,6 +20,8 @@ import click
 
 from randqa.battery.suites import DEFAULT_SUITE
 from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
+from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
 from randqa.errors import UsageError
 from randqa.folding import WORD_BITS
 from randqa.interleaving import MAX_INTERLEAVE, MAX_STREAMS
@@ -28,6 +31,17 @@ from randqa.speed.generation import REPEATS as SPEED_REPEATS
 
 #: how many worker processes (--jobs) or threads (the API's threads) a run may use
 _PARALLEL_RANGE = click.IntRange(min=1, max=256)
+
+class FiniteFloatRange(click.FloatRange):
+    """A float in a range that is a number: click's FloatRange lets NaN
+    through (no comparison holds for it) and takes inf at an open end."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
 
 #: an Option's cli_default when the CLI's default is the API's
 SAME_DEFAULT: Any = object()
@@ -132,6 +146,13 @@ OPTIONS: dict[str, Option] = {
                             help="Timed speed runs per generator; the median is reported."),
     "predict": Option(("--predict/--no-predict",), dest="run_predictors", default=True, show_default=True,
                       help="Run randqa predict's predictors on each source: the table's 'predictable from' column."),
+    "scheduler_timeout": Option(("--scheduler-timeout",), type=FiniteFloatRange(min=0, min_open=True, max=3600),
+                                default=SCHEDULER_TIMEOUT_S, show_default=True, metavar="SECONDS",
+                                help="Seconds for the scheduler to answer, and again for a worker to join; past them "
+                                     "the run ends with one line (exit 2)."),
+    "checkpoint_every": Option(("--checkpoint-every",), type=FiniteFloatRange(min=0),
+                               default=DEFAULT_CHECKPOINT_EVERY_S, show_default=True, metavar="SECONDS",
+                               help="Seconds between checkpoints (one is also written at exit)."),
     # its choices and their help are randqa.engine.compare's presets: `randqa compare` gives them
     "preset": Option(("--preset",), metavar="NAME"),
 }

@@ -67,3 +67,22 @@ def test_a_bad_value_gets_clicks_line(name, value, line):
 def test_good_values_and_none_pass():
     for name, value in (("jobs", 256), ("word_bits", 64), ("format", "bits"), ("seed", None)):
         check_value(name, value)
+
+
+@pytest.mark.parametrize("flag", ["--scheduler-timeout", "--checkpoint-every"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-nan"])
+@pytest.mark.parametrize("command", [["test", "pcg64", "-n", "64K"], ["compare", "pcg64", "-n", "64K"],
+                                     ["resume", "no-such.ckpt"]])
+def test_a_seconds_option_refuses_what_is_not_a_finite_number(capsys, command, flag, value):
+    from tests.conftest import run_cli_inprocess
+
+    code, _out, err = run_cli_inprocess(capsys, *command, flag, value)
+    assert code == 2
+    assert err.count("\n") == 1 and f"'{flag}'" in err, err
+    assert "is not a finite number" in err or "is not in the range" in err, err
+
+
+def test_the_seconds_options_are_the_tables():
+    for keyword, flag in (("scheduler_timeout", "--scheduler-timeout"), ("checkpoint_every", "--checkpoint-every")):
+        param = next(p for p in cli_test.test_command.params if flag in p.opts)
+        assert param.type is OPTIONS[keyword].type and param.default == OPTIONS[keyword].default
