@@ -295,8 +295,12 @@ def _bitgenerator_class(spec: str) -> tuple[Any, dict[str, Any], int]:
         cls = _resolve(spec)
         if isinstance(cls, type) and issubclass(cls, np.random.BitGenerator):
             from randqa.sources.bitgenerators import raw_word_bytes
+            from randqa.sources.user_code import USER_CODE_ERRORS, exception_line
 
-            return cls, {}, raw_word_bytes(np.asarray(cls(0).random_raw(256)))
+            try:
+                return cls, {}, raw_word_bytes(np.asarray(cls(0).random_raw(256)))
+            except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's class failed, sys.exit() included
+                raise UsageError(f"--stream-seeds spawn: {spec}(0).random_raw(256) raised {exception_line(exc)}") from None
     raise UsageError(f"--stream-seeds spawn: {spec} is not seeded through numpy's SeedSequence (spawn takes a numpy "
                      f"BitGenerator backend such as pcg64 or mt19937-numpy, or a BitGenerator class)")
 
@@ -318,7 +322,7 @@ def _spawned_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple
 
 def _made_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[int, list[Source], list[dict[str, Any]]]:
     from randqa.sources.bitgenerators import BitGeneratorSource, _any_size_seed, _resolve, raw_word_bytes
-    from randqa.sources.user_code import exception_line
+    from randqa.sources.user_code import USER_CODE_ERRORS, exception_line
 
     scheme, count = layout.scheme, layout.count
     make = _resolve(scheme)
@@ -329,7 +333,7 @@ def _made_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[in
     def made() -> list[Any]:
         try:
             streams = make(base, count)
-        except Exception as exc:  # noqa: BLE001 - the user's function failed
+        except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's function failed, sys.exit() included
             raise UsageError(f"--stream-seeds {scheme}: {scheme}({base}, {count}) raised {exception_line(exc)}") from None
         if not isinstance(streams, (list, tuple)) or len(streams) != count:
             raise UsageError(f"--stream-seeds {scheme}: {scheme}({base}, {count}) must return a list of {count} "
@@ -344,7 +348,7 @@ def _made_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[in
     for index, probe in enumerate(made()):  # probed, then made afresh so each stream starts at its beginning
         try:
             widths.append(raw_word_bytes(np.asarray(probe.random_raw(256))))
-        except Exception as exc:  # noqa: BLE001
+        except USER_CODE_ERRORS as exc:  # noqa: BLE001
             raise UsageError(f"--stream-seeds {scheme}: stream {index}'s random_raw(256) raised "
                              f"{exception_line(exc)}") from None
     members: list[Source] = []
