@@ -1,0 +1,179 @@
+/*
+ * The kernel of the mod3 test: overlapping tuples of the remainders mod 3
+ * of blocks of 1, 2, 4, ... bytes.
+ *
+ * mod3_tuple_scan(data, levels, tuple_length, counts, state)
+ *
+ * Level L reads the stream as blocks of 2^L bytes.  A block's value mod 3
+ * is the sum of its bytes mod 3 whatever the byte order (256 = 1 mod 3), so
+ * a block's remainder at level L + 1 is the sum of two consecutive
+ * remainders at level L.  At each level the latest tuple_length remainders
+ * make a base-3 index (the newest least significant); each remainder that
+ * completes a tuple adds 1 to counts[L * 3^tuple_length + index].
+ *
+ * state (int64, 4 per level, carried across calls, so the counts do not
+ * depend on how the stream is cut): the index of the latest remainders, how
+ * many remainders the level has seen, the remainder of the first half of
+ * an unfinished pair, and whether that half is there (0/1).
+ */
+#include "../_module.h"
+#include "_buffers.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+#define MAX_LEVELS 16
+#define MAX_TUPLE_LENGTH 11
+#define STATE_ITEMS 4
+/* bytes read per pass of the levels */
+#define PIECE 32768
+
+typedef struct {
+    int64_t index, seen, pending, has_pending;
+} level_state;
+
+/* remainders mod 3 of bytes and of sums of two remainders */
+static const uint8_t remainder_of_sum[5] = {0, 1, 2, 0, 1};
+static uint8_t remainder_of_byte[256];
+
+static void
+fill_remainders(void)
+{
+    for (int v = 0; v < 256; v++)
+        remainder_of_byte[v] = (uint8_t)(v % 3);
+}
+
+/* Adds the tuples that end at each of the m remainders r[] of one level.
+ * The index of each tuple is made from the window of remainders before it
+ * (no chain from one index to the next, so the loops vectorise): the first
+ * tuple_length - 1 from the carried index, the rest from r itself. */
+static void
+count_tuples(level_state *s, const uint8_t *r, Py_ssize_t m, int tuple_length, int64_t cells, uint32_t *index,
+             int64_t *RESTRICT counts)
+{
+    Py_ssize_t i = 0;
+    /* the first tuple_length - 1 remainders complete tuples that start in
+     * earlier pieces (or none, at the start of the stream); after them the
+     * level has seen at least tuple_length - 1 */
+    for (; i < m && i < tuple_length - 1; i++) {
+        int64_t x = s->index * 3 + r[i];
+        x -= x >= 2 * cells ? 2 * cells : 0;
+        x -= x >= cells ? cells : 0;
+        s->index = x;
+        if (++s->seen >= tuple_length)
+            counts[x]++;
+    }
+    if (i == m)
+        return;
+    Py_ssize_t first = i; /* tuples r[j - t + 1 .. j] for j >= first lie wholly in r */
+    Py_ssize_t count = m - first;
+    for (Py_ssize_t j = 0; j < count; j++)
+        index[j] = r[j];
+    for (int k = 1; k < tuple_length; k++) {
+        const uint8_t *rk = r + k;
+        for (Py_ssize_t j = 0; j < count; j++)
+            index[j] = index[j] * 3 + rk[j];
+    }
+    for (Py_ssize_t j = 0; j < count; j++)
+        counts[index[j]]++;
+    s->seen += count;
+    s->index = index[count - 1];
+}
+
+static PyObject *
+mod3_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, out, st;
+    PyObject *counts_obj, *state_obj;
+    int levels, tuple_length;
+    if (!PyArg_ParseTuple(args, "y*iiOO", &in, &levels, &tuple_length, &counts_obj, &state_obj))
+        return NULL;
+    if (levels < 1 || levels > MAX_LEVELS || tuple_length < 1 || tuple_length > MAX_TUPLE_LENGTH)
+        return reject_parameters(&in, "levels must be 1 to 16 and tuple_length 1 to 11");
+    int64_t cells = 1;
+    for (int k = 0; k < tuple_length; k++)
+        cells *= 3;
+    if (get_int64_out_or_release(counts_obj, &out, levels * cells, "counts", &in) < 0)
+        return NULL;
+    if (get_int64_out(state_obj, &st, STATE_ITEMS * levels, "state") < 0) {
+        RELEASE_BUFFERS(&in, &out);
+        return NULL;
+    }
+    level_state lv[MAX_LEVELS];
+    const int64_t *raw = (const int64_t *)st.buf;
+    for (int L = 0; L < levels; L++) {
+        lv[L].index = raw[STATE_ITEMS * L];
+        lv[L].seen = raw[STATE_ITEMS * L + 1];
+        lv[L].pending = raw[STATE_ITEMS * L + 2];
+        lv[L].has_pending = raw[STATE_ITEMS * L + 3];
+        if (lv[L].index < 0 || lv[L].index >= cells || lv[L].seen < 0 || lv[L].pending < 0 || lv[L].pending > 2 ||
+            (lv[L].has_pending != 0 && lv[L].has_pending != 1)) {
+            RELEASE_BUFFERS(&in, &out, &st);
+            PyErr_SetString(PyExc_ValueError, "invalid mod3 scan state");
+            return NULL;
+        }
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    Py_ssize_t n = in.len;
+    int64_t *counts = (int64_t *)out.buf;
+    int ok = 1;
+    Py_BEGIN_ALLOW_THREADS
+    uint8_t *letters = malloc(2 * PIECE);
+    uint32_t *index = malloc(PIECE * sizeof(uint32_t));
+    if (letters == NULL || index == NULL)
+        ok = 0;
+    for (Py_ssize_t start = 0; ok && start < n; start += PIECE) {
+        Py_ssize_t m = n - start < PIECE ? n - start : PIECE;
+        uint8_t *r = letters, *next = letters + PIECE;
+        for (Py_ssize_t i = 0; i < m; i++)
+            r[i] = remainder_of_byte[p[start + i]];
+        for (int L = 0; L < levels && m > 0; L++) {
+            count_tuples(&lv[L], r, m, tuple_length, cells, index, counts + L * cells);
+            if (L + 1 == levels)
+                break;
+            /* the next level's remainders: sums of pairs, the first half of
+             * an unfinished pair carried to the next piece */
+            Py_ssize_t k = 0, i = 0;
+            if (lv[L].has_pending) {
+                next[k++] = (uint8_t)((lv[L].pending + r[0]) % 3);
+                lv[L].has_pending = 0;
+                lv[L].pending = 0;
+                i = 1;
+            }
+            for (; i + 1 < m; i += 2)
+                next[k++] = remainder_of_sum[r[i] + r[i + 1]];
+            if (i < m) {
+                lv[L].pending = r[i];
+                lv[L].has_pending = 1;
+            }
+            uint8_t *swap = r;
+            r = next;
+            next = swap;
+            m = k;
+        }
+    }
+    free(letters);
+    free(index);
+    Py_END_ALLOW_THREADS
+    if (!ok) {
+        RELEASE_BUFFERS(&in, &out, &st);
+        return PyErr_NoMemory();
+    }
+    int64_t *state = (int64_t *)st.buf;
+    for (int L = 0; L < levels; L++) {
+        state[STATE_ITEMS * L] = lv[L].index;
+        state[STATE_ITEMS * L + 1] = lv[L].seen;
+        state[STATE_ITEMS * L + 2] = lv[L].pending;
+        state[STATE_ITEMS * L + 3] = lv[L].has_pending;
+    }
+    RELEASE_BUFFERS(&in, &out, &st);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"mod3_tuple_scan", mod3_tuple_scan, METH_VARARGS,
+     "mod3_tuple_scan(data, levels, tuple_length, counts, state): counts of overlapping tuples of block remainders "
+     "mod 3 at block sizes 1, 2, 4, ... bytes"},
+    {NULL, NULL, 0, NULL},
+};
+
+RANDQA_PREPARED_MODULE(_mod3, "randqa.battery._mod3", "The kernel of the mod3 test.", methods, fill_remainders);
