@@ -4,7 +4,9 @@ The checkpoint is data (randqa/engine/checkpoint.py): what it says is
 checked, and what it could only choose for the user is not taken from it
 unseen.  Its folder must be writable (the checkpoint is saved again there)
 before anything runs; the run's JSON and HTML go where ``--json`` and
-``--html`` say, or where the checkpoint's run wrote them, and those paths
+``--html`` say (from the current folder, as for any command), or where the
+checkpoint's run wrote them (saved as absolute paths; a relative one of an
+older checkpoint is taken from the checkpoint's folder), and those paths
 are then shown and checked before the run like any output path; a run of
 ``module:attr`` code is continued only by a command that names the code
 itself (``randqa test module:attr ... --checkpoint PATH``).
@@ -12,6 +14,7 @@ itself (``randqa test module:attr ... --checkpoint PATH``).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -59,10 +62,10 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
         if code is not None:
             raise UsageError(f"checkpoint {path}: its run tests {code}, code randqa would import and run; a "
                              f"checkpoint names no code to run: continue it with the command that names it, "
-                             f"`randqa {'compare' if compared else 'test'} {code} ... --checkpoint {path}`")
+                             f"`{_command_naming(saved, code, path, compared=bool(compared))}`")
         chosen = {"json": json_path, "html": html_path}
-        json_path = json_path or saved.outputs.get("json")
-        html_path = html_path or saved.outputs.get("html")
+        json_path = json_path or _saved_output(saved.outputs.get("json"), path)
+        html_path = html_path or _saved_output(saved.outputs.get("html"), path)
         inputs = (path, saved.run.source)
         check_output_paths({"--json": json_path, "--html": html_path}, inputs)
         taken = [f"{kind.upper()} to {'stdout' if where == '-' else shown_path(where)}"
@@ -79,6 +82,32 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
                           outputs={"json": json_path, "html": html_path}, progress=progress,
                           report=lambda result: _report_run(result, json_path, html_path), saved=saved,
                           command=saved.command, resume_note=note)
+
+
+def _saved_output(where: Any, checkpoint: str) -> Any:
+    """An output path the checkpoint's run wrote: absolute as checkpoints save
+    them; a relative one (an older checkpoint's) is taken from the
+    checkpoint's folder, where such outputs usually lie, never from whatever
+    folder the resume runs in."""
+    if not isinstance(where, str) or where == "-" or os.path.isabs(where):
+        return where
+    return os.path.join(os.path.dirname(os.path.abspath(checkpoint)), where)
+
+
+def _command_naming(saved: Any, code: str, path: str, *, compared: bool) -> str:
+    """The command that continues a checkpoint whose run names ``code``: the
+    command that started it (the same run resumes from its checkpoint), else
+    one built from the run's source and --stream-seeds scheme."""
+    command = saved.command
+    if isinstance(command, str) and command.startswith("randqa ") and command.isprintable() and path in command:
+        return command
+    name = "compare" if compared else "test"
+    if code == saved.run.source or compared:
+        named = code if code == saved.run.source else f"... --stream-seeds {shown_path(code)}"
+        return f"randqa {name} {named} ... --checkpoint {shown_path(path)}"
+    streams = saved.run.streams or {}
+    return (f"randqa test {shown_path(str(saved.run.source))} --streams {streams.get('count')} --stream-seeds "
+            f"{shown_path(code)} ... --checkpoint {shown_path(path)}")
 
 
 def _check_memory(saved: Any, jobs: int, max_memory: int | None) -> None:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Any, Callable
 
 import click
@@ -92,6 +93,13 @@ def closing(workers: Any) -> Any:
     return workers if workers is not None else contextlib.nullcontext()
 
 
+def saved_outputs(outputs: dict[str, Any]) -> dict[str, Any]:
+    """Output paths as a checkpoint keeps them: absolute ('-' stays stdout),
+    so that a resume from another folder writes where the run would have."""
+    return {kind: os.path.abspath(where) if isinstance(where, str) and where != "-" else where
+            for kind, where in outputs.items()}
+
+
 def launch_run(run: Any, *, jobs: int, scheduler: str | None, scheduler_timeout: float = SCHEDULER_TIMEOUT_S,
                tls: dict[str, str | None] | None = None, checkpoint: str | None, checkpoint_every: float,
                outputs: dict[str, Any], progress: bool | None, report: Callable[[RunResult], int],
@@ -103,6 +111,7 @@ def launch_run(run: Any, *, jobs: int, scheduler: str | None, scheduler_timeout:
 
     workers = workers_for(jobs, scheduler, scheduler_timeout, tls)
     execution = Execution(workers=workers, threads=jobs, checkpoint=checkpoint, checkpoint_every_s=checkpoint_every,
-                          command=command or command_line(), outputs=outputs, resume_note=resume_note)
+                          command=command or command_line(), outputs=saved_outputs(outputs),
+                          resume_note=resume_note)
     with closing(workers):
         return report(execute(run, execution, lambda total: ProgressBar(progress, total), saved=saved))

@@ -262,8 +262,9 @@ def _jumped_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[
     own = isinstance(first, BitGeneratorSource) and callable(getattr(first.bitgen, "jumped", None))
     if not own and not (isinstance(first, GeneratorSource) and first.can_jump):
         first.close()
+        others = "consecutive, spaced:D, bitflip" + (" or spawn" if _can_spawn(spec) else " or a module:attr function")
         raise UsageError(f"--stream-seeds jump: {spec} cannot jump (it has no jump of its own and randqa cannot "
-                         f"jump it); use consecutive, spaced:D, bitflip or spawn")
+                         f"jump it); use {others}")
     how = "the generator's own jumped()" if own else "2^64 outputs (randqa's jump-ahead)"
     members, details = [first], [{"index": 0, "seed": base, "jumps": 0, "jump": how}]
     try:
@@ -282,6 +283,15 @@ def _jumped_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[
             member.close()
         raise
     return base, members, details
+
+
+def _can_spawn(spec: str) -> bool:
+    """Whether --stream-seeds spawn takes ``spec`` (a refusal suggests only what works)."""
+    try:
+        _bitgenerator_class(spec)
+    except (UsageError, ImportError, AttributeError, ValueError, TypeError):
+        return False
+    return True
 
 
 def _bitgenerator_class(spec: str) -> tuple[Any, dict[str, Any], int]:

@@ -228,6 +228,49 @@ def test_a_checkpoint_names_no_code_to_run(tmp_path, capsys, small_checkpoint, m
     assert not (tmp_path / "ran").exists()
 
 
+def test_a_relative_json_path_is_where_the_run_meant_it_not_in_the_resumes_folder(tmp_path, capsys, monkeypatch):
+    # before: resume from another folder wrote (over) that folder's file of the same name
+    started, elsewhere = tmp_path / "started", tmp_path / "elsewhere"
+    started.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "r.json").write_text("unrelated")
+    monkeypatch.chdir(started)
+    assert run_main(*SMALL, "--checkpoint", "run.ckpt", "--json", "r.json") == 0
+    (started / "r.json").unlink()
+    monkeypatch.chdir(elsewhere)
+    assert run_main("resume", str(started / "run.ckpt")) == 0
+    assert (elsewhere / "r.json").read_text() == "unrelated"
+    assert json.loads((started / "r.json").read_text())["bytes_tested"] == 65536
+    # an older checkpoint's relative path: taken from the checkpoint's folder
+    rewrite_checkpoint(str(started / "run.ckpt"), lambda meta, arrays: meta["outputs"].update(json="old.json"))
+    assert run_main("resume", str(started / "run.ckpt")) == 0
+    assert (started / "old.json").exists() and not (elsewhere / "old.json").exists()
+    # --json given to resume: from the current folder, as for any command
+    assert run_main("resume", str(started / "run.ckpt"), "--json", "mine.json") == 0
+    assert (elsewhere / "mine.json").exists()
+
+
+def test_a_checkpoint_of_a_module_attr_scheme_names_the_command_that_continues_it(tmp_path, capsys, monkeypatch):
+    # before: it suggested `randqa test seeds:make ... --checkpoint`, a source that does not exist
+    (tmp_path / "seeds.py").write_text("import numpy as np\n"
+                                       "def make(seed, k):\n    return [np.random.PCG64(seed + i) for i in range(k)]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    checkpoint = tmp_path / "s.ckpt"
+    command = [*SMALL, "--streams", "2", "--stream-seeds", "seeds:make", "--checkpoint", str(checkpoint)]
+    assert run_main(*command) == 0
+    rewrite_checkpoint(str(checkpoint), lambda meta, arrays: meta.update(command=None))
+    capsys.readouterr()
+    assert run_main("resume", str(checkpoint)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    suggested = err.split("`")[1]
+    assert suggested == f"randqa test pcg64 --streams 2 --stream-seeds seeds:make ... --checkpoint {checkpoint}"
+    # the suggestion, with the run's own options for its '...', continues the run
+    assert run_main(*suggested.split()[1:3], *SMALL[2:], *suggested.split()[3:7],
+                    "--checkpoint", str(checkpoint)) == 0
+    assert "resuming from" in capsys.readouterr().err
+
+
 def test_resume_refuses_a_read_only_folder_before_running(tmp_path, capsys):
     # before: the whole remaining run ran, then the final save failed (exit 2, no JSON: the session lost)
     with small_tmpfs(tmp_path / "mnt", "4m") as folder:

@@ -116,3 +116,16 @@ def test_a_segment_opened_at_any_offset_is_the_same_bytes(spec, scheme, split):
 def test_what_cannot_be_done_is_refused(spec, scheme, problem):
     with pytest.raises(UsageError, match=problem):
         open_streams(spec, 1, StreamLayout(3, scheme))
+
+
+@pytest.mark.parametrize("spec, can_spawn", [("arc4", False), ("java-random", False), ("sfc64", True)])
+def test_the_jump_refusal_suggests_only_schemes_that_take_the_generator(spec, can_spawn):
+    # before: it suggested spawn to arc4 and java-random, which spawn refuses too
+    with pytest.raises(UsageError, match=f"{spec} cannot jump") as refused:
+        open_streams(spec, 1, StreamLayout(2, "jump"))
+    suggested = str(refused.value).rsplit("use ", 1)[1]
+    assert ("spawn" in suggested) == can_spawn
+    for scheme in ("consecutive", "spaced:3", "bitflip", "spawn"):
+        if scheme.split(":")[0] in suggested:
+            with open_streams(spec, 1, StreamLayout(2, scheme)):
+                pass
