@@ -98,7 +98,10 @@ class TlsFiles:
     def security(self, address: SchedulerAddress) -> Any:
         """Dask's Security for a client of ``address`` (TLS required), its
         files loaded now: a missing or bad file is one UsageError line."""
-        from distributed.security import Security
+        try:  # the cluster extra
+            from distributed.security import Security
+        except ImportError:
+            raise UsageError("clusters need the cluster extra: pip install 'randqa[cluster]'") from None
 
         options = {"tls_ca_file": self.ca_file, "tls_client_cert": self.cert, "tls_client_key": self.key}
         security = Security(require_encryption=True, **{k: v for k, v in options.items() if v})
@@ -107,6 +110,18 @@ class TlsFiles:
                              "certificate: give --tls-ca-file and --tls-cert (and --tls-key unless the key is in "
                              "the certificate's file), or set distributed.comm.tls.ca-file and .client.cert in "
                              "Dask's configuration")
+        # which file is missing or unreadable: ssl's own error names none
+        for flag, key, setting in (("--tls-ca-file", "tls_ca_file", "ca-file"), ("--tls-cert", "tls_client_cert",
+                                   "client.cert"), ("--tls-key", "tls_client_key", "client.key")):
+            where = getattr(security, key)
+            if where is None or where.lstrip().startswith("-----BEGIN"):  # Dask also takes the PEM text itself
+                continue
+            try:
+                with open(where, "rb"):
+                    pass
+            except OSError as exc:
+                named = flag if options[key] else f"Dask's distributed.comm.tls.{setting}"
+                raise UsageError(f"{named} {where}: cannot read it ({exc.strerror or one_line(exc)})") from None
         try:
             security.get_connection_args("client")
         except (OSError, ValueError) as exc:
