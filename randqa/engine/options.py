@@ -48,8 +48,15 @@ SAME_DEFAULT: Any = object()
 
 
 def size_option(ctx: click.Context | None, param: click.Parameter | None, value: str | None) -> int | None:
-    """click callback turning '64K' etc. into an int (UsageError on nonsense)."""
-    return None if value is None else parse_size(value)
+    """click callback turning '64K' etc. into an int (UsageError naming the option on nonsense)."""
+    if value is None:
+        return None
+    try:
+        return parse_size(value)
+    except UsageError as exc:
+        if param is None or not param.opts:
+            raise
+        raise UsageError(f"{'/'.join(param.opts)}: {exc}") from None
 
 
 @dataclass(frozen=True)

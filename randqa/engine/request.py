@@ -22,8 +22,8 @@ from randqa.battery._state import MAX_DEPTH
 from randqa.battery.suites import Suite, suite_from_document
 from randqa.sources import open_source
 from randqa.engine.lengths import UNTIL_END, check_first_length, last_length, progressive_lengths
-from randqa.errors import SuiteError
-from randqa.interleaving import MAX_STREAMS
+from randqa.errors import SuiteError, UsageError
+from randqa.interleaving import MAX_STREAMS, stream_position
 from randqa.sizes import MAX_SIZE
 from randqa.sources import Source
 
@@ -275,10 +275,24 @@ def stream_request(source: str, suite: Suite, *, seed: int | None = None, fmt: s
         limit = None
     elif limit is None and endless:
         limit = endless_size
+    if streams is not None:
+        _check_every_stream_read(streams, limit if lengths is None else lengths["max_bytes"])
     request = RunRequest(kind="test", source=source, suite=suite_to_json(suite), seed=seed, fmt=fmt,
                          fold=list(fold) if fold else None, limit=limit, progressive=lengths, segment=segment,
                          identity=identity_of(source) if opened is None else None, streams=streams)
     return request, suite
+
+
+def _check_every_stream_read(streams: dict[str, Any], nbytes: int | None) -> None:
+    """Refuse a run too short for its last stream to get a byte: each stream
+    alone would be tested on nothing, and the run would pass."""
+    from randqa.sizes import format_size
+
+    count, block = streams["count"], streams["interleave"]
+    if nbytes is not None and stream_position(nbytes, count, block, count - 1) == 0:
+        raise UsageError(f"--interleave {format_size(block)}: the run's {format_size(nbytes)} give stream {count} of "
+                         f"{count} no bytes (the streams take turns of {format_size(block)}); test more than "
+                         f"{format_size((count - 1) * block)} or give a smaller --interleave")
 
 
 def open_request(request: RunRequest) -> Source:

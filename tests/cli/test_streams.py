@@ -19,7 +19,15 @@ from schema_check import assert_valid_document
 
 @pytest.mark.parametrize("args, problem", [
     (["test", "pcg64", "--streams", "1", "--stream-seeds", "spawn"], "'--streams': 1 is not in the range 2<=x<=256"),
-    (["test", "pcg64", "--streams", "2", "--stream-seeds", "spawn", "--interleave", "0"], "invalid size '0'"),
+    (["test", "pcg64", "--streams", "2", "--stream-seeds", "spawn", "--interleave", "0"], "--interleave: invalid size '0'"),
+    (["test", "pcg64", "--streams", "2", "--stream-seeds", "spawn", "--interleave", "1M", "-n", "64K"],
+     "the run's 64 KiB give stream 2 of 2 no bytes"),
+    (["test", "pcg64", "--streams", "3", "--stream-seeds", "spawn", "--interleave", "1000", "-n", "2000"],
+     "give stream 3 of 3 no bytes"),
+    (["test", "pcg64", "--streams", "2", "--stream-seeds", "spawn", "--interleave", "1M", "--progressive",
+      "--max", "1M"], "the run's 1 MiB give stream 2 of 2 no bytes"),
+    (["compare", "pcg64", "--streams", "2", "--stream-seeds", "spawn", "--interleave", "1M", "-n", "64K"],
+     "give stream 2 of 2 no bytes"),
     (["test", "-", "--streams", "2", "--stream-seeds", "consecutive"], "--streams needs a generator"),
     (["test", "java-random", "--streams", "4", "--stream-seeds", "jump"], "java-random cannot jump"),
     (["test", "minstd", "--streams", "4", "--stream-seeds", "spawn"], "minstd is not seeded through numpy's SeedSequence"),
@@ -32,6 +40,12 @@ from schema_check import assert_valid_document
 def test_nonsense_is_refused_with_one_line(capsys, args, problem):
     code, _, err = run_cli_inprocess(capsys, *args)
     assert code == 2 and err.count("\n") == 1 and problem in err, err
+
+
+def test_a_run_that_reaches_every_stream_is_taken(capsys):
+    code, _, err = run_cli_inprocess(capsys, "test", "pcg64", "--streams", "3", "--stream-seeds", "spawn",
+                                     "--interleave", "1000", "-n", "2001", "--jobs", "1")
+    assert code == 0, err
 
 
 def test_a_file_is_refused(capsys, random_file):
