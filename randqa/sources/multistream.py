@@ -364,7 +364,9 @@ def _made_streams(spec: str, seed: int | None, layout: StreamLayout) -> tuple[in
     members: list[Source] = []
     details = []
     for index, (bitgen, width) in enumerate(zip(made(), widths)):
-        members.append(BitGeneratorSource(spec, base, bitgen, width, seeding=f"{scheme}(seed, {count})[{index}]"))
+        # named for the user's code, which a failure mid-stream is then blamed on, not the backend's name
+        members.append(BitGeneratorSource(f"{scheme} stream {index}", base, bitgen, width,
+                                          seeding=f"{scheme}(seed, {count})[{index}]"))
         cls = type(bitgen)
         details.append({"index": index, "seed": base, "algorithm": f"{cls.__module__}.{cls.__qualname__}"})
     return base, members, details

@@ -129,3 +129,27 @@ def test_the_jump_refusal_suggests_only_schemes_that_take_the_generator(spec, ca
         if scheme.split(":")[0] in suggested:
             with open_streams(spec, 1, StreamLayout(2, scheme)):
                 pass
+
+
+def test_a_failure_of_the_users_streams_mid_run_names_their_code(tmp_path, monkeypatch):
+    # before: "backend pcg64: random_raw(...) raised", pcg64 being only the run's label
+    (tmp_path / "late_failure.py").write_text(
+        "import numpy as np\n"
+        "class Failing:\n"
+        "    def __init__(self, seed):\n"
+        "        self.bitgen, self.calls = np.random.PCG64(seed), 0\n"
+        "    def random_raw(self, n):\n"
+        "        self.calls += 1\n"
+        "        if self.calls > 1:\n"
+        "            raise RuntimeError('late')\n"
+        "        return self.bitgen.random_raw(n)\n"
+        "def make(seed, k):\n"
+        "    return [Failing(seed + i) for i in range(k)]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from randqa.errors import InputError
+
+    with open_streams("pcg64", 1, StreamLayout(2, "late_failure:make")) as source:
+        with pytest.raises(InputError) as failed:
+            read(source, 1 << 20)
+    assert "late_failure:make stream 0: random_raw" in str(failed.value)
+    assert "pcg64" not in str(failed.value)
