@@ -149,6 +149,7 @@ def test_a_failure_of_the_users_streams_mid_run_names_their_code(tmp_path, monke
     from randqa.errors import InputError
 
     with open_streams("pcg64", 1, StreamLayout(2, "late_failure:make")) as source:
+        read(source, 1 << 16)  # each stream's first random_raw call
         with pytest.raises(InputError) as failed:
             read(source, 1 << 20)
     assert "late_failure:make stream 0: random_raw" in str(failed.value)
