@@ -39,7 +39,7 @@ xor_words(uint64_t *RESTRICT dst, const uint64_t *RESTRICT src, int len)
 /* Rank of the n x n matrix held in `rows` (n row pointers, n / 64 words
  * each); destroys the rows and reorders the pointers.  `strip` and `took`
  * hold n words each, `table` 8 * 256 * (n / 64) words: scratch. */
-static int
+RANDQA_CLONES("avx2", "default") static int
 gf2_square_rank(uint64_t **rows, int n, uint64_t *strip, uint64_t *took, uint64_t *table)
 {
     int words = n / 64, rank = 0;
