@@ -43,6 +43,25 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+#: the most digits a seed may have: the seeds a run derives from it (stream
+#: K's base + K D with a spaced:D of as many digits, a sweep's base + K) stay
+#: within the 300 digits `randqa report` reads back from a run's JSON
+MAX_SEED_DIGITS = 256
+
+
+class SeedRange(click.IntRange):
+    """A seed: a whole number >= 0 of at most MAX_SEED_DIGITS digits."""
+
+    def __init__(self) -> None:
+        super().__init__(min=0)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seed = super().convert(value, param, ctx)
+        if seed >= 10 ** MAX_SEED_DIGITS:
+            self.fail(f"a seed has at most {MAX_SEED_DIGITS} digits, not {len(str(seed))}.", param, ctx)
+        return seed
+
+
 #: an Option's cli_default when the CLI's default is the API's
 SAME_DEFAULT: Any = object()
 
@@ -99,7 +118,7 @@ OPTIONS: dict[str, Option] = {
     "n": Option(("-n", "--bytes"), dest="size", size=True, metavar="SIZE",
                 help=_SIZE_HELP + " Counts bits with --format bits. Default: all of a file or stdin, 64 MiB of a "
                                   "generator."),
-    "seed": Option(("--seed",), type=click.IntRange(min=0),
+    "seed": Option(("--seed",), type=SeedRange(),
                    help="Seed of a generator backend (default: drawn from the OS and recorded)."),
     "suite": Option(("--suite",), default=DEFAULT_SUITE, show_default=True,
                     help="Suite name (see `randqa suites`) or path of a suite TOML file."),

@@ -65,11 +65,18 @@ def check_scheme(scheme: str) -> None:
     if scheme in ("consecutive", "bitflip", "jump", "spawn") or looks_like_module_attribute(scheme):
         return
     match = _SPACED.match(scheme)
-    if match and int(match.group(1)) >= 1:
+    # D's digits are bounded as a seed's are (randqa.engine.options.MAX_SEED_DIGITS): the streams' seeds go to the JSON
+    if match and len(match.group(1)) <= 256 and int(match.group(1)) >= 1:
         return
     if scheme.startswith("spaced"):
-        raise UsageError(f"--stream-seeds {scheme}: spaced:D needs a whole number D >= 1 (spaced:1000)")
+        raise UsageError(f"--stream-seeds {shown_scheme(scheme)}: spaced:D needs a whole number D >= 1 of at most "
+                         "256 digits (spaced:1000)")
     raise UsageError(f"--stream-seeds {scheme!r}: use one of {', '.join(SCHEMES)}")
+
+
+def shown_scheme(scheme: str) -> str:
+    """A scheme as a one-line message shows it: a long one cut short."""
+    return scheme if len(scheme) <= 40 else f"{scheme[:30]}...({len(scheme)} characters)"
 
 
 def gray(i: int) -> int:

@@ -5,6 +5,7 @@ and the CLI and the API refusing a bad value with the same line (click's)."""
 from __future__ import annotations
 
 import inspect
+import json
 
 import pytest
 
@@ -86,3 +87,25 @@ def test_the_seconds_options_are_the_tables():
     for keyword, flag in (("scheduler_timeout", "--scheduler-timeout"), ("checkpoint_every", "--checkpoint-every")):
         param = next(p for p in cli_test.test_command.params if flag in p.opts)
         assert param.type is OPTIONS[keyword].type and param.default == OPTIONS[keyword].default
+
+
+def test_the_largest_seed_gives_json_that_randqa_report_reads(tmp_path, capsys):
+    # before: a seed of 400 digits ran, and `randqa report` refused its JSON (numbers of over 300 digits)
+    from tests.conftest import run_cli_inprocess
+    from randqa.engine.options import MAX_SEED_DIGITS
+
+    largest = "9" * MAX_SEED_DIGITS
+    code, _, err = run_cli_inprocess(capsys, "test", "pcg64", "--seed", largest + "9", "-n", "64K")
+    assert code == 2 and err.count("\n") == 1 and f"a seed has at most {MAX_SEED_DIGITS} digits" in err, err
+    code, _, err = run_cli_inprocess(capsys, "test", "pcg64", "--streams", "2", "--stream-seeds",
+                                     f"spaced:{largest}9", "-n", "64K")
+    assert code == 2 and err.count("\n") == 1 and "at most 256 digits" in err and len(err) < 300, err
+    with pytest.raises(ValueError, match="a seed has at most"):
+        randqa.test("pcg64", seed=int(largest + "9"), n="64K")
+    path = tmp_path / "largest.json"
+    code, _, err = run_cli_inprocess(capsys, "test", "pcg64", "--seed", largest, "--streams", "3", "--stream-seeds",
+                                     f"spaced:{largest}", "-n", "64K", "--jobs", "1", "--json", str(path))
+    assert code == 0, err
+    members = json.loads(path.read_text())["source"]["streams"]["members"]
+    assert max(len(str(m["seed"])) for m in members) > MAX_SEED_DIGITS
+    assert run_cli_inprocess(capsys, "report", str(path), "-o", str(tmp_path / "r.html"))[0] == 0
