@@ -180,7 +180,8 @@ class BinaryRank(Accumulator):
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         p = cls.with_defaults(params)
-        sizes = sizes_between(p["min_size"], p["max_size"])
+        # (a max_size below min_size is refused when the test is built)
+        sizes = sizes_between(p["min_size"], max(p["min_size"], p["max_size"]))
         # per size: the unfinished matrix and a part's first bytes, the counts;
         # the kernel's copy of one matrix, its row pointers and 8-row tables
         held = sum(2 * n * n // 8 + 8 * (n + 1) + 256 for n in sizes)

@@ -206,3 +206,17 @@ def test_fold_catches_the_low_bits_of_a_64_bit_linear_generator():
     assert result.details["sizes"]["128"]["matrices"] == 2
     assert result.details["sizes"]["128"]["largest_deficiency"] >= 64
     assert result.pvalue < 1e-300
+
+
+def test_bonferroni_bound_holds_on_random_matrices():
+    # the p-value is a bound: on fair bits it falls below t at most a fraction t of the time
+    gen = np.random.Generator(np.random.PCG64(99))
+    pvalues = []
+    for _ in range(400):
+        acc = BinaryRank(min_size=64, max_size=128, every=1)
+        acc.update(gen.integers(0, 256, 60_000, dtype=np.uint8))  # 117 and 29 matrices
+        pvalues.append(acc.finalize()[0].pvalue)
+    pvalues = np.array(pvalues)
+    # binomial(400, t) exceeds these bounds with probability below 1e-4
+    assert (pvalues <= 0.25).mean() <= 0.25 + 0.09
+    assert (pvalues <= 0.05).mean() <= 0.05 + 0.05
