@@ -14,9 +14,8 @@ from typing import Any, ContextManager, Union
 
 import numpy as np
 
-from randqa.engine.options import check_value
+from randqa.engine.options import OPTIONS, check_value, size_option
 from randqa.errors import RandqaError
-from randqa.sizes import parse_size
 
 
 #: a size: a whole number of bytes (bits with ``format="bits"``) or a string such as ``"64M"``
@@ -43,15 +42,13 @@ def _python_errors() -> Iterator[None]:
 
 
 def _size(value: object, keyword: str) -> int | None:
-    """A size keyword: None, a whole number, or a string as the CLI takes it."""
+    """A size keyword: None, a whole number, or a string as the CLI takes it
+    (parsed by the CLI's own callback, so a refusal is the CLI's line)."""
     if value is None:
         return None
-    if isinstance(value, str):
+    if isinstance(value, str) or (isinstance(value, numbers.Integral) and not isinstance(value, bool)):
         with _python_errors():
-            return parse_size(value)
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        with _python_errors():
-            return parse_size(str(int(value)))
+            return size_option(None, OPTIONS[keyword].click_option(keyword), str(value if isinstance(value, str) else int(value)))
     raise TypeError(f"{keyword} must be a whole number of bytes or a size string such as '64M', "
                     f"not {type(value).__name__}")
 

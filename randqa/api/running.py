@@ -150,7 +150,7 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     >>> randqa.test("pcg64", "1Q")
     Traceback (most recent call last):
     ...
-    ValueError: invalid size '1Q': use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)
+    ValueError: -n/--bytes: invalid size '1Q': use a whole number with an optional K, M, G or T suffix (binary, e.g. 64K, 16MiB, 2G)
     """
     from randqa.engine.plan import TestOptions, plan_test
     from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
@@ -197,8 +197,11 @@ def _bitgenerator_list(source: object) -> bool:
 def _run(plan: TestPlan, source: object, label: str | None, interleave: int | None, show: bool) -> RunResult:
     """Run what ``randqa.test`` was given through randqa.engine.execute, in
     this process with ``threads`` threads: a seed sweep of a generator name or a
-    BitGenerator class, or one source, opened here (Python objects, a list of
-    BitGenerators interleaved every ``interleave`` bytes) and named ``label``."""
+    BitGenerator class; a name or path as ``randqa test`` runs it (the
+    request opens the source, and its segments open it again where they
+    start: a generator's by jumping, a file's by reading at an offset); or a
+    Python object, opened here (a list of BitGenerators interleaved every
+    ``interleave`` bytes).  The source is named ``label`` in the result."""
     from randqa.engine.execute import Execution, execute
 
     execution = Execution(threads=plan.options.jobs)
@@ -208,16 +211,29 @@ def _run(plan: TestPlan, source: object, label: str | None, interleave: int | No
 
     if plan.options.seed_sweep is not None:
         return _sweep(plan, source, execution, bars)
-    with _open_source(plan, source, label, interleave) as opened:
-        spec = _path(source, "source") if isinstance(source, (str, os.PathLike)) else opened.name
+    if isinstance(source, (str, os.PathLike)):
+        spec = _path(source, "source")
         assert spec is not None
-        return execute(plan.request(spec, opened=opened), execution, bars, source=opened)
+        result = execute(plan.request(spec), execution, bars)
+        if label is not None:
+            _rename(result, label)
+        return result
+    with _open_source(plan, source, label, interleave) as opened:
+        return execute(plan.request(opened.name, opened=opened), execution, bars, source=opened)
+
+
+def _rename(result: RunResult, label: str) -> None:
+    """Name the source ``label`` in ``result``, keeping a fold's ``[lowB/W]``
+    as a source renamed before folding has it."""
+    name = result.source["name"]
+    folded = "folding" in result.source and name.endswith("]") and "[" in name
+    result.source["name"] = label + (name[name.rindex("["):] if folded else "")
 
 
 def _open_source(plan: TestPlan, source: object, name: str | None, interleave: int | None = None) -> Source:
-    """A Source for what ``randqa.test`` was given (randqa.sources.open_source),
-    folded as the plan says; a list of BitGenerators interleaved every
-    ``interleave`` bytes, or a generator's streams of --streams."""
+    """A Source for the Python object ``randqa.test`` was given
+    (randqa.sources.open_source), folded as the plan says; a list of
+    BitGenerators interleaved every ``interleave`` bytes."""
     from randqa.engine.plan import check_stream_values
     from randqa.sources import open_source
     from randqa.sources.python_objects import GIVEN_STREAMS_TAKE_NO_OPTIONS
@@ -228,11 +244,10 @@ def _open_source(plan: TestPlan, source: object, name: str | None, interleave: i
         if o.sequences:
             raise UsageError(GIVEN_STREAMS_TAKE_NO_OPTIONS)
         check_stream_values(len(source), interleave)
-    elif isinstance(source, (str, os.PathLike)):
-        source = _path(source, "source")
-    layout = o.layout if isinstance(source, str) else None
+    elif o.streams is not None:
+        raise UsageError("--streams needs a generator (randqa list), not stdin or a file")
     fold = (o.word_bits, o.low_bits or 1) if o.word_bits else None
-    return open_source(source, seed=o.seed, fmt=o.fmt, fold=fold, layout=layout, name=name, interleave=interleave)
+    return open_source(source, seed=o.seed, fmt=o.fmt, fold=fold, name=name, interleave=interleave)
 
 
 def _sweep(plan: TestPlan, source: object, execution: Any, bars: Any) -> RunResult:

@@ -1,6 +1,9 @@
-"""The one way to open a source: a generator name, '-' (stdin), a path, or
-a Python object (bytes, arrays, file objects, chunks, callables,
-BitGenerators and lists of them), with one seed rule and one format rule.
+"""The one way to open a source: a generator name, '-' (stdin), a path, the
+user's own generator (``./mygen.py:NAME`` or ``mygen:NAME``), or a Python
+object (bytes, arrays, file objects, chunks, callables, BitGenerators and
+lists of them), with one seed rule and one format rule.  The user's
+generator named by a spec and the same object given to the API are read by
+one rule (randqa.sources.python_objects.python_object_source).
 """
 
 from __future__ import annotations
@@ -8,10 +11,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from randqa.errors import UsageError
-from randqa.sources.backends import open_named_backend
+from randqa.errors import InputError, UsageError
+from randqa.sources.backends import find_backend, open_named_backend
 from randqa.sources.base import Source
 from randqa.sources.streams import is_data_spec
+from randqa.sources.user_code import USER_CODE_ERRORS, exception_line, is_user_code_spec, resolve_user_object
 
 if TYPE_CHECKING:
     from randqa.interleaving import StreamLayout
@@ -19,7 +23,7 @@ if TYPE_CHECKING:
 #: what --format accepts
 FORMATS = ("bytes", "bits")
 
-#: the kinds of source a seed applies to: generator names and BitGenerator classes
+#: the kinds of source a seed applies to: generator names, classes and make(seed) functions
 SEEDED_KINDS = ("generator", "class")
 
 #: why --seed is refused, by the kind of source it was given to
@@ -28,7 +32,8 @@ _SEED_REFUSED = {
     "data": "--seed applies to generator names and BitGenerator classes, not to data (bytes, arrays, files, chunks)",
     "instance": "--seed applies to generator names and BitGenerator classes, not to a BitGenerator instance, "
                 "which is tested from its current state",
-    "callable": "--seed applies to generator names and BitGenerator classes, not to a callable source",
+    "callable": "--seed applies to generator names and BitGenerator classes, not to a callable source "
+                "f(k) -> bytes (seed it inside the function, or give a class or a function make(seed))",
 }
 
 
@@ -62,7 +67,8 @@ def open_source(what: str | os.PathLike[str] | Any, *, seed: int | None = None, 
     """Open what a run reads.
 
     ``what`` is '-' (stdin), a file path, a generator backend name (``randqa
-    list``, ``module:attr``), or a Python object
+    list``), the user's generator (``./mygen.py:NAME``, ``mygen:NAME``:
+    randqa.sources.user_code), or a Python object
     (randqa.sources.python_objects); a list of BitGenerator instances is
     their interleaved streams, every ``interleave`` bytes.  ``seed`` follows
     :func:`seed_for`, ``fmt`` :func:`check_format`; ``layout`` opens the
@@ -96,7 +102,39 @@ def _open_spec(spec: str, seed: int | None, fmt: str, generators_only: bool) -> 
     check_format(kind, fmt)
     if kind == "file":
         return BitTextStream(spec) if fmt == "bits" else ByteStream(spec)
+    if is_user_code_spec(spec) and find_backend(spec.partition(":")[0]) is None:  # not a NAME:PARAM backend
+        return open_user_code(spec, seed)
     return open_named_backend(spec, seed, what="source", alternatives="not a file, '-' or a backend name")
+
+
+def open_user_code(spec: str, seed: int | None = None) -> Source:
+    """The source ``spec`` names in the user's code, read by the one rule
+    randqa.sources.python_objects.python_object_source has for the Python
+    API's objects (a class is constructed with the seed, a function ``f(k)``
+    returns up to k bytes, an instance is tested from its current state);
+    named ``spec`` in reports.  It opens again (``Source.reopen``) with the
+    seed it recorded.  Whatever the user's code raises, ``sys.exit()``
+    included, is a UsageError (or an InputError mid-stream) naming ``spec``."""
+    from randqa.sources.python_objects import describe_forms, kind_of, python_object_source
+
+    obj = resolve_user_object(spec)
+    try:
+        if kind_of(obj) is None:
+            raise UsageError(f"{spec} is a {type(obj).__name__}; randqa tests {describe_forms()}")
+        source, kind = python_object_source(obj, seed=seed, name=spec, imported=True)
+    except (UsageError, InputError):
+        raise
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's object failed while being opened
+        raise UsageError(f"{spec}: opening it raised {exception_line(exc)}") from None
+    if not (kind == "instance" and seed is not None and seed == source.seed):  # its own start's seed, as recorded
+        try:
+            seed_for(kind, seed)
+        except UsageError as exc:
+            source.close()
+            raise UsageError(f"{spec}: {exc}") from None
+    recorded = seed if source.seed is None else source.seed
+    source.reopen = lambda: open_user_code(spec, recorded)
+    return source
 
 
 def _open_object(obj: Any, seed: int | None, fmt: str, interleave: int | None,

@@ -1,4 +1,21 @@
-"""Sources made from Python objects, for ``randqa.test`` in notebooks and scripts.
+"""Sources made from Python objects: for ``randqa.test`` in notebooks and
+scripts, and for ``randqa test ./mygen.py:NAME`` (or ``mygen:NAME``), whose
+object is read by the same rule (randqa.sources.user_code imports it).
+
+The user's own generator, in any of four forms, each with one meaning
+everywhere (the CLI, the API, the workers that open it again):
+
+- a class with ``random_raw`` (a numpy ``BitGenerator`` subclass, or any
+  class whose instances have ``random_raw(n)`` returning n integer words),
+  or a randqa ``Source`` subclass: constructed with the seed, ``Class(seed)``
+  (``--seed``; drawn from the OS and recorded when not given);
+- an instance (a numpy ``BitGenerator`` or ``Generator``, or any object
+  with ``random_raw``): tested from its current state, so no seed applies;
+- a function ``f(k)`` returning up to ``k`` bytes: called with the number
+  of bytes wanted, so no seed applies (seed it in the function);
+- a function whose first parameter is named ``seed``, ``make(seed)``,
+  returning a BitGenerator (or a randqa Source): called with the seed, as
+  a class is.
 
 What each kind of object gives, and how it is named in reports:
 
@@ -23,9 +40,11 @@ What each kind of object gives, and how it is named in reports:
   states) is recorded as that backend and seed, so its report equals
   ``randqa test NAME --seed SEED``'s; any other instance is recorded as not
   reproducible.
-- a ``BitGenerator`` class: seeded with ``seed`` (drawn and recorded when
-  None) as ``randqa test module:Class`` does; a class randqa knows by name
-  (``numpy.random.PCG64``) is that backend.
+- a ``BitGenerator`` class (or a class with ``random_raw``, or a Source
+  subclass): seeded with ``seed`` (drawn and recorded when None) as
+  ``randqa test module:Class`` does; a class randqa knows by name
+  (``numpy.random.PCG64``) is that backend.  A function ``make(seed)``
+  (first parameter named ``seed``) is called with the seed the same way.
 
 Wrong types raise ``TypeError`` naming what was given; an object of the
 right kind that turns out wrong while being read (a chunk that is text, a
@@ -34,6 +53,8 @@ callable returning a number) raises ``TypeError`` then.
 
 from __future__ import annotations
 
+import copy
+import inspect
 import io
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -41,7 +62,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from randqa.errors import InputError
 from randqa.sources.base import Source
+from randqa.sources.user_code import USER_CODE_ERRORS, exception_line
 from randqa.sources.bitgenerators import (BITGENERATORS, BitGeneratorSource, _resolve, open_bitgenerator,
                                            open_bitgenerator_factory, raw_word_bytes)
 
@@ -140,20 +163,35 @@ class ChunkSource(Source):
 
 
 class CallableSource(Source):
-    """``f(k)`` returning up to k bytes per call; an empty return ends it."""
+    """``f(k)`` returning up to k bytes per call; an empty return ends it.
+    ``checked``: what the function raises or wrongly returns is an
+    InputError naming it (the CLI's one line), not the exception itself."""
 
     endless = True
 
-    def __init__(self, func: Callable[[int], Any], name: str) -> None:
+    def __init__(self, func: Callable[[int], Any], name: str, *, checked: bool = False) -> None:
         self._func = func
         self.name = name
+        self._checked = checked
         self._pending = np.zeros(0, dtype=np.uint8)
         self._ended = False
+
+    def _call(self, want: int) -> np.ndarray:
+        if not self._checked:
+            return as_uint8(self._func(want), f"{self.name}({want})")
+        try:
+            data = self._func(want)
+        except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's function failed, sys.exit() included
+            raise InputError(f"{self.name}({want}) raised {exception_line(exc)}") from None
+        try:
+            return as_uint8(data, f"{self.name}({want})")
+        except TypeError as exc:
+            raise InputError(f"{exc}; a function f(k) returns up to k bytes") from None
 
     def readinto(self, buffer: memoryview) -> int:
         if len(self._pending) == 0 and not self._ended:
             want = min(len(buffer), _MAX_CALL_BYTES)
-            self._pending = as_uint8(self._func(want), f"{self.name}({want})")
+            self._pending = self._call(want)
             self._ended = len(self._pending) == 0
         n = min(len(buffer), len(self._pending))
         np.frombuffer(buffer, dtype=np.uint8, count=n)[:] = self._pending[:n]
@@ -227,10 +265,23 @@ def _probe_word_bytes(bitgen: Any) -> int:
     return raw_word_bytes(np.asarray(raw))
 
 
-def bitgenerator_instance_source(bitgen: Any) -> Source:
-    """A BitGenerator instance (or a Generator's), from its current state (see the module docstring)."""
+class _InOrderBitGeneratorSource(BitGeneratorSource):
+    """An instance found in the user's module, generated in order in this
+    process: another process importing the module may find it in another
+    state (one seeded from the OS), so no segment is made by jumping."""
+
+    @property
+    def can_jump(self) -> bool:
+        return False
+
+
+def bitgenerator_instance_source(bitgen: Any, *, jumps: bool = True) -> Source:
+    """A BitGenerator instance (or a Generator's), from its current state (see
+    the module docstring); with ``jumps`` False its segments are never made
+    by jumping a fresh opening (an instance imported from the user's module)."""
     if isinstance(bitgen, np.random.Generator):
         bitgen = bitgen.bit_generator
+    make = BitGeneratorSource if jumps else _InOrderBitGeneratorSource
     cls = type(bitgen)
     known = _known_backend(cls)
     if known is not None:
@@ -238,26 +289,45 @@ def bitgenerator_instance_source(bitgen: Any) -> Source:
         seed = _fresh_seed(bitgen, name)
         if seed is not None:
             _summary, spec, _width, _kwargs = BITGENERATORS[name]
-            source = BitGeneratorSource(name, seed, bitgen, word_bytes,
-                                        seeding=f"{spec.replace(':', '.')}(seed) via SeedSequence")
+            source = make(name, seed, bitgen, word_bytes, seeding=f"{spec.replace(':', '.')}(seed) via SeedSequence")
             source.reopen = lambda: open_bitgenerator(name, seed)
             return source
     else:
         word_bytes = _probe_word_bytes(bitgen)
-    return BitGeneratorSource(public_name(cls), None, bitgen, word_bytes,
-                              seeding="an instance, tested from the state it was given in")
+    return make(public_name(cls), None, bitgen, word_bytes, seeding="an instance, tested from the state it was given in")
 
 
-def bitgenerator_class_source(cls: type, seed: int | None) -> Source:
-    """A BitGenerator class seeded with ``seed`` (drawn when None), as ``randqa test module:Class``."""
-    known = _known_backend(cls, plain=True)
+def bitgenerator_class_source(cls: Any, seed: int | None, name: str | None = None) -> Source:
+    """A class (or a ``make(seed)`` function) constructed with ``seed`` (drawn
+    when None), as ``randqa test module:Class``; named ``name`` (default: the
+    backend randqa knows the class as, else its import name)."""
+    known = _known_backend(cls, plain=True) if isinstance(cls, type) else None
     if known is not None:
-        return open_bitgenerator(known[0], seed)
-    return open_bitgenerator_factory(public_name(cls), cls, seed)
+        source: Source = open_bitgenerator(known[0], seed)
+    else:
+        label = public_name(cls) if isinstance(cls, type) else _callable_name(cls)
+        source = open_bitgenerator_factory(name or label, cls, seed)
+    if name is not None:
+        source.name = name
+    return source
 
 
 def is_bitgenerator_class(obj: Any) -> bool:
-    return isinstance(obj, type) and (issubclass(obj, np.random.BitGenerator) or hasattr(obj, "random_raw"))
+    """A class constructed with the seed: a BitGenerator, a class with random_raw, or a randqa Source."""
+    return isinstance(obj, type) and (issubclass(obj, (np.random.BitGenerator, Source)) or hasattr(obj, "random_raw"))
+
+
+def is_seed_factory(obj: Any) -> bool:
+    """A function ``make(seed)`` (its first parameter named ``seed``) returning a
+    BitGenerator or Source: called with the seed, where any other function of
+    one argument is ``f(k) -> bytes``."""
+    if isinstance(obj, type) or not callable(obj):
+        return False
+    try:
+        parameters = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature (os.urandom): f(k)
+        return False
+    return bool(parameters) and parameters[0].name == "seed"
 
 
 def is_bitgenerator(obj: Any) -> bool:
@@ -282,7 +352,8 @@ def bitgenerator_list(obj: Any) -> bool:
 
 #: what a source may be, for TypeError messages
 ACCEPTED = ("a backend name, a path, a numpy BitGenerator (instance or class), bytes, bytearray, memoryview, "
-            "a uint8 numpy array, a binary file object, an iterable of byte chunks, or a callable f(k) -> bytes")
+            "a uint8 numpy array, a binary file object, an iterable of byte chunks, a callable f(k) -> bytes, "
+            "or a function make(seed) returning a BitGenerator")
 
 
 def _callable_name(func: Any) -> str:
@@ -293,36 +364,78 @@ def _callable_name(func: Any) -> str:
     return f"{module}.{name}"
 
 
-def python_object_source(obj: Any, *, seed: int | None = None) -> tuple[Source, str]:
-    """A Source for a Python object (not a name or path), and what kind it is
-    (``"data"``, ``"callable"``, ``"instance"`` or ``"class"``), which
-    decides what ``seed`` and ``--format bits`` may apply to
-    (randqa.sources.opening.seed_for, check_format).
+def kind_of(obj: Any) -> str | None:
+    """What kind of source ``obj`` is: ``"data"``, ``"class"`` (a class or a
+    ``make(seed)`` function: constructed with the seed), ``"instance"``,
+    ``"callable"`` (``f(k) -> bytes``); None for none of them."""
+    if isinstance(obj, (bytes, bytearray, memoryview, np.ndarray)):
+        return "data"
+    if is_bitgenerator_class(obj) or is_seed_factory(obj):
+        return "class"
+    if is_bitgenerator(obj):
+        return "instance"
+    if is_binary_file(obj):
+        return "data"
+    if callable(obj):
+        return "callable"
+    if isinstance(obj, Iterable) and not isinstance(obj, (str, Mapping)):
+        return "data"
+    return None
 
-    ``seed`` applies to BitGenerator classes only (the caller refuses it
-    for the rest).
+
+def describe_forms() -> str:
+    """The forms of a user's generator, for messages."""
+    return ("a class constructed with the seed (a numpy BitGenerator, a class with random_raw, a randqa Source), "
+            "an instance with random_raw (a BitGenerator), a function f(k) returning up to k bytes, "
+            "or a function make(seed) returning a BitGenerator")
+
+
+def python_object_source(obj: Any, *, seed: int | None = None, name: str | None = None,
+                         imported: bool = False) -> tuple[Source, str]:
+    """A Source for a Python object (not a name or path), and what kind it is
+    (:func:`kind_of`), which decides what ``seed`` and ``--format bits`` may
+    apply to (randqa.sources.opening.seed_for, check_format).
+
+    ``seed`` applies to classes and ``make(seed)`` functions only (the
+    caller refuses it for the rest).  ``name`` names a generator in reports
+    (the spec it was found by).  ``imported``: the object comes from the
+    user's module (randqa.sources.user_code), so an instance is read from a
+    copy (the module's object keeps its state for the next opening) in
+    order, and a function's errors are one line.
     """
     source: Source
     if isinstance(obj, np.random.Generator):
         obj = obj.bit_generator
-    if isinstance(obj, (bytes, bytearray, memoryview, np.ndarray)):
-        source, kind = BufferSource(obj, type(obj).__name__), "data"
-    elif is_bitgenerator_class(obj):
-        source, kind = bitgenerator_class_source(obj, seed), "class"
-    elif is_bitgenerator(obj):
-        source, kind = bitgenerator_instance_source(obj), "instance"
+    kind = kind_of(obj)
+    if kind is None:
+        raise TypeError(f"source must be {ACCEPTED}; got {type(obj).__name__}")
+    if kind == "class":
+        source = bitgenerator_class_source(obj, seed, name)
+    elif kind == "instance":
+        source = bitgenerator_instance_source(_copy_of(obj) if imported else obj, jumps=not imported)
+    elif kind == "callable":
+        source = CallableSource(obj, name or _callable_name(obj), checked=imported)
+    elif isinstance(obj, (bytes, bytearray, memoryview, np.ndarray)):
+        source = BufferSource(obj, type(obj).__name__)
     elif is_binary_file(obj):
         path = getattr(obj, "name", None)
         label = os.fspath(path) if isinstance(path, (str, os.PathLike)) else type(obj).__name__
-        source, kind = FileObjectSource(obj, str(label)), "data"
-    elif callable(obj):
-        source, kind = CallableSource(obj, _callable_name(obj)), "callable"
-    elif isinstance(obj, Iterable) and not isinstance(obj, (str, Mapping)):
-        source, kind = ChunkSource(obj, "chunks"), "data"
+        source = FileObjectSource(obj, str(label))
     else:
-        raise TypeError(f"source must be {ACCEPTED}; got {type(obj).__name__}")
+        source = ChunkSource(obj, "chunks")
+    if name is not None and kind != "data":
+        source.name = name
     return source, kind
 
 
+def _copy_of(obj: Any) -> Any:
+    """A copy of a BitGenerator instance in its state, or the instance itself when it cannot be copied."""
+    try:
+        return copy.deepcopy(obj)
+    except Exception:  # noqa: BLE001 - not copyable (an open file in its state): read the object itself
+        return obj
+
+
 __all__ = ["ACCEPTED", "GIVEN_STREAMS_TAKE_NO_OPTIONS", "BufferSource", "CallableSource", "ChunkSource", "FileObjectSource", "as_uint8",
-           "bitgenerator_class_source", "bitgenerator_instance_source", "bitgenerator_list", "public_name", "python_object_source"]
+           "bitgenerator_class_source", "bitgenerator_instance_source", "bitgenerator_list", "describe_forms", "is_seed_factory",
+           "kind_of", "public_name", "python_object_source"]

@@ -45,8 +45,11 @@ def _open_input(path: str) -> tuple[int, bool, str]:
 
 
 def is_data_spec(spec: str) -> bool:
-    """Whether ``spec`` names data (stdin '-' or a file path) rather than a generator."""
-    return spec == "-" or os.path.exists(spec) or os.sep in spec
+    """Whether ``spec`` names data (stdin '-' or a file path) rather than a
+    generator (``./mygen.py:NAME`` is the user's generator, not a path)."""
+    from randqa.sources.user_code import is_user_code_path
+
+    return spec == "-" or os.path.exists(spec) or (os.sep in spec and not is_user_code_path(spec))
 
 
 class _FdReader:
