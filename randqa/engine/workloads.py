@@ -125,10 +125,13 @@ class StreamWorkload(Workload):
         if self._consumed == start:
             return
         if self.remote_open and self.spec is not None:
+            from randqa.sources.segments import open_at
+
+            # no length: this opening reads on to the run's end (a file's pread would stop at ``length``)
+            job = self.job
+            opened = open_at(self.spec, job.seed, start, length=None, streams=job.streams, fold=job.fold)
             self.source.close()
-            reader = self.job.reader(start, 0, None)
-            assert isinstance(reader, SourceReader)
-            self.source = reader.source
+            self.source = opened
         elif self._consumed is not None and self._consumed < start:
             # a sequential stream: read up to the position and drop it (stdin: the same data again)
             scratch = np.empty(min(CHUNK_BYTES, start - self._consumed), dtype=np.uint8)

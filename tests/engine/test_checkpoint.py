@@ -307,3 +307,78 @@ def test_interleaved_streams_stopped_and_resumed(tmp_path):
     other = RunRequest(**dict(spec.to_json(), streams=dict(spec.streams, scheme="jump")))
     with pytest.raises(UsageError, match="streams"):
         execute(other, Execution(checkpoint=path, notice=lambda line: None))
+
+
+# ---------------------------------------------------------------- a file stopped and resumed
+
+
+def stop_at(at_least: int):
+    """A progress bar for ``execute`` that stops the run (Ctrl-C) once it
+    has counted ``at_least`` bytes: a stop mid-piece, whatever the run mode."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def bar(total):
+        done = 0
+
+        def on_progress(count: int) -> None:
+            nonlocal done
+            done += count
+            if done >= at_least:
+                raise KeyboardInterrupt
+        yield on_progress
+    return bar
+
+
+def _file_run(tmp_path, data: bytes, segment: int | None):
+    from randqa.engine.request import identity_of
+
+    data_path = tmp_path / "data.bin"
+    data_path.write_bytes(data)
+    return RunRequest(kind="test", source=str(data_path), suite=suite_to_json(load_suite("quick")),
+                      segment=segment, identity=identity_of(str(data_path))), data_path
+
+
+@pytest.mark.parametrize("mode", ["jobs-1", "default", "segment"])
+def test_a_file_stopped_and_resumed_is_tested_to_its_end(tmp_path, mode):
+    """A file's resumed run reads from where it stopped to the file's end, in
+    every run mode: --jobs 1, the default (its threads), and --segment (a
+    local cluster, which takes over once it is up), and gives the
+    uninterrupted run's statistics."""
+    from randqa.engine.parallel import Workers
+
+    size = 16 << 20
+    spec, _ = _file_run(tmp_path, np.random.default_rng(1).bytes(size), 1 << 20 if mode == "segment" else None)
+    expected = execute(spec, Execution(notice=lambda line: None))
+    path = str(tmp_path / "file.ckpt")
+
+    def run(bar=None):
+        workers = None if mode == "jobs-1" else Workers(2, notice=lambda line: None)
+        execution = Execution(workers=workers, threads=1 if mode == "jobs-1" else 2, checkpoint=path,
+                              notice=lambda line: None)
+        try:
+            return execute(spec, execution, bar)
+        finally:
+            if workers is not None:
+                workers.close()
+
+    stopped = run(stop_at(2 << 20))
+    assert stopped.interrupted and 0 < stopped.bytes_tested == read_checkpoint(path).progress.position < size
+    resumed = run()
+    assert not resumed.interrupted and resumed.bytes_tested == size
+    assert comparable(resumed) == comparable(expected)
+
+
+def test_bad_data_after_where_a_file_stopped_fails_when_resumed(tmp_path):
+    """Zeros written into the part a stopped run had not tested yet are
+    tested when it resumes (the file's first MiB, its identity, is unchanged)."""
+    size = 16 << 20
+    spec, data_path = _file_run(tmp_path, np.random.default_rng(2).bytes(size), None)
+    path = str(tmp_path / "file.ckpt")
+    stopped = execute(spec, Execution(checkpoint=path, notice=lambda line: None), stop_at(2 << 20))
+    assert stopped.interrupted and stopped.bytes_tested <= 8 << 20
+    with open(data_path, "r+b") as f:
+        f.seek(12 << 20)
+        f.write(bytes(1 << 20))
+    resumed = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
+    assert resumed.bytes_tested == size and resumed.verdict == "fail"
