@@ -21,12 +21,12 @@ inside the runtime; the median of ``repeats`` runs is reported.
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 
 from randqa.errors import InputError
 from randqa.sources.runtimes import RuntimeBackend, driver_for, find_runtime_backend
 from randqa.sources.runtimes.driver import RuntimeDriver
+from randqa.sources.runtimes.processes import CommandFailed, run_bounded
 from randqa.speed.generation import REPEATS, TARGET_SECONDS, Speed
 
 #: calls of the probe run that sizes the timed runs
@@ -35,6 +35,8 @@ PROBE_CALLS = 1 << 20
 MAX_CALLS = 1 << 32
 #: seconds a timed run may take, start-up included, before it counts as failed
 RUN_TIMEOUT_S = 300
+#: the most a timed run may print: its seconds, and a runtime's warnings
+TIMING_OUTPUT_BYTES = 64 << 10
 
 
 def is_runtime_backend(name: str) -> bool:
@@ -69,10 +71,9 @@ def time_calls(name: str, seed: int, calls: int) -> float:
     backend, driver = _backend(name)
     command = driver.time_command(backend.name, seed, calls)
     what = f"timing {backend.name} in {driver.name}"
-    try:
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    try:  # its output bounded, its process group killed at the end (or at Ctrl-C)
+        done = run_bounded(command, timeout=RUN_TIMEOUT_S, max_bytes=TIMING_OUTPUT_BYTES)
+    except CommandFailed as exc:
         raise InputError(f"{what}: {command[0]} failed ({exc})") from None
     lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
     if done.returncode != 0 or not lines:

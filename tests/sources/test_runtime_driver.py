@@ -128,3 +128,27 @@ def test_a_drivers_command_takes_the_seed_and_the_built_folder(tmp_path, monkeyp
     (tmp_path / "prog.txt").write_text("one")
     compiled = counting_driver(tmp_path, "cc 1")
     assert compiled.program(7) == ["cat", f"{compiled.built()}/prog.out"]
+
+
+def test_close_kills_what_the_live_driver_forked(tmp_path):
+    # before: only the driver itself was killed; its children went on
+    from process_checks import gone, pids
+
+    record = tmp_path / "pids"
+    source = live(["sh", "-c", f"sleep 300 & echo $! > {record}; cat /dev/zero"])
+    assert source.readinto(memoryview(bytearray(1 << 12))) > 0
+    child = pids(record)[0]
+    source.close()
+    assert gone(child)
+
+
+def test_a_hung_version_query_and_its_children_are_killed(tmp_path, monkeypatch):
+    # before: the query's timeout killed the program alone, and waited on the pipe its child held
+    from process_checks import gone, pids
+    from randqa.sources.runtimes import driver as driver_module
+
+    record = tmp_path / "pids"
+    monkeypatch.setattr(driver_module, "VERSION_TIMEOUT_S", 0.5)
+    with pytest.raises(InputError, match=r"^node: sh -c .* failed \(took more than 0.5 s\)$"):
+        driver_module.command_output(["sh", "-c", f"sleep 300 & echo $$ $! > {record}; wait"], "node")
+    assert all(gone(pid) for pid in pids(record))

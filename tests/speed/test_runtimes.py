@@ -78,3 +78,13 @@ def test_node_times_math_random_itself():
     timing = as_called_speed("v8-math-random", seed=11, repeats=1)
     assert timing.speed.median > 0 and timing.method.startswith("Math.random() in node")
     assert timing.generation is not timing.speed  # randqa's C feed rate, timed apart
+
+
+def test_a_runtime_that_prints_without_end_is_stopped_in_one_line(monkeypatch):
+    # before: subprocess.run(capture_output=True) kept all of it (18 GB before the OOM killer came)
+    driver = driver_for("v8-math-random")
+    monkeypatch.setattr(driver, "missing_program", lambda: None)
+    monkeypatch.setattr(driver, "time_command", lambda backend, seed, calls: ["yes", "0.5"])
+    with pytest.raises(InputError, match=rf"^timing v8-math-random in node: yes failed \(printed more than "
+                                         rf"{runtimes.TIMING_OUTPUT_BYTES} bytes\)$"):
+        runtimes.runtime_speed("v8-math-random", 5, repeats=1)

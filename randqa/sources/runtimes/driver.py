@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
@@ -35,6 +34,7 @@ from pathlib import Path
 
 from randqa.errors import InputError, UsageError
 from randqa.files import cache_root
+from randqa.sources.runtimes.processes import CommandFailed, run_bounded
 
 #: the driver programs' sources (package data)
 DRIVER_SOURCES = Path(__file__).parent / "drivers"
@@ -57,8 +57,8 @@ def _last_line(text: str) -> str:
 def command_output(command: list[str], what: str) -> str:
     """stdout and stderr of a short command (a version query); InputError if it fails."""
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=VERSION_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        done = run_bounded(command, timeout=VERSION_TIMEOUT_S)
+    except CommandFailed as exc:
         raise InputError(f"{what}: {' '.join(command)} failed ({exc})") from None
     if done.returncode != 0:
         raise InputError(f"{what}: {' '.join(command)} exited with status {done.returncode}: "
@@ -184,9 +184,8 @@ class CompiledDriver(RuntimeDriver):
                 shutil.copyfile(self.source_folder / source, work / source)
             for command in self.build_commands(work):
                 try:
-                    done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
-                                          env=self.build_environment(), check=False)
-                except (OSError, subprocess.TimeoutExpired) as exc:
+                    done = run_bounded(command, cwd=work, timeout=BUILD_TIMEOUT_S, env=self.build_environment())
+                except CommandFailed as exc:
                     raise InputError(f"building the {self.name} driver: {' '.join(command)} failed ({exc})") from None
                 if done.returncode != 0:
                     raise InputError(f"building the {self.name} driver: {command[0]} exited with status "

@@ -2,7 +2,8 @@
 
 The process runs in its own session, so a Ctrl-C at the terminal reaches
 randqa alone, which finishes the chunk in flight from the still-running
-runtime before it reports.  ``close`` kills and reaps the process.  The
+runtime before it reports.  ``close`` kills the process's whole group (what
+the driver forked goes too) and reaps it.  The
 runtime's stream never ends: if its process does, the run stops with one
 line naming the runtime, its exit status and what it said on stderr (kept in a
 temporary file, which cannot fill up and block it as a pipe could): the
@@ -16,11 +17,13 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 from dataclasses import KW_ONLY, InitVar, dataclass, field
 from typing import Any
 
 from randqa.errors import InputError
 from randqa.sources.base import Source
+from randqa.sources.runtimes.processes import has_ended, kill_and_reap
 
 #: seconds to wait for a killed process to be reaped
 REAP_TIMEOUT_S = 10
@@ -72,10 +75,7 @@ class LiveSource(Source):
 
     def _ended(self) -> str:
         assert self._process is not None
-        try:
-            status = self._process.wait(timeout=REAP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            status = None
+        status = kill_and_reap(self._process, REAP_TIMEOUT_S) if _ends_within(self._process, REAP_TIMEOUT_S) else None
         self._stderr.seek(0)
         said = [line.strip() for line in self._stderr.read().decode(errors="replace").splitlines() if line.strip()]
         cause = [line for line in said if _CAUSE.search(line)]
@@ -93,15 +93,20 @@ class LiveSource(Source):
         process, self._process = self._process, None
         if process is None:
             return
-        if process.poll() is None:
-            process.kill()
-        try:
-            process.wait(timeout=REAP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            pass
+        kill_and_reap(process, REAP_TIMEOUT_S)  # the driver's whole process group: what it forked too
         if process.stdout is not None:
             process.stdout.close()
         self._stderr.close()
 
     def __del__(self) -> None:
         self.close()
+
+
+def _ends_within(process: subprocess.Popen, seconds: float) -> bool:  # type: ignore[type-arg]
+    """Whether ``process`` ends within ``seconds``, left unreaped (its group is killed next)."""
+    deadline = time.monotonic() + seconds
+    while not has_ended(process.pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -24,9 +24,9 @@ The stream: each call's 31 bits, eight calls packed into 31 bytes.
 from __future__ import annotations
 
 import re
-import subprocess
 
 from randqa.sources.runtimes.driver import VERSION_TIMEOUT_S, CompiledDriver, program_version
+from randqa.sources.runtimes.processes import CommandFailed, run_bounded
 
 
 #: musl's dynamic loader prints musl's version when run as a program
@@ -36,9 +36,8 @@ _LOADER_VERSION = f"for l in {_LOADERS}; do \"$l\" 2>&1; done; true"
 
 def _loader_banner() -> str:
     try:
-        done = subprocess.run(["sh", "-c", _LOADER_VERSION], capture_output=True, text=True,
-                              timeout=VERSION_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        done = run_bounded(["sh", "-c", _LOADER_VERSION], timeout=VERSION_TIMEOUT_S)
+    except CommandFailed:
         return ""
     return done.stdout
 
