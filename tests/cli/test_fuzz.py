@@ -614,7 +614,7 @@ def test_any_scheduler_address_is_refused_in_one_line(server, tmp_path_factory):
         before = snapshot(server.workdir)
         started = time.monotonic()
         reply = server.run(args if through_environment else [*args, "--scheduler", address], env=env)
-        assert time.monotonic() - started < 15
+        assert time.monotonic() - started < 60  # a few timeouts of 0.3 s, on a busy machine
         assert reply["code"] == 2, f"exit {reply['code']}: {reply['err']}"
         check(reply, (2,), LIMIT)
         changed = {p for p, state in snapshot(server.workdir).items() if before.get(p) != state}

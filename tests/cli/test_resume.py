@@ -282,4 +282,5 @@ def test_resume_refuses_a_read_only_folder_before_running(tmp_path, capsys):
         assert run_main("resume", str(checkpoint), "--json", str(tmp_path / "again.json")) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "checkpoint " in err and "Read-only file system" in err
-        assert time.monotonic() - started < 5 and not (tmp_path / "again.json").exists()
+        # before, the whole remaining run ran first; the bound is for a busy machine, far below a run
+        assert time.monotonic() - started < 60 and not (tmp_path / "again.json").exists()
