@@ -26,7 +26,7 @@ copyright = "the randqa authors"
 release = version = randqa.__version__
 
 extensions = ["myst_parser", "sphinx.ext.autodoc", "numpydoc"]
-source_suffix = {".md": "markdown"}
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]
 myst_heading_anchors = 3
 myst_enable_extensions = ["deflist"]
