@@ -46,12 +46,17 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
     source : str, os.PathLike, BitGenerator, bytes-like, file object, iterable or callable
         What to test:
 
-        - a generator name (``"pcg64"``, see ``randqa list``), ``"module:attr"``
-          naming a BitGenerator class or factory, ``"-"`` for stdin, or a path;
-        - a numpy ``BitGenerator`` instance, tested from its current state
-          (and advanced by what is read), or a ``numpy.random.Generator``,
-          whose bit generator is tested; or a ``BitGenerator`` class, seeded
-          with ``seed``;
+        - a generator name (``"pcg64"``, see ``randqa list``), ``"-"`` for
+          stdin, a path, or your own generator as ``randqa test`` names it,
+          ``"./mygen.py:NAME"`` or ``"mygen:NAME"`` (the object it names is
+          read as if given here, except that an instance is read from a copy);
+        - a class constructed with ``seed``: a numpy ``BitGenerator`` class,
+          a class whose instances have ``random_raw``, or a function
+          ``make(seed)`` (first parameter named ``seed``) returning one;
+        - a numpy ``BitGenerator`` instance (or any object with
+          ``random_raw``), tested from its current state (and advanced by
+          what is read), or a ``numpy.random.Generator``, whose bit
+          generator is tested;
         - ``bytes``, ``bytearray``, ``memoryview`` or a ``uint8`` ndarray;
         - a binary file object (read to its end, not closed);
         - an iterable of byte chunks (bytes-like or uint8 arrays);

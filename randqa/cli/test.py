@@ -57,7 +57,24 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
                  jobs: int, scheduler: str | None, scheduler_timeout: float, segment: int | None,
                  checkpoint: str | None, checkpoint_every: float, max_memory: int | None, progress: bool | None,
                  **tls: str | None) -> int:
-    """Test SOURCE: '-' for stdin, a file path, or a generator name (`randqa list`)."""
+    """Test SOURCE: '-' for stdin, a file path, a generator name (`randqa list`),
+    or your own generator in Python, as ./FILE.py:NAME or MODULE:NAME read
+    from the folder you stand in.
+
+    \b
+    Your own generator, each form in examples/mygen.py of randqa's source:
+      randqa test ./mygen.py:MyGen --seed 1    a class with random_raw(n): MyGen(seed)
+      randqa test mygen:MyGen --seed 1         the same, by module name
+      randqa test ./mygen.py:MyPCG --seed 1    a numpy BitGenerator class: MyPCG(seed)
+      randqa test ./mygen.py:rng               a BitGenerator instance, from its state
+      randqa test ./mygen.py:my_splitmix       an object with random_raw, from its state
+      randqa test ./mygen.py:my_bytes          a function f(k) returning up to k bytes
+      randqa test ./mygen.py:make --seed 1     a function make(seed): make(1)
+
+    A class or make(seed) takes --seed (drawn and recorded when not given);
+    an instance or f(k) takes none.  randqa.test(mygen.MyGen, seed=1) in
+    Python reads each form the same way.
+    """
     plan = plan_test(TestOptions(
         size=size, seed=seed, suite=suite, tests=test_names, fmt=fmt, word_bits=int(word_bits) if word_bits else None,
         low_bits=low_bits, sequences=sequences, progressive=progressive, min_size=min_size, max_size=max_size,
