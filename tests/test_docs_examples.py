@@ -187,6 +187,23 @@ def test_collector_finds_the_examples_and_every_skip_says_why() -> None:
                 assert block.not_run_reason, f"{block.where()}: a skip without a reason: {first!r}"
 
 
+MARKDOWN_LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
+
+
+def test_relative_links_of_the_readme_and_the_docs_lead_to_files() -> None:
+    # the Sphinx build checks the docs' links between pages and anchors; GitHub
+    # shows README.md outside it, so its links to files are checked here
+    broken = []
+    for page in pages():
+        for match in MARKDOWN_LINK.finditer(page.read_text(encoding="utf-8")):
+            target = match["target"].split("#", 1)[0]
+            if not target or re.match(r"^[a-z]+:", target):
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {match['target']}")
+    assert not broken, "links to missing files:\n" + "\n".join(broken)
+
+
 def test_a_failing_block_fails(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text("```bash\nrandqa test no-such-generator -n 1M\n```\n\n```python\nraise ValueError('x')\n```\n"
