@@ -42,7 +42,7 @@ def parallel_options(command: Any = None, *, resume: bool = False) -> Any:
         options += [
             click.option("--segment", callback=size_option, metavar="SIZE",
                          help="Bytes per segment (default: the multiple of every test's block size nearest 1 GiB "
-                              "for generators and files, 256 MiB for streams read in order such as stdin)."),
+                              "for generators and files, 32 MiB for streams read in order such as stdin)."),
             click.option("--checkpoint", metavar="PATH",
                          help="Save the merged results of the finished prefix to PATH, and continue from it when "
                               "PATH holds this run (see `randqa resume`)."),

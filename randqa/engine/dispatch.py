@@ -1,7 +1,8 @@
 """Segments dispatched to the workers and merged back in stream order.
 
 ``in_stream_order`` submits segments ahead of the one being merged, at most
-``window`` of them (two per worker thread), and hands back their results
+``window`` of them (two per worker thread; the runner's ``in_flight()``
+when it says), and hands back their results
 strictly in stream order: merging is concatenation, so only a contiguous
 prefix can be merged.  Dask recomputes the segment of a lost worker (the
 task's arguments are kept by the scheduler, ``retries`` covers the rest);
@@ -102,8 +103,16 @@ class _Pending:
 
     def follow(self, future: Any) -> None:
         self.future = future
-        self.done = threading.Event()
-        future.add_done_callback(lambda _future: self.done.set())
+        done = self.done = threading.Event()
+        # the callback holds the event only: one holding this _Pending would
+        # make a cycle (future, callback, _Pending) that keeps the segment's
+        # data alive until a full garbage collection
+        future.add_done_callback(lambda _future: done.set())
+
+    def without_data(self) -> Segment:
+        """The segment as the merge needs it: what it covered, not its bytes."""
+        segment = self.segment
+        return Segment(segment.index, segment.start, segment.count, segment.snapshots)
 
 
 def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
@@ -116,7 +125,7 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
     KeyboardInterrupt is raised here (in-flight segments are cancelled).
     """
     client = workers.client(interrupted)
-    window = IN_FLIGHT_PER_WORKER * workers.slots()
+    window = getattr(workers, "in_flight", lambda: IN_FLIGHT_PER_WORKER * workers.slots())()
     queue: deque[_Pending] = deque()
     exhausted = False
 
@@ -146,10 +155,9 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
                     raise KeyboardInterrupt
             if not queue:
                 return
-            head = queue[0]
-            result = _wait(head, client, submit, interrupted)
-            queue.popleft()
-            yield head.segment, result
+            result = _wait(queue[0], client, submit, interrupted)
+            merged = queue.popleft().without_data()  # its bytes are freed now, not after the merge
+            yield merged, result
     finally:
         for pending in queue:
             pending.future.cancel()

@@ -249,6 +249,7 @@ class RunLoop(Retests):
                 count = len(data)
             snapshots = tuple(n for n in self._points_after(start) if n < start + count)
             yield Segment(index, start, count, snapshots, data)
+            data = None  # held by its task only, so that it is freed once tested
             if short:
                 return  # the data ended inside this segment
             index += 1

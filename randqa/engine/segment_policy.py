@@ -15,9 +15,14 @@ from randqa.sizes import format_size
 #: its test (a Dask task, its state sent and merged: about 30 ms of CPU for
 #: the standard suite, benchmarks/bench_scaling.py) is about 1% of its test
 OPENED_SEGMENT_BYTES = 1 << 30
-#: the default segment of a stream this process reads and hands out, which
-#: holds two segments per worker in flight, and of a seed sweep
+#: the default segment of a seed sweep
 DEFAULT_SEGMENT_BYTES = 256 << 20
+#: the default segment of a stream this process reads and hands out (stdin,
+#: a generator that only runs forward): the run holds the segments in
+#: flight (two per worker) and the one being read, so 32 MiB keeps a run on
+#: two workers near 160 MiB of data, while a segment's state copy and merge
+#: (about 30 ms of CPU for the standard suite) stay about a tenth of its test
+PRODUCED_SEGMENT_BYTES = 32 << 20
 
 
 def suite_alignment(suite: Suite, fold: tuple[int, int] | None = None) -> int:
@@ -49,11 +54,11 @@ def default_segment(remote_open: bool, limit: int | None = None, slots: int | No
     workers is cut finer (randqa.engine.run_mode.balanced_segment), so that
     what this process tests while the cluster starts and the last round of
     segments leave no worker idle long.  Where this process hands the data
-    out, 256 MiB."""
+    out, ``PRODUCED_SEGMENT_BYTES``."""
     from randqa.engine.run_mode import balanced_segment
 
     if not remote_open:
-        return DEFAULT_SEGMENT_BYTES
+        return PRODUCED_SEGMENT_BYTES
     if limit is None or slots is None:
         return OPENED_SEGMENT_BYTES
     return min(OPENED_SEGMENT_BYTES, balanced_segment(limit, slots))

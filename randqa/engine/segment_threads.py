@@ -60,14 +60,15 @@ class SegmentThreads:
             if task is None:
                 return
             future, function, args = task
-            if not future.set_running_or_notify_cancel():
-                continue  # cancelled while it waited
-            try:
-                result = function(*args)
-            except BaseException as exc:  # handed to whoever waits for the segment
-                future.set_exception(exc)
-            else:
-                future.set_result(result)
+            # the task's arguments hold the segment's bytes: dropped as soon as it is tested,
+            # not kept by this thread while it waits for the next
+            del task
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(function(*args))
+                except BaseException as exc:  # handed to whoever waits for the segment
+                    future.set_exception(exc)
+            del future, function, args
 
     # -- what in_stream_order asks of a cluster's client ---------------------
 
@@ -76,6 +77,12 @@ class SegmentThreads:
 
     def slots(self) -> int:
         return self.threads
+
+    def in_flight(self) -> int:
+        """Segments submitted ahead of the one being merged: one per thread and
+        one waiting (a thread, unlike a worker, needs no transfer ahead), so a
+        stream read here holds that many segments besides the one being read."""
+        return self.threads + 1
 
     def scatter(self, data: Any, hash: bool = False) -> Any:
         """A producer's segment stays where it is: the threads share this process's memory."""

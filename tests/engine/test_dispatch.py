@@ -57,6 +57,48 @@ def test_a_producer_holds_at_most_two_segments_per_worker():
     assert max(ahead) == 2 * 3
 
 
+
+def test_a_stream_read_here_frees_each_segment_once_tested(tmp_path, monkeypatch):
+    """A stream read in order by this process and tested in segment threads
+    holds the segments in flight and the one being read, never more, and
+    frees each without the garbage collector (with it off, a cycle of
+    future, callback and segment kept every one alive)."""
+    import gc
+    import weakref
+
+    from randqa.engine import run_mode, segment_policy
+    from randqa.engine.run import run_stream
+    from randqa.engine.workloads import StreamWorkload
+    from randqa.sources.streams import ByteStream
+
+    monkeypatch.setattr(run_mode, "machine_cores", lambda: 2)
+    monkeypatch.setattr(segment_policy, "PRODUCED_SEGMENT_BYTES", 256 << 10)
+    path = tmp_path / "stream.bin"
+    path.write_bytes(np.random.default_rng(5).bytes(8 << 20))
+    alive: list[weakref.ref] = []
+    held: list[int] = []
+    produce = StreamWorkload.produce
+
+    def counting_produce(self, start, count):
+        held.append(sum(ref() is not None for ref in alive))
+        data = produce(self, start, count)
+        alive.append(weakref.ref(data.base if data.base is not None else data))
+        return data
+
+    monkeypatch.setattr(StreamWorkload, "produce", counting_produce)
+    gc.collect()
+    gc.disable()
+    try:
+        with ByteStream(str(path)) as source:  # no spec: read here in order, as stdin is
+            result = run_stream(source, load_suite("quick"), threads=2)
+    finally:
+        gc.enable()
+    assert result.bytes_tested == 8 << 20 and result.execution["run_mode"] == "segment-threads"
+    assert len(held) >= 30
+    # two threads: two segments being tested and one waiting, while the next is read
+    assert max(held) <= 3
+
+
 ALLOCATION_PROBE = """
 import ctypes
 import numpy as np

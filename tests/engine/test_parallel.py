@@ -193,12 +193,12 @@ def test_collision_blocks_across_segments_on_workers(workers):
 
 @pytest.mark.parametrize("name, split, default", [("pcg64", "jump", 1 << 30), ("file", "pread", 1 << 30),
                                                    ("urandom", "independent", 1 << 30),
-                                                   ("arc4", "sequential", 256 << 20)])
+                                                   ("arc4", "sequential", 32 << 20)])
 def test_default_segments_follow_the_split(stream_file, name, split, default):
     """Segments workers open themselves are long (a segment's task, state and
     merge stay under 1% of its test), but four per worker (each at least
-    32 MiB) when the run's length is known; a stream handed out in order keeps 256 MiB, of
-    which a producer holds two per worker."""
+    32 MiB) when the run's length is known; a stream handed out in order keeps 32 MiB, of
+    which a producer holds two per worker (one per thread and one waiting in threads)."""
     from randqa.engine.segment_policy import default_segment
     from randqa.engine.workloads import StreamWorkload
 
@@ -210,7 +210,7 @@ def test_default_segments_follow_the_split(stream_file, name, split, default):
         shorter = {(1 << 30, 2): 128 << 20, (4 << 30, 2): 512 << 20, (6 << 30, 2): 768 << 20,
                    (16 << 30, 2): 1 << 30, (1 << 30, 16): 32 << 20}
         for (limit, slots), opened in shorter.items():
-            assert default_segment(workload.remote_open, limit, slots) == (opened if split != "sequential" else 256 << 20)
+            assert default_segment(workload.remote_open, limit, slots) == (opened if split != "sequential" else 32 << 20)
 
 
 def test_short_runs_stay_in_process():

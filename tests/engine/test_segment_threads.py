@@ -77,7 +77,7 @@ def test_segment_threads_give_the_one_process_results(workers, stream_file, suit
         execution = result.execution
         assert (execution["mode"], execution["run_mode"], execution["split"]) == ("threads", "segment-threads", split)
         segment = execution["segment_bytes"]
-        if split != "sequential":  # a stream read in order keeps its 256 MiB segments: here, one
+        if split != "sequential":  # a stream read in order keeps its 32 MiB segments: here, one or two
             assert segment % suite_alignment(suite) == 0 and execution["segments_on_workers"] >= 3
         assert execution["segments_on_workers"] == -(-size // segment)
         assert comparable(result) == expected, split
