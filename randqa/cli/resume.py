@@ -46,6 +46,7 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
     from randqa.engine.checkpoint import read_checkpoint
     from randqa.engine.execute import check_resume
     from randqa.sources.bitgenerators import looks_like_module_attribute
+    from randqa.sources.user_code import is_user_code_path
 
     check_output_paths({"checkpoint": path})  # saved again at every checkpoint: its folder must take it
     with checkpoint_lock(path):
@@ -58,7 +59,8 @@ def resume_command(path: str, jobs: int, scheduler: str | None, scheduler_timeou
         schemes = (options.get("stream_seeds") if isinstance(options, dict) else
                    [(saved.run.streams or {}).get("scheme")])  # a scheme may name code too
         named = [*(sources or []), *(schemes if isinstance(schemes, list) else [])]
-        code = next((s for s in named if isinstance(s, str) and looks_like_module_attribute(s)), None)
+        code = next((s for s in named if isinstance(s, str) and (looks_like_module_attribute(s) or
+                                                                 is_user_code_path(s))), None)
         if code is not None:
             raise UsageError(f"checkpoint {path}: its run tests {code}, code randqa would import and run; a "
                              f"checkpoint names no code to run: continue it with the command that names it, "

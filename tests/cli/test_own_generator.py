@@ -103,3 +103,20 @@ def test_a_wrong_spec_is_one_line_and_exit_2(fresh_folder, spec, args, says):
     result = run_randqa("test", spec, *QUICK, *args, cwd=fresh_folder, timeout=120)
     assert result.code == 2
     assert_one_error_line(result, spec, says)
+
+
+def test_a_checkpoint_names_no_file_of_code_to_run(tmp_path, capsys, monkeypatch):
+    # a spec by path is code as module:attr is: resume refuses to import it from a checkpoint
+    from conftest import rewrite_checkpoint, run_main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "planted.py").write_text("import pathlib\npathlib.Path(__file__).with_name('ran').touch()\n"
+                                         "Gen = None\n")
+    assert run_main("test", "pcg64", "-n", "64K", "--seed", "1", "--suite", "quick", "--jobs", "1",
+                    "--checkpoint", "c.ckpt") == 0
+    rewrite_checkpoint("c.ckpt", lambda meta, arrays: meta["run"].update(source="./planted.py:Gen"))
+    capsys.readouterr()
+    assert run_main("resume", "c.ckpt") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "its run tests ./planted.py:Gen, code randqa would import and run" in err
+    assert not (tmp_path / "ran").exists()
