@@ -95,9 +95,7 @@ class HammingPatterns(BCFN):
             longest += 1
         labels = [f"{self.name}[block_bits={8 * level.block_bytes},{_span_label(k)}]" for k in range(self.shorter + 1)]
         if longest < 2:
-            needed = math.ceil(MIN_EXPECTED / rarest**2)
-            return [insufficient(label, f"at least {needed * level.block_bytes} bytes ({needed} blocks)", blocks=n)
-                    for label in labels]
+            return [self._too_short(label, level, k) for k, label in enumerate(labels)]
         packed = level.counts.copy()
         # the words that wrap around: the last t-1 letters then the first t-1 (of the longest tuples counted)
         tail = level.recent_letters()
@@ -107,11 +105,17 @@ class HammingPatterns(BCFN):
         for k, label in enumerate(labels):
             t = longest - k
             if t < 2:
-                needed = math.ceil(MIN_EXPECTED / rarest ** (k + 2))
-                results.append(insufficient(label, f"at least {needed * level.block_bytes} bytes ({needed} blocks)", blocks=n))
+                results.append(self._too_short(label, level, k))
             else:
                 results.append(self._tuple_result(label, level, words, t))
         return results
+
+    @staticmethod
+    def _too_short(label: str, level: _Level, shorter_by: int) -> TestResult:
+        """Insufficient: 2-tuples at ``shorter_by`` below the longest need
+        MIN_EXPECTED in the rarest (2 + shorter_by)-tuple."""
+        needed = math.ceil(MIN_EXPECTED / float(level.probs.min()) ** (2 + shorter_by))
+        return insufficient(label, f"at least {needed * level.block_bytes} bytes ({needed} blocks)", blocks=level.blocks)
 
     def _tuple_result(self, label: str, level: _Level, words: np.ndarray, t: int) -> TestResult:
         """Q_t - Q_(t-1) of the circular t-tuples: ``words`` (the longest
