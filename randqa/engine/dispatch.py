@@ -116,13 +116,16 @@ class _Pending:
 
 
 def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
-                    interrupted: Callable[[], bool]) -> Iterator[tuple[Segment, dict[str, Any]]]:
+                    interrupted: Callable[[], bool], *, drain: bool = False) -> Iterator[tuple[Segment, dict[str, Any]]]:
     """Test ``segments`` on the workers; yield (segment, result) in stream order.
 
     ``segments`` is consumed lazily, at most ``window`` ahead of the segment
     being merged, so a producer reading the stream holds at most that many
     segments.  ``interrupted()`` is polled while waiting; when it turns true,
-    KeyboardInterrupt is raised here (in-flight segments are cancelled).
+    KeyboardInterrupt is raised here (in-flight segments are cancelled), or
+    with ``drain`` no further segment is taken and those in flight are still
+    tested and yielded: bytes a producer read from a stream that cannot be
+    read again (stdin) are tested, not dropped.
     """
     client = workers.client(interrupted)
     window = getattr(workers, "in_flight", lambda: IN_FLIGHT_PER_WORKER * workers.slots())()
@@ -146,16 +149,19 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
     try:
         while True:
             while not exhausted and len(queue) < window:
+                if interrupted():
+                    if not drain:
+                        raise KeyboardInterrupt
+                    exhausted = True  # no further segment is read
+                    break
                 segment = next(segments, None)
                 if segment is None:
                     exhausted = True
                     break
                 queue.append(_Pending(segment, submit(segment)))
-                if interrupted():
-                    raise KeyboardInterrupt
             if not queue:
                 return
-            result = _wait(queue[0], client, submit, interrupted)
+            result = _wait(queue[0], client, submit, (lambda: False) if drain else interrupted)
             merged = queue.popleft().without_data()  # its bytes are freed now, not after the merge
             yield merged, result
     finally:

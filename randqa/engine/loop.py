@@ -43,7 +43,7 @@ from randqa.engine.records import CheckpointRecord, Outcome, Saver
 from randqa.engine.retests import Retest, Retests
 from randqa.engine.segment_policy import default_segment, segment_size
 from randqa.engine.signals import InterruptGuard
-from randqa.engine.workloads import Workload
+from randqa.engine.workloads import ProducedInterrupted, Workload
 from randqa.errors import InputError
 from randqa.results import TestResult, Verdict, worst_verdict
 
@@ -240,6 +240,8 @@ class RunLoop(Retests):
                 guard.updating = False  # a slow pipe: Ctrl-C stops the read
                 try:
                     data = self.workload.produce(start, count)
+                except ProducedInterrupted as stop:  # what had arrived is tested, then the run stops
+                    data, guard.pending = stop.data, True
                 finally:
                     guard.updating = True
                 if len(data) == 0:
@@ -259,8 +261,11 @@ class RunLoop(Retests):
         from randqa.engine.dispatch import in_stream_order
 
         job = self.workload.job
+        # a stream this process reads cannot be read again: on a stop signal the
+        # segments it already read are tested to the end, then the run stops
+        drain = not self.workload.remote_open
         for segment, result in in_stream_order(self._segment_runner(), job, self._segments(guard, position),
-                                               lambda: guard.pending):
+                                               lambda: guard.pending, drain=drain):
             count = int(result["count"])
             along = segment.start  # the segment's units the retests have had
             for point in segment.snapshots:
@@ -287,8 +292,10 @@ class RunLoop(Retests):
                 self.progress.ended = True
                 return position
             self._after_piece(position)
-            if guard.pending:
+            if guard.pending and not drain:
                 raise KeyboardInterrupt
+        if guard.pending:
+            raise KeyboardInterrupt
         if self.limit is None or position < self.limit:
             self.progress.ended = True  # the producer found the end of the data
         return position

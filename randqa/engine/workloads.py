@@ -17,6 +17,16 @@ from randqa.engine.segment_policy import suite_alignment
 from randqa.errors import InputError
 from randqa.results import TestResult, Thresholds
 from randqa.sources import Source, open_source, read_full
+from randqa.sources.base import ReadInterrupted
+
+
+class ProducedInterrupted(KeyboardInterrupt):
+    """A stop signal while ``Workload.produce`` read a segment: ``data`` is
+    what had arrived, to be tested like the rest."""
+
+    def __init__(self, data: np.ndarray) -> None:
+        super().__init__(len(data))
+        self.data = data
 
 
 class Workload(ABC):
@@ -49,7 +59,8 @@ class Workload(ABC):
         """Feed units ``[start, start + count)`` here."""
 
     def produce(self, start: int, count: int) -> np.ndarray:
-        """Read units ``[start, start + count)`` for a worker (sequential sources)."""
+        """Read units ``[start, start + count)`` for a worker (sequential
+        sources); a stop signal raises ``ProducedInterrupted`` with what had arrived."""
         raise NotImplementedError
 
     def finish(self, accumulators: list[Any], position: int) -> int:
@@ -158,7 +169,11 @@ class StreamWorkload(Workload):
         self._at(start)
         self._consumed = None  # until the read completes: Ctrl-C may stop it midway
         buffer = np.empty(count, dtype=np.uint8)
-        got = read_full(self.source, memoryview(buffer))
+        try:
+            got = read_full(self.source, memoryview(buffer))
+        except ReadInterrupted as stop:
+            self._consumed = start + stop.filled
+            raise ProducedInterrupted(buffer[:stop.filled]) from None
         self._consumed = start + got
         return buffer[:got]
 

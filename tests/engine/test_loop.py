@@ -20,7 +20,7 @@ from randqa.engine.loop import RunLoop
 from randqa.engine.records import CheckpointRecord
 from randqa.engine.workloads import StreamWorkload
 from randqa.results import TestResult
-from randqa.sources import open_backend
+from randqa.sources import Source, open_backend
 from reference_generators import msvc_rand_low_bytes, pcg64_bytes
 
 
@@ -105,3 +105,46 @@ def test_a_saved_state_of_another_number_of_tests_is_refused():
         tests = len(workload.build())
         with pytest.raises(StateError, match=f"the saved state holds 0 tests, the run {tests}$"):
             RunLoop(workload, Plan(limit=1024), segment=None, resume=(CheckpointRecord(), []))
+
+
+class _StopsAfter(Source):
+    """A stream read in order (as stdin is) over ``data``, where a stop
+    signal (Ctrl-C) arrives once ``stop_at`` bytes have been read."""
+
+    def __init__(self, data: bytes, stop_at: int) -> None:
+        self.data, self.stop_at, self.read = data, stop_at, 0
+        self.name = "stdin"
+
+    def readinto(self, buffer: memoryview) -> int:
+        if self.read == self.stop_at:
+            self.stop_at = -1
+            raise KeyboardInterrupt
+        end = len(self.data) if self.stop_at < 0 else self.stop_at
+        got = min(len(buffer), end - self.read)
+        buffer[:got] = self.data[self.read:self.read + got]
+        self.read += got
+        return got
+
+
+@pytest.mark.parametrize("limit", [None, 4 << 20], ids=["until-the-end", "n-4M"])
+def test_a_stop_while_segments_of_a_stream_are_read_tests_every_byte_read(monkeypatch, limit):
+    """Default mode on a stream read in order (stdin, a live runtime): a
+    stop signal while the next segment is read tests the segments already
+    read (in flight in the threads) and the part of the next that arrived,
+    and reports them: the results of a run over exactly those bytes."""
+    from randqa.engine import run_mode, segment_policy
+    from randqa.engine.run import run_stream
+
+    monkeypatch.setattr(run_mode, "machine_cores", lambda: 2)
+    monkeypatch.setattr(run_mode, "SEGMENTS_MIN_BYTES", 0)
+    monkeypatch.setattr(run_mode, "SEGMENTS_MIN_S", 0.0)
+    monkeypatch.setattr(segment_policy, "PRODUCED_SEGMENT_BYTES", 256 << 10)
+    data = pcg64_bytes(4 << 20, seed=9)
+    arrived = (2 << 20) + 12345  # inside the ninth segment, with segments still in flight
+    suite = load_suite("quick")
+    stopped = run_stream(_StopsAfter(data, arrived), suite, limit=limit, threads=2)
+    assert stopped.execution["run_mode"] == "segment-threads" and stopped.execution["segments_on_workers"] >= 4
+    assert stopped.interrupted and not stopped.input_ended_early
+    assert stopped.bytes_tested == arrived
+    expected = run_stream(_StopsAfter(data[:arrived], -1), suite)
+    assert [r.to_json() for r in stopped.results] == [r.to_json() for r in expected.results]
