@@ -14,7 +14,7 @@ from scipy import stats
 
 from accumulators import failed, feed_in_sizes, results_of, same_results
 from randqa.battery import _mod3
-from randqa.battery.mod3 import Mod3, remainder_probabilities
+from randqa.battery.mod3 import STRETCH_BYTES, Mod3, remainder_probabilities
 from reference_generators import pcg64_array
 
 
@@ -91,6 +91,24 @@ def test_mod3_same_result_however_cut_and_merged() -> None:
     same_results(whole.finalize(), merged.finalize())
 
 
+def test_mod3_every_tests_one_stretch_in_every_as_one_stream() -> None:
+    data = pcg64_array(10 * STRETCH_BYTES + 1000, seed=68)
+    sampled = np.concatenate([data[k * STRETCH_BYTES : (k + 1) * STRETCH_BYTES] for k in range(0, 11, 3)])
+    expected = results_of(Mod3(levels=4, tuple_length=7), sampled)
+    same_results(results_of(Mod3(levels=4, tuple_length=7, every=3), data, [5, STRETCH_BYTES - 3, 200_001]), expected)
+    # parts placed where they start, cut inside a tested stretch and inside a skipped one
+    cuts = [0, STRETCH_BYTES // 2, STRETCH_BYTES + 8, len(data)]
+    parts = []
+    for start, end in zip(cuts, cuts[1:]):
+        part = Mod3(levels=4, tuple_length=7, every=3)
+        part.begin_at(start)
+        part.update(data[start:end])
+        parts.append(part)
+    for part in parts[1:]:
+        parts[0].merge(part)
+    same_results(parts[0].finalize(), expected)
+
+
 def test_mod3_merge_needs_whole_blocks() -> None:
     left, right = Mod3(levels=3), Mod3(levels=3)
     left.update(pcg64_array(6, seed=63))
@@ -121,7 +139,7 @@ def test_mod3_fails_an_additive_generator_and_passes_pcg64() -> None:
 
 
 @pytest.mark.parametrize("params", [dict(levels=0), dict(levels=17), dict(levels=2.0), dict(tuple_length=0),
-                                    dict(tuple_length=12), dict(tuple_length=True)])
+                                    dict(tuple_length=12), dict(tuple_length=True), dict(every=0), dict(every=1025)])
 def test_mod3_refuses_bad_parameters(params) -> None:
     with pytest.raises(ValueError):
         Mod3(**params)
