@@ -15,7 +15,7 @@
  * of the strip: from 256 free rows on, through tables of all 256 sums of
  * each group of 8 pivot rows (8 table rows added in one pass instead of
  * about 32 pivot rows), below that pivot by pivot.  No loop over words
- * tests a bit, and the work is about n^3 / 2048 word XORs.
+ * tests a bit, and the work is about n^3 / 1024 word XORs.
  */
 #include "../_module.h"
 #include "_buffers.h"

@@ -39,9 +39,11 @@ Parameters:
   min_size, max_size  the smallest and largest sides, powers of two from 64
                       to 16384 (default 128 and 4096)
   every               rank one matrix of each size in every ``every``
-                      (default 1; the work per byte is about the same at
-                      every size, 4-10 ns a byte of ranked matrix, so the
-                      cost is about the sizes' count times 6 ns / every)
+                      (default 1).  A ranked matrix costs about the same
+                      per byte at every size, 4-6 ns on a 2-core EPYC VM,
+                      so the cost per byte of stream is about the sizes'
+                      count times 5 ns / every, plus each size's first
+                      matrix once (10 ms at 4096)
 Memory: per size, the unfinished ranked matrix and, for a part of the
 stream that starts inside one, its first bytes (2 n^2 / 8), and the
 counts; 2.7 MiB per part at max_size 4096, 43 MiB at 16384.
