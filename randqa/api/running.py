@@ -256,17 +256,16 @@ def _open_source(plan: TestPlan, source: object, name: str | None, interleave: i
 
 
 def _sweep(plan: TestPlan, source: object, execution: Any, bars: Any) -> RunResult:
-    """A seed sweep of a generator name or a BitGenerator class."""
+    """A seed sweep of a generator name, a class or a ``make(seed)`` function."""
     from randqa.engine.execute import execute
-    from randqa.sources.python_objects import bitgenerator_class_source, is_bitgenerator_class
+    from randqa.sources.python_objects import bitgenerator_class_source, kind_of
 
     if isinstance(source, (str, os.PathLike)):
         spec = _path(source, "source")
         assert spec is not None
         return execute(plan.request(spec), execution, bars)
-    if is_bitgenerator_class(source):
-        assert isinstance(source, type)
-        cls: type = source
+    if kind_of(source) == "class":  # a class or a make(seed) function: each seed constructs one
+        cls: Any = source
         with bitgenerator_class_source(cls, 0) as probe:
             name = probe.name
         return execute(plan.request(name, check_sweep=False), execution, bars,
