@@ -141,9 +141,8 @@ def _import_module(spec: str, module_name: str) -> Any:
     try:
         return importlib.import_module(module_name)
     except ImportError as exc:
-        raise UsageError(f"cannot import module {module_name!r} for {spec!r} from {os.path.abspath(os.curdir)} "
-                         f"or the import path ({exc}); give the file instead: ./{module_name.replace('.', '/')}.py:"
-                         f"{spec.rpartition(':')[2]}") from None
+        raise UsageError(f"cannot import module {module_name!r} for {spec!r} from the current folder or the "
+                         f"import path ({exc})") from None
     except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's module failed while importing
         raise UsageError(f"{spec}: importing {module_name} raised {exception_line(exc)}") from None
 
