@@ -193,6 +193,12 @@ def test(source: object, n: Size | None = None, *, seed: int | None = None, suit
 test.__test__ = False  # type: ignore[attr-defined]  # `from randqa import test` in a test module is no test
 
 
+def _backend_of_class(source: object) -> str | None:
+    from randqa.sources.python_objects import backend_of_class
+
+    return backend_of_class(source)
+
+
 def _bitgenerator_list(source: object) -> bool:
     from randqa.sources.python_objects import bitgenerator_list
 
@@ -202,11 +208,12 @@ def _bitgenerator_list(source: object) -> bool:
 def _run(plan: TestPlan, source: object, label: str | None, interleave: int | None, show: bool) -> RunResult:
     """Run what ``randqa.test`` was given through randqa.engine.execute, in
     this process with ``threads`` threads: a seed sweep of a generator name or a
-    BitGenerator class; a name or path as ``randqa test`` runs it (the
-    request opens the source, and its segments open it again where they
-    start: a generator's by jumping, a file's by reading at an offset); or a
-    Python object, opened here (a list of BitGenerators interleaved every
-    ``interleave`` bytes).  The source is named ``label`` in the result."""
+    BitGenerator class; a name or path (or a class randqa knows by name, as
+    that name) as ``randqa test`` runs it (the request opens the source, and
+    its segments open it again where they start: a generator's by jumping, a
+    file's by reading at an offset); or a Python object, opened here (a list
+    of BitGenerators interleaved every ``interleave`` bytes).  The source is
+    named ``label`` in the result."""
     from randqa.engine.execute import Execution, execute
 
     execution = Execution(threads=plan.options.jobs)
@@ -216,8 +223,9 @@ def _run(plan: TestPlan, source: object, label: str | None, interleave: int | No
 
     if plan.options.seed_sweep is not None:
         return _sweep(plan, source, execution, bars)
-    if isinstance(source, (str, os.PathLike)):
-        spec = _path(source, "source")
+    backend = _backend_of_class(source)  # numpy.random.PCG64 runs as "pcg64"
+    if isinstance(source, (str, os.PathLike)) or backend is not None:
+        spec = backend or _path(source, "source")
         assert spec is not None
         result = execute(plan.request(spec), execution, bars)
         if label is not None:

@@ -297,13 +297,20 @@ def bitgenerator_instance_source(bitgen: Any, *, jumps: bool = True) -> Source:
     return make(public_name(cls), None, bitgen, word_bytes, seeding="an instance, tested from the state it was given in")
 
 
+def backend_of_class(obj: Any) -> str | None:
+    """The backend a class is, built with its defaults (``numpy.random.PCG64``
+    is ``"pcg64"``), so it can run as that name; None for any other object."""
+    known = _known_backend(obj, plain=True) if isinstance(obj, type) else None
+    return None if known is None else known[0]
+
+
 def bitgenerator_class_source(cls: Any, seed: int | None, name: str | None = None) -> Source:
     """A class (or a ``make(seed)`` function) constructed with ``seed`` (drawn
     when None), as ``randqa test module:Class``; named ``name`` (default: the
     backend randqa knows the class as, else its import name)."""
-    known = _known_backend(cls, plain=True) if isinstance(cls, type) else None
-    if known is not None:
-        source: Source = open_bitgenerator(known[0], seed)
+    backend = backend_of_class(cls)
+    if backend is not None:
+        source: Source = open_bitgenerator(backend, seed)
     else:
         label = public_name(cls) if isinstance(cls, type) else _callable_name(cls)
         source = open_bitgenerator_factory(name or label, cls, seed)
@@ -437,5 +444,5 @@ def _copy_of(obj: Any) -> Any:
 
 
 __all__ = ["ACCEPTED", "GIVEN_STREAMS_TAKE_NO_OPTIONS", "BufferSource", "CallableSource", "ChunkSource", "FileObjectSource", "as_uint8",
-           "bitgenerator_class_source", "bitgenerator_instance_source", "bitgenerator_list", "describe_forms", "is_seed_factory",
+           "backend_of_class", "bitgenerator_class_source", "bitgenerator_instance_source", "bitgenerator_list", "describe_forms", "is_seed_factory",
            "kind_of", "public_name", "python_object_source"]

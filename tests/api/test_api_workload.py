@@ -64,3 +64,14 @@ def test_a_name_or_path_is_split_as_the_cli_splits_it(request, capsys, built, so
     assert api["split"] == split and api["segments"] > 1 and api["opens"] == spec
     assert os.path.basename(api["opens"]) == os.path.basename(spec)
 
+
+
+def test_a_class_randqa_knows_runs_as_its_name(capsys, built):
+    import numpy as np
+
+    with pytest.raises(_Built):
+        randqa.test(np.random.PCG64, n="4G", threads=2, seed=1)
+    with pytest.raises(SystemExit):
+        main(["test", "pcg64", "-n", "4G", "--jobs", "2", "--seed", "1"])
+    capsys.readouterr()
+    assert built[0] == built[1] and built[0]["split"] == "jump"
