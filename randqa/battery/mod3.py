@@ -25,8 +25,8 @@ t-tuple ones), and Q_t - Q_(t-1) is compared with chi-square with
 The counts are kept for t = ``tuple_length``; with fewer remainders the
 tuples are shortened (summed over their oldest remainders) to the longest
 t whose rarest tuple still has ``MIN_EXPECTED`` expected, so a level gives
-a result from 3 * 14 remainders on and reaches t = 9 at 14 * 3^9 (276 K)
-remainders: 270 KiB for bytes, 1.1 MiB for 32-bit words.
+a result from 43 remainders on (14 / p_1) and reaches t = 9 at
+14 / p_1^9 remainders: 279 KiB for bytes, 1.1 MiB for 32-bit words.
 
 A generator whose outputs are sums or products of few words carries their
 remainders mod 3 from one output to the next (flea32x1's 32-bit words,
@@ -43,7 +43,8 @@ Parameters:
                 mod3n(5) reads 1/32 of its stream; for a random stream the
                 stretches joined are as random as the stream, so the law
                 is the same
-A level's result needs 3 * 14 blocks; below that it is ``insufficient``.
+A level's result needs 43 blocks (and at least ``tuple_length``) of
+the tested stretches; below that it is ``insufficient``.
 The chi-square law of Q_t - Q_(t-1) with at least 14 expected in every
 cell: bcfn's calibration of the same statistic (randqa/battery/bcfn.py,
 benchmarks/calibration.py) puts equiprobable cells with 13 expected
