@@ -62,14 +62,15 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
     from the folder you stand in.
 
     \b
-    Your own generator, each form in examples/mygen.py of randqa's source:
-      randqa test ./mygen.py:MyGen --seed 1    a class with random_raw(n): MyGen(seed)
-      randqa test mygen:MyGen --seed 1         the same, by module name
-      randqa test ./mygen.py:MyPCG --seed 1    a numpy BitGenerator class: MyPCG(seed)
-      randqa test ./mygen.py:rng               a BitGenerator instance, from its state
-      randqa test ./mygen.py:my_splitmix       an object with random_raw, from its state
-      randqa test ./mygen.py:my_bytes          a function f(k) returning up to k bytes
-      randqa test ./mygen.py:make --seed 1     a function make(seed): make(1)
+    Your own generator: `randqa test SOURCE` with one of these SOURCEs
+    (examples/mygen.py in randqa's source holds each of them):
+      ./mygen.py:MyGen --seed 1   a class with random_raw(n), made as MyGen(1)
+      mygen:MyGen --seed 1        the same, by module name
+      ./mygen.py:MyPCG --seed 1   a numpy BitGenerator class, made as MyPCG(1)
+      ./mygen.py:rng              a BitGenerator instance, from its state
+      ./mygen.py:my_splitmix      an object with random_raw, from its state
+      ./mygen.py:my_bytes         a function f(k) returning up to k bytes
+      ./mygen.py:make --seed 1    a function make(seed), called as make(1)
 
     A class or make(seed) takes --seed (drawn and recorded when not given);
     an instance or f(k) takes none.  randqa.test(mygen.MyGen, seed=1) in
