@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import sys
 import uuid
@@ -64,7 +65,8 @@ def cli_document(folder: Path, spec: str, *args: str) -> dict:
     return json.loads((folder / "a.json").read_text())
 
 
-@pytest.mark.parametrize("spec, name, seed", [
+#: (spec, the object's name in examples/mygen.py, --seed): every form, by path and by module name
+FORMS = [
     ("./mygen.py:MyGen", "MyGen", 1),
     ("mygen:MyGen", "MyGen", 1),
     ("./mygen.py:my_bytes", "my_bytes", None),
@@ -73,7 +75,20 @@ def cli_document(folder: Path, spec: str, *args: str) -> dict:
     ("./mygen.py:rng", "rng", None),
     ("./mygen.py:my_splitmix", "my_splitmix", None),
     ("./mygen.py:make", "make", 3),
-])
+]
+
+
+def test_the_help_shows_each_form_the_example_file_holds(capsys):
+    from conftest import run_main
+
+    assert run_main("test", "--help") == 0
+    shown = set(re.findall(r"\bmygen(?:\.py)?:(\w+)", capsys.readouterr().out))
+    assert shown == {name for _, name, _ in FORMS}
+    example = fresh_example()
+    assert all(hasattr(example, name) for name in shown)
+
+
+@pytest.mark.parametrize("spec, name, seed", FORMS)
 def test_the_cli_in_a_fresh_folder_gives_the_apis_statistics(fresh_folder, monkeypatch, spec, name, seed):
     monkeypatch.delenv("PYTHONPATH", raising=False)  # the child finds mygen from its folder alone
     seed_args = [] if seed is None else ["--seed", str(seed)]
