@@ -11,9 +11,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from markupsafe import Markup
+from randqa.errors import UsageError
 
-from randqa._report import charts
+try:  # the html extra
+    from markupsafe import Markup
+
+    from randqa._report import charts
+except ImportError:
+    raise UsageError("HTML summaries need the html extra: pip install 'randqa[html]'") from None
+
 from randqa._report.palette import VERDICT_STYLE
 from randqa._report.speed_notes import headline
 from randqa._report.terminal import format_number

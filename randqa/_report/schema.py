@@ -21,6 +21,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from randqa.errors import UsageError
 from randqa.results import Verdict
 
 #: document kind -> schema file in randqa/schema/
@@ -50,8 +51,11 @@ def schema(kind: str) -> dict[str, Any]:
 def validator(kind: str) -> Any:
     """A jsonschema Draft 2020-12 validator for ``kind``, with both schemas registered
     so the compare schema's reference to the run schema resolves offline."""
-    from jsonschema import Draft202012Validator
-    from referencing import Registry, Resource
+    try:  # the html extra
+        from jsonschema import Draft202012Validator
+        from referencing import Registry, Resource
+    except ImportError:
+        raise UsageError("reading saved results back needs the html extra: pip install 'randqa[html]'") from None
 
     registry: Any = Registry().with_resources(
         (schema(k)["$id"], Resource.from_contents(schema(k))) for k in SCHEMA_FILES)

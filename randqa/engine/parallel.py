@@ -191,8 +191,11 @@ class Workers:
         """Start the cluster, or connect to the scheduler (in the start's thread);
         (client, cluster, config) once a worker is there and runs this randqa."""
         warnings.filterwarnings("ignore", module="distributed")
-        import dask
-        from distributed import Client
+        try:  # the cluster extra
+            import dask
+            from distributed import Client
+        except ImportError:
+            raise UsageError("clusters need the cluster extra: pip install 'randqa[cluster]'") from None
 
         cluster = None
         settings: dict[str, Any] = dict(LOCAL_CLUSTER_CONFIG) if self.address is None else {}
