@@ -66,12 +66,17 @@ class TestSpec:
     fold: tuple[int, int] | None = None
     #: the entry's place in its suite file (1 for the first [[tests]]), for messages
     entry: int = 0
+    #: "[length=65536]" after the test's name in its results' names, when an
+    #: earlier entry of the same test gives results of the same names
+    name_suffix: str = ""
 
     def build(self) -> Accumulator:
         cls = accumulator_class(self.test)
 
         def make() -> Accumulator:
             inner = cls(**self.params)
+            if self.name_suffix:
+                inner.name = inner.name + self.name_suffix  # type: ignore[misc]
             if self.fold is None:
                 return inner
             return FoldedTest(inner, word_bits=self.fold[0], low_bits=self.fold[1])
@@ -330,7 +335,8 @@ def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None
     entries = doc.get("tests")
     if not isinstance(entries, list) or not entries:
         raise fail("needs at least one [[tests]] entry")
-    specs = []
+    specs: list[TestSpec] = []
+    named: list[tuple[TestSpec, set[str]]] = []  # each entry with its results' names
     for i, entry in enumerate(entries, 1):
         if not isinstance(entry, dict) or "test" not in entry:
             raise fail(f"[[tests]] entry {i} has no 'test' key")
@@ -371,11 +377,39 @@ def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None
                 raise fail(f"[[tests]] entry {i} ({test}) needs {format_size(held, approximate=True)} of memory, "
                            f"over --max-memory {format_size(max_memory, approximate=True)}")
         try:
-            spec.build()
+            built = spec.build()
         except (TypeError, ValueError, OverflowError) as exc:
             raise fail(f"[[tests]] entry {i} ({test}): {exc}") from None
+        names = _result_names(built)
+        _tell_apart(spec, names, named)
+        named.append((spec, names))
         specs.append(spec)
     return Suite(name, str(doc.get("description", "")), thresholds, specs, origin)
+
+
+def _result_names(accumulator: Accumulator) -> set[str]:
+    """The names of the results a fresh accumulator gives (all insufficient:
+    it has seen no data); none when it cannot finalise without data."""
+    try:
+        return {r.name for r in accumulator.finalize()}
+    except (ArithmeticError, ValueError, IndexError):
+        return set()
+
+
+def _tell_apart(spec: TestSpec, names: set[str], earlier: list[tuple[TestSpec, set[str]]]) -> None:
+    """Give ``spec`` a name suffix when an earlier entry of the same test gives
+    results of the same ``names`` (the standard suite's two 32-bit
+    ``bit_linear_complexity`` entries both give ``[bit=0/32]``): its first
+    single parameter whose value no such entry shares, ``[length=65536]``."""
+    clashing = [e for e, their_names in earlier if e.test == spec.test and their_names & names]
+    if not clashing:
+        return
+    defaults = parameter_defaults(accumulator_class(spec.test))
+    for key, value in spec.params.items():
+        if isinstance(value, (int, float, str)) and all(e.params.get(key, defaults[key]) != value for e in clashing):
+            spec.name_suffix = f"[{key}={value}]"
+            return
+    spec.name_suffix = f"[entry={spec.entry}]"
 
 
 def check_memory(suite: Suite, limit: int, *, chunk_bytes: int, other_bytes: int = 0, jobs: int = 1,
