@@ -83,10 +83,7 @@ def speed_quality_svg(runs: list[dict[str, Any]], id_prefix: str = "sq") -> str 
         ax = fig.add_subplot()
         ax.set_xscale("log")
         ax.set_xlabel("speed as applications call it, MB/s (log scale, median of repeats, apart from testing)")
-        if progressive:
-            _length_axis(ax, points)
-        else:
-            _verdict_axis(ax, points)
+        labelled = _length_axis(ax, points) if progressive else _verdict_axis(ax, points)
         ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
         speeds = [r["speed_mb_s"] for r in points]
@@ -95,18 +92,86 @@ def speed_quality_svg(runs: list[dict[str, Any]], id_prefix: str = "sq") -> str 
         ax.xaxis.set_major_formatter(plain)
         ax.xaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
         ax.xaxis.set_minor_formatter(plain)
-        ax.text(0.99, 0.99, "fast and good enough ↗", transform=ax.transAxes, ha="right", va="top",
-                color=VERDICT_STYLE[Verdict.PASS].colour, fontsize=9, fontweight="bold")
-        ax.text(0.01, 0.01, "↙ slow and weak", transform=ax.transAxes, ha="left", va="bottom",
-                color=VERDICT_STYLE[Verdict.FAIL].colour, fontsize=8)
+        corners = [
+            ax.text(0.99, 0.99, "fast and good enough ↗", transform=ax.transAxes, ha="right", va="top",
+                    color=VERDICT_STYLE[Verdict.PASS].colour, fontsize=9, fontweight="bold"),
+            ax.text(0.01, 0.01, "↙ slow and weak", transform=ax.transAxes, ha="left", va="bottom",
+                    color=VERDICT_STYLE[Verdict.FAIL].colour, fontsize=8),
+        ]
+        place_labels(fig, ax, labelled, corners)
     return figure_svg(fig, id_prefix)
 
 
-def _label(ax: Any, x: float, y: float, text: str, dy: float = 0.0) -> None:
-    ax.annotate(text, (x, y), xytext=(5, dy), textcoords="offset points", fontsize=8, color="#222222", va="center")
+#: where a point's name may go, in points from the point (the first free one
+#: is taken): right, left, above, below, the diagonals, then twice as far
+_LABEL_OFFSETS = [(6, 0, "left", "center"), (-6, 0, "right", "center"), (0, 6, "center", "bottom"),
+                  (0, -6, "center", "top"), (5, 5, "left", "bottom"), (5, -5, "left", "top"),
+                  (-5, 5, "right", "bottom"), (-5, -5, "right", "top")]
+_LABEL_OFFSETS += [(2 * dx, 2 * dy, ha, va) for dx, dy, ha, va in _LABEL_OFFSETS]
+#: pixels kept free around a label (the browser's sans-serif may be a little wider than matplotlib's)
+_LABEL_PAD = 2.0
 
 
-def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
+def place_labels(fig: Figure, ax: Any, points: list[tuple[float, float, str]], fixed: list[Any]) -> list[Any]:
+    """Name each point (x, y, name) beside it, where the name overlaps no
+    other name, no point and none of the ``fixed`` texts and stays inside the
+    axes; a name moved twice as far gets a thin line to its point.  The
+    layout is drawn once and then kept, so that what was measured is what
+    the SVG shows."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    fig.set_layout_engine("none")  # keep the measured layout: the labels are placed in it
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    # each point's marker, as a box of about its size (scatter s=60: ~8 pt across)
+    radius = 4.0 * fig.dpi / 72
+    taken = [Bbox.from_extents(px - radius, py - radius, px + radius, py + radius)
+             for px, py in (ax.transData.transform((x, y)) for x, y, _ in points)]
+    taken += [t.get_window_extent(renderer) for t in fixed]
+
+    def clash(box: Any) -> float:
+        grown = box.expanded(1.0, 1.0).padded(_LABEL_PAD)
+        inside = (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1)
+        overlap = sum(max(0.0, min(grown.x1, t.x1) - max(grown.x0, t.x0)) * max(0.0, min(grown.y1, t.y1) - max(grown.y0, t.y0))
+                      for t in taken)
+        return overlap + (0.0 if inside else 1e9)
+
+    labels = []
+    for x, y, name in points:
+        best = None
+        for k, (dx, dy, ha, va) in enumerate(_LABEL_OFFSETS):
+            label = ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=8,
+                                color="#222222", ha=ha, va=va, annotation_clip=False)
+            label.set_in_layout(False)
+            box = label.get_window_extent(renderer)
+            cost = clash(box)
+            if best is None or cost < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (cost, label, box, k)
+            else:
+                label.remove()
+            if cost == 0:
+                break
+        assert best is not None
+        _, label, box, k = best
+        if k >= len(_LABEL_OFFSETS) // 2:  # moved away: a line says whose name it is
+            label.remove()
+            dx, dy, ha, va = _LABEL_OFFSETS[k]
+            label = ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=8, color="#222222",
+                                ha=ha, va=va, annotation_clip=False,
+                                arrowprops={"arrowstyle": "-", "color": "#999999", "linewidth": 0.5, "shrinkA": 0,
+                                            "shrinkB": 4})
+            label.set_in_layout(False)
+        taken.append(box)
+        labels.append(label)
+    return labels
+
+
+def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> list[tuple[float, float, str]]:
     levels = [Verdict.FAIL, Verdict.SUSPICIOUS, Verdict.PASS]
     if any(r["verdict"] == Verdict.UNCONFIRMED for r in points):
         levels.insert(1, Verdict.UNCONFIRMED)
@@ -116,8 +181,9 @@ def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
     ax.axhspan(level[Verdict.PASS] - 0.45, level[Verdict.PASS] + 0.45, color=VERDICT_STYLE[Verdict.PASS].colour,
                alpha=0.07, linewidth=0)
     # points of one verdict, in speed order, step through five heights so
-    # that neighbours on the speed axis never share a line (nor a label line)
+    # that neighbours on the speed axis never share a line
     steps = (-0.32, -0.16, 0.0, 0.16, 0.32)
+    labelled = []
     for verdict in levels:
         group = sorted((r for r in points if r["verdict"] == verdict), key=lambda r: r["speed_mb_s"])
         for rank, run in enumerate(group):
@@ -125,18 +191,16 @@ def _verdict_axis(ax: Any, points: list[dict[str, Any]]) -> None:
             style = VERDICT_STYLE[verdict]
             ax.scatter([run["speed_mb_s"]], [y], s=55, color=style.colour, marker=style.marker, zorder=3,
                        edgecolors="white", linewidths=0.6)
-            _label(ax, run["speed_mb_s"], y, run["source"]["name"])
+            labelled.append((run["speed_mb_s"], y, run["source"]["name"]))
     ax.set_yticks(range(len(levels)), [str(v) if v != Verdict.INSUFFICIENT else "no verdict" for v in levels])
     ax.set_ylim(-0.55, len(levels) - 0.45)
     ax.set_ylabel("suite verdict")
+    return labelled
 
 
-def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
+def _length_axis(ax: Any, points: list[dict[str, Any]]) -> list[tuple[float, float, str]]:
     lengths = []
-    # labels of points at one height (all survivors, say), in speed order,
-    # step through five offsets so that neighbours' names do not overlap
-    rank_at: dict[float, int] = {}
-    offsets = (0.0, 9.0, -9.0, 18.0, -18.0)
+    labelled = []
     for run in sorted(points, key=lambda r: r["speed_mb_s"]):
         failed_at = RunResult.from_json(run).first_failure_bytes
         y = failed_at if failed_at is not None else max(run["bytes_tested"], 1)
@@ -146,14 +210,13 @@ def _length_axis(ax: Any, points: list[dict[str, Any]]) -> None:
         marker = "^" if failed_at is None else style.marker
         ax.scatter([run["speed_mb_s"]], [y], s=60, color=style.colour, marker=marker, zorder=3,
                    edgecolors="white", linewidths=0.6)
-        rank = rank_at.get(y, 0)
-        rank_at[y] = rank + 1
-        _label(ax, run["speed_mb_s"], y, run["source"]["name"], offsets[rank % len(offsets)])
+        labelled.append((run["speed_mb_s"], y, run["source"]["name"]))
     ax.set_yscale("log", base=2)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(v, compact=True)))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(min(lengths) / 2, max(lengths) * 2.5)
     ax.set_ylabel("bytes at first failure (▲ survived all)")
+    return labelled
 
 
 #: more rows than this and a heatmap shows one row per test family (the part
@@ -248,9 +311,10 @@ def _uniformity_panel(ax: Any, run: dict[str, Any]) -> None:
     if apart:
         ax.scatter([(i + 0.5) / len(apart) for i in range(len(apart))], apart, s=10, facecolors="none",
                    edgecolors="#9e9e9e", linewidths=0.7, zorder=2)
-    extra = f" ({len(apart)} discrete or bounds: hollow, not in KS)" if apart else ""
+    # short lines: a title wider than this narrow panel would run over the heatmap beside it
+    extra = f"\n{len(apart)} hollow: discrete or bounds" if apart else ""
     if n < 2:
-        ax.set_title(f"p-value uniformity: too few continuous p-values{extra}", fontsize=8)
+        ax.set_title(f"p-value uniformity:\ntoo few continuous p-values{extra}", fontsize=8)
         return
     band = float(stats.kstwo.ppf(0.95, n))
     ax.fill_between([0, 1], [-band, 1 - band], [band, 1 + band], color=VERDICT_STYLE[Verdict.PASS].colour,
@@ -259,7 +323,7 @@ def _uniformity_panel(ax: Any, run: dict[str, Any]) -> None:
     ks = float(stats.kstest(pvalues, "uniform").pvalue)
     colour = VERDICT_STYLE[Verdict.PASS if ks >= 1e-3 else Verdict.SUSPICIOUS].colour
     ax.scatter(expected, pvalues, s=9 if n <= 60 else 4, color=colour, zorder=3, linewidths=0)
-    ax.set_title(f"p-value uniformity, {n} continuous p-values{extra}\nKS p = {ks:.3g}", fontsize=8)
+    ax.set_title(f"p-value uniformity: KS p = {ks:.3g}\n{n} continuous p-values{extra}", fontsize=8)
 
 
 def run_overview_svg(run: dict[str, Any], id_prefix: str) -> str | None:
@@ -270,6 +334,9 @@ def run_overview_svg(run: dict[str, Any], id_prefix: str) -> str | None:
     rows, columns, grid = heatmap_grid(run)
     if not rows:
         return None
+    # rows with too little data at every length are all grey: the report names them apart
+    drawn = [k for k, row in enumerate(grid) if any(p is not None for p in row)] or list(range(len(rows)))
+    rows, grid = [rows[k] for k in drawn], [grid[k] for k in drawn]
     import numpy as np
 
     thresholds = run.get("thresholds") or {"suspicious": 1e-3, "fail": 1e-6}
@@ -278,7 +345,7 @@ def run_overview_svg(run: dict[str, Any], id_prefix: str) -> str | None:
     top = max(HEAT_CAP, 2 * fail_y)
     values = np.array([[np.nan if p is None else min(top, -math.log10(p) if p > 0 else top) for p in row]
                        for row in grid], dtype=float)
-    height = max(3.3, 0.15 * len(rows) + 1.6)
+    height = max(3.3, 0.125 * len(rows) + 1.6)
     # inches: 0.32 a column (1.6 at least, 4.8 at most) and 2.6 for the labels; the QQ panel 2.8
     heat = min(4.8, max(1.6, 0.32 * len(columns))) + 2.6
     with matplotlib.rc_context(_RC):

@@ -15,15 +15,20 @@ import math
 from importlib import resources
 from typing import Any
 
-import jinja2
-from markupsafe import Markup
+from randqa.errors import InputError, UsageError
 
-from randqa.errors import InputError
+try:  # the html extra: a light install tests and writes JSON without it
+    import jinja2
+    from markupsafe import Markup
+
+    from randqa._report import charts
+except ImportError:
+    raise UsageError("HTML reports need the html extra: pip install 'randqa[html]'") from None
+
 from randqa._report.json_report import read_json_document, write_output_file
-from randqa._report import charts
-from randqa._report.terminal import (PREDICTABLE_NOTE, false_fail_statement, format_number, predictable_from, retest_lines,
-                                     retest_summary)
-from randqa.results import Verdict
+from randqa._report.terminal import (PREDICTABLE_NOTE, failure_causes, false_fail_statement, format_number, format_pvalue,
+                                     predictable_from, retest_lines, retest_summary)
+from randqa.results import Verdict, worst_verdict
 from randqa.run_result import RunResult
 from randqa.sizes import format_size
 from randqa._report.speed_notes import (FEED_NOTE, feed_differs, headline, method_markers, nmap_answer,
@@ -82,8 +87,8 @@ def _test_rows(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         rows.append({
             "name": test["name"],
             "statistic": format_number(test.get("statistic")),
-            "p_value": format_number(test.get("p_value")),
-            "p_value_low": None if test.get("p_value_low") is None else format_number(test["p_value_low"]),
+            "p_value": format_pvalue(test.get("p_value"), test["verdict"]),
+            "p_value_low": None if test.get("p_value_low") is None else format_pvalue(test["p_value_low"], test["verdict"]),
             "verdict": test["verdict"],
             "retest": retest_summary(test.get("retest")),
             "needs": test.get("needs"),
@@ -162,7 +167,12 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                 "false_fail": false_fail_statement(run.get("false_fail_rate"), run.get("thresholds")),
                 "retests": retest_lines(typed.progression.lengths if typed.progression else []),
                 "counts": counts,
-                "tests": _test_rows(run["tests"]),
+                "test_count": len(run["tests"]),
+                # the tests with a verdict, failures first; those with too little data only named, apart
+                "tests": _test_rows([t for t in run["tests"] if t["verdict"] != Verdict.INSUFFICIENT]),
+                "insufficient": [{"name": t["name"], "needs": t.get("needs")} for t in run["tests"]
+                                 if t["verdict"] == Verdict.INSUFFICIENT],
+                "causes": failure_causes(typed.results),
                 "overview_svg": None if overview is None else Markup(overview),
                 "progressive": bool(typed.progression and typed.progression.lengths),
                 "headline": headline(typed, typed_runs),
@@ -171,6 +181,11 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
     chart = charts.speed_quality_svg(all_runs)
     unplotted = [r.source["name"] for r in typed_runs if not speed_of(r)]
     verdicts = [r["verdict"] for r in all_runs]
+    # the bound of the run most likely to FAIL a good generator holds for every run
+    rated = [r for r in all_runs if r.get("false_fail_rate")]
+    loosest = max(rated, key=lambda r: r["false_fail_rate"]["at_most"], default=None)
+    bound = "" if loosest is None else false_fail_statement(
+        loosest["false_fail_rate"], loosest.get("thresholds"), "this run" if len(all_runs) == 1 else "each of these runs")
     return {
         "title": "randqa report: " + ", ".join(r["name"] for r in runs[:6]) + (" …" if len(runs) > 6 else ""),
         "runs": runs,
@@ -183,6 +198,8 @@ def build_context(documents: list[dict[str, Any]]) -> dict[str, Any]:
                     for answer in (nmap_answer(typed_runs), runtimes_answer(typed_runs)) if answer],
         "unplotted": unplotted,
         "totals": {v: verdicts.count(v) for v in Verdict if v in verdicts},
+        "overall": worst_verdict(verdicts) if verdicts else Verdict.INSUFFICIENT,
+        "false_fail": bound,
         "any_progressive": any(r.is_progressive for r in typed_runs),
         "any_predicted": any(r.predictability is not None for r in typed_runs),
         "predictable_note": PREDICTABLE_NOTE,

@@ -3,6 +3,7 @@ comparison's table of sources, and what ``randqa predict`` showed."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from randqa.interleaving import view_of
@@ -18,6 +19,56 @@ def format_number(x: float | None, digits: int = 6) -> str:
     if x != 0 and (abs(x) < 1e-4 or abs(x) >= 1e7):
         return f"{x:.{digits - 2}e}"
     return f"{x:.{digits}f}"
+
+
+def format_pvalue(p: float | None, verdict: str | None = None) -> str:
+    """A p-value for a table: "-" beside an insufficient verdict (too little
+    data to judge) or none, scientific below 1e-4, and "<5e-324" for one that
+    underflowed to 0 (smaller than the smallest double), never 0.000000."""
+    if p is None or verdict == Verdict.INSUFFICIENT:
+        return "-"
+    if p == 0:
+        return "<5e-324"
+    return format_number(p)
+
+
+#: bit_linear_complexity's lowest-complexity result: (word bits, bit)
+_LOWEST_COMPLEXITY = re.compile(r"^bit_linear_complexity(?:\[\w+=\w+\])?\[bit=(\d+)/(\d+),lowest\]$")
+
+
+def failure_causes(results: list[TestResult]) -> list[str]:
+    """What a run's failures say about the generator, where randqa knows it:
+    a bit position that stayed constant, or is linear, from
+    ``bit_linear_complexity``'s lowest complexity (a recurrence of order L
+    makes a run of that bit over N consecutive words; random bits need about
+    N/2), and a frequency bias.  One sentence each; none for a pass."""
+    failed = (Verdict.FAIL, Verdict.UNCONFIRMED)
+    findings = []
+    for r in results:
+        match = _LOWEST_COMPLEXITY.match(r.name)
+        if match and r.verdict in failed and "lowest_complexity" in r.details:
+            findings.append((int(match.group(2)), int(match.group(1)), int(r.details["lowest_complexity"]),
+                             int(r.details["length"]), r.name))
+    causes: list[str] = []
+    said: list[tuple[int, int]] = []
+    # constant bits first, then narrow words and long runs: bit b of w-bit words
+    # is also bit b + k*w of wider words, so it is said once, for the narrowest
+    for word_bits, bit, lowest, length, name in sorted(findings, key=lambda f: (f[2] > 1, f[0], -f[3])):
+        if any(word_bits % w == 0 and bit % w == b for w, b in said):
+            continue
+        said.append((word_bits, bit))
+        if lowest == 0:
+            causes.append(f"bit {bit} of the {word_bits}-bit words is constant: 0 in {length:,} words in a row ({name})")
+        elif lowest == 1:  # all ones, or a one and then zeros
+            causes.append(f"bit {bit} of the {word_bits}-bit words is constant, or nearly: linear complexity 1 over "
+                          f"{length:,} words in a row ({name})")
+        else:
+            causes.append(f"bit {bit} of the {word_bits}-bit words is linear: a recurrence of order {lowest:,} makes "
+                          f"{length:,} of them in a row (random bits: about {length // 2:,}) ({name})")
+    for r in results:
+        if r.name == "frequency" and r.verdict in failed and r.details.get("bits"):
+            causes.append(f"{100 * int(r.details['ones']) / int(r.details['bits']):.2f}% of the bits are 1 ({r.name})")
+    return causes
 
 
 def render_run(run: RunResult) -> str:
@@ -41,8 +92,13 @@ def render_run(run: RunResult) -> str:
         verdict = r.verdict if r.needs is None else f"{r.verdict} (needs {r.needs})"
         if r.retest:
             verdict += f"; {retest_summary(r.retest)}"
-        lines.append(f"{r.name:<{width}}  {format_number(r.statistic):>14}  {format_number(r.pvalue):>12}  {verdict}")
+        lines.append(f"{r.name:<{width}}  {format_number(r.statistic):>14}  {format_pvalue(r.pvalue, r.verdict):>12}  "
+                     f"{verdict}")
     lines.append("")
+    causes = failure_causes(run.results)
+    if causes:
+        lines.extend(f"cause: {cause}" for cause in causes)
+        lines.append("")
     lengths = run.progression.lengths if run.progression is not None else []
     if lengths:
         lines.append("progressive: verdict after each length (worst test)")
@@ -93,17 +149,21 @@ def retest_summary(retest: dict[str, Any] | None) -> str:
     return f"{'repeated' if retest['repeated'] else 'not repeated'} on the next {where} (p = {shown})"
 
 
-def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any] | None) -> str:
+def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any] | None, subject: str = "this run") -> str:
     """A run's ``false_fail_rate`` in words, for reports ("" without one):
     "a good generator FAILs this run with probability at most 9.7e-07 (805
-    tail checks; FAIL: p < 1e-06 repeated on fresh data, or p < 1e-20)"."""
+    tail checks; FAIL: p < 1e-06 repeated on fresh data (p < 1e-09 where there is
+    none), or p < 1e-20)";
+    ``subject`` names what FAILs ("each of these runs")."""
     if not rate or not thresholds or "fail_at_once" not in thresholds:
         return ""
     if thresholds["fail_at_once"] < thresholds["fail"]:
-        rule = f"p < {thresholds['fail']:g} repeated on fresh data, or p < {thresholds['fail_at_once']:g}"
+        unrepeated = thresholds["fail"] * thresholds.get("suspicious", 1e-3)
+        rule = (f"p < {thresholds['fail']:g} repeated on fresh data (p < {unrepeated:.2g} where there is none), "
+                f"or p < {thresholds['fail_at_once']:g}")
     else:
         rule = f"p < {thresholds['fail_at_once']:g}, no retests"
-    return (f"a good generator FAILs this run with probability at most {rate['at_most']:.2g} "
+    return (f"a good generator FAILs {subject} with probability at most {rate['at_most']:.2g} "
             f"({rate['tail_checks']:,} tail checks; FAIL: {rule})")
 
 
@@ -218,6 +278,8 @@ def render_compare(comparison: CompareResult) -> str:
             lines.append(f"note: {run.source['name']}: {note}")
         for line_ in retest_lines(run.judged_lengths()):
             lines.append(f"retest: {run.source['name']}:{line_[1:]}")
+        for cause in failure_causes(run.results):
+            lines.append(f"cause: {run.source['name']}: {cause}")
     rates = [false_fail_bound(run.tail_checks(), run.thresholds) for run in runs]
     if rates:
         lines.append(f"false FAIL: a good generator FAILs each of these runs with probability at most {max(rates):.2g} "
@@ -291,6 +353,6 @@ def render_problems(run: dict[str, Any]) -> str:
     width = max([len("test")] + [len(t["name"]) for t in bad])
     lines = [f"{'test':<{width}}  {'p-value':>12}  {'lower-tail p':>12}  verdict"]
     for t in bad:
-        low = "" if t.get("p_value_low") is None else format_number(t["p_value_low"])
-        lines.append(f"{t['name']:<{width}}  {format_number(t.get('p_value')):>12}  {low:>12}  {t['verdict']}")
+        low = "" if t.get("p_value_low") is None else format_pvalue(t["p_value_low"])
+        lines.append(f"{t['name']:<{width}}  {format_pvalue(t.get('p_value')):>12}  {low:>12}  {t['verdict']}")
     return "\n".join(lines)

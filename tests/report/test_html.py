@@ -66,12 +66,21 @@ def test_html_report_is_self_contained_and_puts_failures_first(counter_file, ran
     parser = _SummaryRows()
     parser.feed(page)
     assert parser.summary == [(r["source"]["name"], r["verdict"]) for r in doc["runs"]]
-    # each source's test table: fail, then suspicious, insufficient, pass
-    rank = {"fail": 0, "suspicious": 1, "insufficient": 2, "pass": 3}
+    # each source's test table: fail, then suspicious, then pass; the tests
+    # with too little data only named below it, folded
+    rank = {"fail": 0, "suspicious": 1, "pass": 3}
     assert len(parser.test_tables) == len(doc["runs"])
     for verdicts, run in zip(parser.test_tables, doc["runs"]):
-        assert sorted(verdicts) == sorted(t["verdict"] for t in run["tests"])
+        assert sorted(verdicts) == sorted(t["verdict"] for t in run["tests"] if t["verdict"] != "insufficient")
         assert [rank[v] for v in verdicts] == sorted(rank[v] for v in verdicts)
+    short = next(r for r in doc["runs"] if any(t["verdict"] == "insufficient" for t in r["tests"]))
+    unjudged = [t["name"] for t in short["tests"] if t["verdict"] == "insufficient"]
+    assert f"{len(unjudged)} results with too little data, no verdict" in page
+    assert all(f'<span class="mono">{name}</span>' in page for name in unjudged)
+    # the tables are folded; the run's verdict and its false-FAIL bound come first
+    assert page.count('<details class="tests">') == len(doc["runs"])
+    loosest = max(r["false_fail_rate"]["at_most"] for r in doc["runs"])
+    assert page.index('id="verdict"') < page.index(f"probability at most {loosest:.2g}") < page.index("<svg")
     assert parser.test_tables[1][0] == "fail"
     # nothing to fetch: no external resource, no script, ids unique across the inline SVGs
     assert not re.search(r"<(script|link|img|iframe|object|embed)\b", page)
@@ -95,7 +104,8 @@ def test_report_renders_a_single_test_run(random_file, tmp_path, cli):
     parser = _SummaryRows()
     parser.feed(html_path.read_text())
     assert parser.summary == [(random_file, "pass")]
-    assert len(parser.test_tables[0]) == len(json.loads(json_path.read_text())["tests"])
+    judged = [t for t in json.loads(json_path.read_text())["tests"] if t["verdict"] != "insufficient"]
+    assert len(parser.test_tables[0]) == len(judged)
 
 
 def test_report_combines_several_documents(random_file, tmp_path):
