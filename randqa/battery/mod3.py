@@ -106,8 +106,10 @@ class Mod3(Accumulator):
         p = cls.with_defaults(params)
         cells = 3 ** p["tuple_length"]
         held = OBJECT_BYTES + p["levels"] * (8 * cells + 8 * STATE_ITEMS) + cls._head_bytes(p["levels"], p["tuple_length"])
-        # the kernel's buffers; at finalize one level's counts shortened, their probabilities and Pearson terms
-        working = max(6 * KERNEL_PIECE, 5 * 8 * cells)
+        # the kernel's buffers; at finalize one level's counts copied and
+        # shortened, the tuples' probabilities (and the outer products that
+        # make them), the expected counts and the Pearson sum's temporaries
+        working = max(6 * KERNEL_PIECE, 10 * 8 * cells)
         return MemoryNeed(held, working, p["levels"])
 
     @staticmethod
