@@ -62,9 +62,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from randqa.errors import InputError
+from randqa.errors import InputError, UsageError
 from randqa.sources.base import Source
-from randqa.sources.user_code import USER_CODE_ERRORS, exception_line
+from randqa.sources.user_code import USER_CODE_ERRORS, exception_line, resolve_user_object
 from randqa.sources.bitgenerators import (BITGENERATORS, BitGeneratorSource, _resolve, open_bitgenerator,
                                            open_bitgenerator_factory, raw_word_bytes)
 
@@ -401,7 +401,7 @@ def python_object_source(obj: Any, *, seed: int | None = None, name: str | None 
                          imported: bool = False) -> tuple[Source, str]:
     """A Source for a Python object (not a name or path), and what kind it is
     (:func:`kind_of`), which decides what ``seed`` and ``--format bits`` may
-    apply to (randqa.sources.opening.seed_for, check_format).
+    apply to (:func:`seed_for`, randqa.sources.opening.check_format).
 
     ``seed`` applies to classes and ``make(seed)`` functions only (the
     caller refuses it for the rest).  ``name`` names a generator in reports
@@ -443,6 +443,63 @@ def _copy_of(obj: Any) -> Any:
         return obj
 
 
+#: the kinds of source a seed applies to: generator names, classes and make(seed) functions
+SEEDED_KINDS = ("generator", "class")
+
+#: why --seed is refused, by the kind of source it was given to
+_SEED_REFUSED = {
+    "file": "--seed applies to generator backends, not to stdin or files",
+    "data": "--seed applies to generator names and BitGenerator classes, not to data (bytes, arrays, files, chunks)",
+    "instance": "--seed applies to generator names and BitGenerator classes, not to a BitGenerator instance, "
+                "which is tested from its current state",
+    "callable": "--seed applies to generator names and BitGenerator classes, not to a callable source "
+                "f(k) -> bytes (seed it inside the function, or give a class or a function make(seed))",
+}
+
+
+def seed_for(kind: str, seed: int | None, *, generators_only: bool = False) -> int | None:
+    """The seed a source of ``kind`` opens with.
+
+    A seed applies to generators (names and BitGenerator classes); given to
+    anything else it is a UsageError saying so, or, with ``generators_only``
+    (one seed for a run of several sources, as ``compare --seed``), it is
+    left to the generators among them.
+    """
+    if seed is None or kind in SEEDED_KINDS:
+        return seed
+    if generators_only:
+        return None
+    raise UsageError(_SEED_REFUSED[kind])
+
+
+def open_user_code(spec: str, seed: int | None = None) -> Source:
+    """The source ``spec`` names in the user's code, read by the one rule
+    randqa.sources.python_objects.python_object_source has for the Python
+    API's objects (a class is constructed with the seed, a function ``f(k)``
+    returns up to k bytes, an instance is tested from its current state);
+    named ``spec`` in reports.  It opens again (``Source.reopen``) with the
+    seed it recorded.  Whatever the user's code raises, ``sys.exit()``
+    included, is a UsageError (or an InputError mid-stream) naming ``spec``."""
+    obj = resolve_user_object(spec)
+    try:
+        if kind_of(obj) is None:
+            raise UsageError(f"{spec} is a {type(obj).__name__}; randqa tests {describe_forms()}")
+        source, kind = python_object_source(obj, seed=seed, name=spec, imported=True)
+    except (UsageError, InputError):
+        raise
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's object failed while being opened
+        raise UsageError(f"{spec}: opening it raised {exception_line(exc)}") from None
+    if not (kind == "instance" and seed is not None and seed == source.seed):  # its own start's seed, as recorded
+        try:
+            seed_for(kind, seed)
+        except UsageError as exc:
+            source.close()
+            raise UsageError(f"{spec}: {exc}") from None
+    recorded = seed if source.seed is None else source.seed
+    source.reopen = lambda: open_user_code(spec, recorded)
+    return source
+
+
 __all__ = ["ACCEPTED", "GIVEN_STREAMS_TAKE_NO_OPTIONS", "BufferSource", "CallableSource", "ChunkSource", "FileObjectSource", "as_uint8",
            "backend_of_class", "bitgenerator_class_source", "bitgenerator_instance_source", "bitgenerator_list", "describe_forms", "is_seed_factory",
-           "kind_of", "public_name", "python_object_source"]
+           "kind_of", "open_user_code", "public_name", "python_object_source", "seed_for"]
