@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from typing import Any, Callable
 
 import click
 
-from randqa.cli.common import ProgressBar, command_line, size_option
+from randqa.cli.common import EXIT_FAILED, EXIT_OK, ProgressBar, command_line, size_option
 from randqa.engine.options import click_option
 from randqa.engine.parallel import SCHEDULER_TIMEOUT_S
+from randqa.engine.records import SaveFailed
 from randqa.errors import UsageError
 from randqa.run_result import RunResult
 
@@ -114,4 +116,10 @@ def launch_run(run: Any, *, jobs: int, scheduler: str | None, scheduler_timeout:
                           command=command or command_line(), outputs=saved_outputs(outputs),
                           resume_note=resume_note)
     with closing(workers):
-        return report(execute(run, execution, lambda total: ProgressBar(progress, total), saved=saved))
+        code = report(execute(run, execution, lambda total: ProgressBar(progress, total), saved=saved))
+    if execution.checkpoint_failure:
+        # the results are reported whole; what is lost is the run's resumption, an error of its own
+        print(f"randqa: error: {execution.checkpoint_failure}; the results were written and shown, but the "
+              f"checkpoint does not hold them", file=sys.stderr, flush=True)
+        return code if code not in (EXIT_OK, EXIT_FAILED) else SaveFailed.exit_code
+    return code

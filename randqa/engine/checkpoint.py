@@ -58,10 +58,11 @@ from randqa._version import __version__
 from randqa.battery._state import array_names, from_document, to_document
 from randqa.battery.base import RESULT_BYTES
 from randqa.battery.suites import Suite
-from randqa.engine.records import CheckpointRecord, Saver
+from randqa.engine.records import CheckpointRecord, SaveFailed, Saver
+from randqa.engine.workloads import HEAD_BYTES
 from randqa.engine.request import (RunRequest, check_field, check_keys, is_number, is_plain, is_text, is_whole,
                                    suite_from_json)
-from randqa.errors import InputError, UsageError, one_line
+from randqa.errors import InputError, one_line
 from randqa.files import write_atomically
 from randqa.results import PVALUE_KINDS, Verdict
 from randqa.sizes import MAX_SIZE, format_size
@@ -97,6 +98,11 @@ def record_from_json(data: Any, run: RunRequest) -> CheckpointRecord:
     check_field(is_whole(progress.sessions, 0, MAX_SIZE) and is_whole(progress.segments, 0, MAX_SIZE)
            and is_whole(progress.in_process, 0, progress.position), "progress counts")
     check_field(isinstance(progress.lengths, list) and len(progress.lengths) <= 64, "progressive lengths")
+    head = progress.head
+    check_field(head is None or isinstance(head, dict) and set(head) == {"bytes", "sha256"}
+                and is_whole(head["bytes"], 0, min(HEAD_BYTES, progress.position))
+                and isinstance(head["sha256"], str) and re.fullmatch("[0-9a-f]{64}", head["sha256"]) is not None,
+                "stream head")
     for record in progress.lengths:
         check_keys(record, "progressive length", {"bytes", "verdict", "elapsed_s", "tests"})
         check_field(is_whole(record["bytes"], 1, progress.position) and record["verdict"] in set(Verdict)
@@ -194,7 +200,7 @@ class Checkpoint(Saver):
         try:
             write_atomically(self.path, buffer.getvalue())
         except OSError as exc:
-            raise UsageError(f"--checkpoint {self.path}: cannot write ({exc.strerror or exc})") from None
+            raise SaveFailed(f"--checkpoint {self.path}: cannot write ({exc.strerror or exc})") from None
 
 
 class _Refused(Exception):

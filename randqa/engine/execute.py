@@ -49,6 +49,8 @@ class Execution:
     #: what `randqa resume` adds to its "resuming from" line (where the results go)
     resume_note: str = ""
     notice: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)
+    #: set by the run: why its last checkpoint could not be written (None: saved, or no checkpoint)
+    checkpoint_failure: str | None = None
 
 
 def prior_checkpoint(run: RunRequest, execution: Execution) -> Saved | None:
@@ -103,6 +105,8 @@ def execute(request: RunRequest, execution: Execution | None = None, bar: BarFac
                                   saver=saver, resume=resume, on_progress=on_progress)
             except StateError as exc:
                 raise InputError(f"checkpoint {execution.checkpoint}: its state does not fit the run ({exc})") from None
+            finally:
+                execution.checkpoint_failure = saver.failure if saver is not None else None
 
 
 def check_resume(saved: Saved) -> None:
@@ -160,12 +164,15 @@ def _seed_sweep(request: RunRequest, suite: Any, execution: Execution, bars: Bar
 
     sweep = request.seed_sweep or {}
     seeds, positions, base = sweep["seeds"], sweep["positions"], sweep["base_seed"]
+    saver = _saver(request, execution)
     with bars(request.progress_total()) as on_progress:
         if on_progress is not None and resume is not None:
             on_progress(resume[0].position * positions)
         try:
             return run_seed_sweep(request.source, seeded, seeds, positions=positions, base_seed=base,
                                   thresholds=suite.thresholds, on_progress=on_progress, workers=execution.workers,
-                                  segment=request.segment, saver=_saver(request, execution), resume=resume)
+                                  segment=request.segment, saver=saver, resume=resume)
         except StateError as exc:
             raise InputError(f"checkpoint {execution.checkpoint}: its state does not fit the run ({exc})") from None
+        finally:
+            execution.checkpoint_failure = saver.failure if saver is not None else None

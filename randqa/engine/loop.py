@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterator
 from randqa.battery._state import StateError
 from randqa.engine.jobs import copy_accumulators, load_into, loaded, merge_into
 from randqa.engine.lengths import Plan
-from randqa.engine.records import CheckpointRecord, Outcome, Saver
+from randqa.engine.records import CheckpointRecord, Outcome, SaveFailed, Saver
 from randqa.engine.retests import Retest, Retests
 from randqa.engine.segment_policy import default_segment, segment_size
 from randqa.engine.signals import InterruptGuard
@@ -83,6 +83,7 @@ class RunLoop(Retests):
                 raise StateError(f"the saved state holds {len(states)} tests, the run {len(self.merged)}")
             for acc, state in zip(self.merged, states):
                 load_into(acc, state)
+            self.workload.expect_head(self.progress.head)
         size = self.workload.size()
         limit = self.plan.limit
         self.limit = limit if size is None else size if limit is None else min(limit, size)
@@ -154,7 +155,12 @@ class RunLoop(Retests):
         if not force and time.monotonic() - self._last_save < self.saver.every_s:
             return
         saved = replace(self.progress, elapsed_s=round(self.elapsed(), 3), lengths=list(self.progress.lengths))
-        self.saver.save(saved, accumulators if accumulators is not None else self.merged)
+        saved.head = self.workload.head(saved.position) or saved.head
+        try:
+            self.saver.save(saved, accumulators if accumulators is not None else self.merged)
+            self.saver.failure = None
+        except SaveFailed as exc:  # the run's results matter more than its checkpoint: they are still reported
+            self.saver.failure = str(exc)
         self._last_save = time.monotonic()
 
     # -- pieces -------------------------------------------------------------
@@ -344,6 +350,8 @@ class RunLoop(Retests):
             if self.saver is not None:
                 final_state = self._stopped_with if self._stopped_with is not None else self.merged
                 self._maybe_save(force=True, accumulators=final_state)
+                # a stop signal during the final save (held until it is whole) still stops the run
+                interrupted = interrupted or guard.pending
         return Outcome(results=results, progress=progress, interrupted=interrupted, elapsed_s=self.elapsed(),
                        execution=self.execution(), lengths=lengths)
 

@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from randqa.errors import OutputError
 from randqa.results import TestResult
 
 
@@ -33,6 +34,9 @@ class CheckpointRecord:
     #: segments tested on workers, bytes tested in this process, over all sessions
     segments: int = 0
     in_process: int = 0
+    #: a stream that cannot be opened again (stdin): its first bytes' length and SHA-256
+    #: (``Workload.head``), which a resumed stream must match
+    head: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -55,11 +59,18 @@ class Outcome:
     lengths: list[dict[str, Any]]
 
 
+class SaveFailed(OutputError):
+    """A checkpoint could not be written (a full disk, a folder gone): the run
+    goes on, and its results are reported, without it."""
+
+
 class Saver(ABC):
     """Where the loop saves its progress (randqa.engine.checkpoint.Checkpoint)."""
 
     every_s: float = DEFAULT_CHECKPOINT_EVERY_S
+    #: why the last save failed (``SaveFailed``'s message); None once one succeeds
+    failure: str | None = None
 
     @abstractmethod
     def save(self, progress: CheckpointRecord, accumulators: list[Any]) -> None:
-        """Save the merged state of the longest finished prefix."""
+        """Save the merged state of the longest finished prefix; SaveFailed when it cannot be written."""

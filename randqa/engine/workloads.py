@@ -101,8 +101,52 @@ class Workload(ABC):
         source cannot be read again (stdin)."""
         return None
 
+    def head(self, position: int) -> dict[str, Any] | None:
+        """What identifies the data of a stream that cannot be opened again
+        (stdin): the SHA-256 of its first ``min(HEAD_BYTES, position)``
+        bytes, saved with a checkpoint; None for anything else."""
+        return None
+
+    def expect_head(self, head: dict[str, Any] | None) -> None:
+        """A resumed run's stream must begin as ``head`` (``head``'s record) says."""
+
     def close(self) -> None:
         pass
+
+
+#: bytes of a stream that cannot be opened again that a checkpoint identifies
+#: it by, as a file is by its first MiB (randqa.engine.request.IDENTITY_BYTES)
+HEAD_BYTES = 1 << 20
+
+
+class _HeadKeeper:
+    """Keeps the first ``HEAD_BYTES`` of a stream, fed as an accumulator is
+    (in order, a chunk at a time) or given what a producer or a skip read."""
+
+    def __init__(self) -> None:
+        self.kept = bytearray()
+        self.position = 0
+
+    def at(self, position: int) -> "_HeadKeeper":
+        self.position = position
+        return self
+
+    def update(self, chunk: np.ndarray) -> None:
+        if self.position == len(self.kept) < HEAD_BYTES:
+            self.kept += memoryview(chunk)[:HEAD_BYTES - self.position]
+        self.position += len(chunk)
+
+    def update_tasks(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
+        return [lambda: self.update(chunk)]
+
+    def record(self, position: int) -> dict[str, Any] | None:
+        """The head's record at ``position``: its length and SHA-256 (None: not all of it was kept)."""
+        import hashlib
+
+        length = min(HEAD_BYTES, position)
+        if len(self.kept) < length:
+            return None
+        return {"bytes": length, "sha256": hashlib.sha256(self.kept[:length]).hexdigest()}
 
 
 class StreamWorkload(Workload):
@@ -130,6 +174,11 @@ class StreamWorkload(Workload):
         self.job = StreamJob(suite, spec if self.split != "sequential" else None, source.seed, fold, streams)
         self.alignment = suite_alignment(suite, fold)
         self._consumed: int | None = 0  # stream position of ``source``; None when unknown
+        #: a stream that cannot be opened again (stdin, a pipe): its first bytes, what a checkpoint knows it by
+        self._head = _HeadKeeper() if self.split == "sequential" and not source.endless and self.unit_bits == 8 \
+            else None
+        #: a resumed run's saved head record, checked once the stream is read up to where the run goes on
+        self._expected_head: dict[str, Any] | None = None
 
     def _at(self, start: int) -> None:
         """Put the local source at unit ``start``."""
@@ -149,10 +198,12 @@ class StreamWorkload(Workload):
             while self._consumed < start:
                 want = min(len(scratch), start - self._consumed)
                 got = read_full(self.source, memoryview(scratch)[:want])
+                self._keep_head(self._consumed, scratch[:got])
                 self._consumed += got
                 if got < want:
                     raise InputError(f"{self.source.name}: the data ended after {self._consumed} bytes, "
                                      f"before the {start} already tested")
+            self._check_head(start)
         else:
             raise InputError(f"{self.source.name}: cannot go back to byte {start} of a stream read in order")
         self._consumed = start
@@ -160,7 +211,8 @@ class StreamWorkload(Workload):
     def feed(self, accumulators: list[Any], start: int, count: int, threads: int,
              on_progress: Callable[[int], None] | None) -> Fed:
         self._at(start)
-        fed = feed(self.source, accumulators, limit=count * 8 // self.unit_bits, jobs=threads,
+        keeper = [self._head.at(start)] if self._head is not None and start < HEAD_BYTES else []
+        fed = feed(self.source, accumulators + keeper, limit=count * 8 // self.unit_bits, jobs=threads,
                    chunk_bytes=self.chunk_bytes, on_progress=on_progress)
         self._consumed = None if fed.interrupted else start + fed.units
         return fed
@@ -172,10 +224,31 @@ class StreamWorkload(Workload):
         try:
             got = read_full(self.source, memoryview(buffer))
         except ReadInterrupted as stop:
+            self._keep_head(start, buffer[:stop.filled])
             self._consumed = start + stop.filled
             raise ProducedInterrupted(buffer[:stop.filled]) from None
+        self._keep_head(start, buffer[:got])
         self._consumed = start + got
         return buffer[:got]
+
+    def _keep_head(self, start: int, data: np.ndarray) -> None:
+        if self._head is not None and start < HEAD_BYTES:
+            self._head.at(start).update(data)
+
+    def head(self, position: int) -> dict[str, Any] | None:
+        return self._head.record(position) if self._head is not None else None
+
+    def expect_head(self, head: dict[str, Any] | None) -> None:
+        self._expected_head = head
+
+    def _check_head(self, position: int) -> None:
+        """Refuse a resumed stream whose first bytes are not those the checkpoint tested."""
+        expected, self._expected_head = self._expected_head, None
+        if expected is None or self._head is None:
+            return
+        if self._head.record(expected["bytes"]) != expected:
+            raise InputError(f"{self.source.name}: not the stream the checkpoint tested (its first "
+                             f"{expected['bytes']:,} bytes differ); resume it with the same data")
 
     def finish(self, accumulators: list[Any], position: int) -> int:
         if self.unit_bits != 1:

@@ -382,3 +382,81 @@ def test_bad_data_after_where_a_file_stopped_fails_when_resumed(tmp_path):
         f.write(bytes(1 << 20))
     resumed = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
     assert resumed.bytes_tested == size and resumed.verdict == "fail"
+
+
+def test_a_stop_signal_during_the_final_save_stops_the_run(tmp_path):
+    """A stop signal that arrives while the finished run's checkpoint is
+    written waits for the file to be whole, and the run is then reported as
+    stopped (its command exits 128 + N), not as one that ended by itself."""
+    import signal
+
+    class SignalledDuringFinalSave(Checkpoint):
+        def save(self, progress, accumulators) -> None:
+            if progress.complete:
+                os.kill(os.getpid(), signal.SIGINT)
+            super().save(progress, accumulators)
+
+    suite = load_suite("quick")
+    spec = RunRequest(kind="test", source="pcg64", suite=suite_to_json(suite), seed=SEED, limit=1 << 20)
+    path = str(tmp_path / "run.ckpt")
+    with open_source("pcg64", seed=SEED) as source:
+        result = run_stream(source, suite, limit=1 << 20, spec="pcg64", saver=SignalledDuringFinalSave(path, 1e9, spec))
+    assert result.interrupted and result.bytes_tested == 1 << 20
+    assert read_checkpoint(path).progress.complete
+
+
+def test_a_checkpoint_that_cannot_be_written_leaves_the_run_going(tmp_path, monkeypatch):
+    """A save that fails (a full disk) is recorded, not raised: the run goes
+    on to its end and its results are reported; a later save that succeeds
+    clears it."""
+    from randqa.engine import checkpoint as checkpoint_module
+
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(checkpoint_module, "write_atomically", full_disk)
+    suite = load_suite("quick")
+    spec = RunRequest(kind="test", source="pcg64", suite=suite_to_json(suite), seed=SEED, limit=4 << 20,
+                      segment=1 << 20)
+    execution = Execution(checkpoint=str(tmp_path / "run.ckpt"), checkpoint_every_s=0.0, notice=lambda line: None)
+    result = execute(spec, execution)
+    assert result.bytes_tested == 4 << 20 and not result.interrupted
+    assert "No space left on device" in execution.checkpoint_failure
+    monkeypatch.undo()
+    again = Execution(checkpoint=str(tmp_path / "run.ckpt"), notice=lambda line: None)
+    execute(spec, again)
+    assert again.checkpoint_failure is None and read_checkpoint(str(tmp_path / "run.ckpt")).progress.complete
+
+
+def test_a_stream_read_once_resumes_only_on_the_same_data(tmp_path):
+    """A stream that cannot be opened again (stdin) is known by its first
+    MiB, as a file is: a checkpoint saves its SHA-256, and a run resumed on
+    another stream is refused with one line, on the same one it gives the
+    uninterrupted results."""
+    import hashlib
+
+    from randqa.sources.streams import ByteStream
+
+    data = np.random.default_rng(4).bytes(3 << 20)
+    other = bytearray(data)
+    other[100] ^= 1
+    (tmp_path / "same.bin").write_bytes(data)
+    (tmp_path / "other.bin").write_bytes(bytes(other))
+    suite = load_suite("quick")
+    spec = RunRequest(kind="test", source="-", suite=suite_to_json(suite), segment=1 << 20)
+    path = str(tmp_path / "stdin.ckpt")
+
+    def run(name: str, **kwargs):
+        with ByteStream(str(tmp_path / name)) as source:  # no spec: read once, in order, as stdin is
+            return run_stream(source, suite, segment=1 << 20, **kwargs)
+
+    expected = run("same.bin")
+    assert run("same.bin", saver=StopAfter(path, 0.0, spec, saves=2)).interrupted
+    saved = read_checkpoint(path)
+    assert saved.progress.position == 2 << 20
+    assert saved.progress.head == {"bytes": 1 << 20, "sha256": hashlib.sha256(data[:1 << 20]).hexdigest()}
+    with pytest.raises(InputError, match=r"other\.bin: not the stream the checkpoint tested \(its first "
+                                         r"1,048,576 bytes differ\)"):
+        run("other.bin", resume=(saved.progress, saved.states))
+    saved = read_checkpoint(path)
+    assert comparable(run("same.bin", resume=(saved.progress, saved.states))) == comparable(expected)
