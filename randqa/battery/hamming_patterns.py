@@ -14,7 +14,7 @@ Q_t - Q_(t-1), the difference of the naive Pearson sums of the t- and
 d^t - d^(t-1) degrees of freedom).
 
 The letters, the counting and the statistic are bcfn's (randqa/battery/
-bcfn.py, whose kernel this reuses): each block of B bits in ``block_bits``
+bcfn.py's weight_letters, and the Hamming tuple kernel of _counts.c): each block of B bits in ``block_bits``
 has a Binomial(B, 1/2) weight, turned into one of d = ``letters`` letters
 by cut points at the weights whose distribution function is nearest to
 1/d, 2/d, ... (for bytes and d = 4: weights 0-2, 3, 4-5, 6-8, with
@@ -42,8 +42,10 @@ Parameters:
                 result each, ``longest``, ``longest-1``, ...
 A block size's result needs 14 expected in the rarest cell of 2-tuples
 (14 / p_rarest^2 blocks: 671 bytes for bytes and d = 4); below that it is
-``insufficient``.  The chi-square law at 14 in the rarest cell: bcfn's
-calibration (bcfn.py, benchmarks/calibration.py).
+``insufficient``.  The chi-square law is close at the fail threshold only
+with enough expected per cell, and few cells need more
+(randqa/battery/_tuple_law.py); below that only a tail under
+fail_at_once gives a verdict.
 """
 
 from __future__ import annotations
@@ -53,12 +55,93 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from randqa.battery.base import MemoryNeed, Range
-from randqa.battery.bcfn import BCFN, MAX_BLOCK_BITS, MIN_EXPECTED, _Level
+from randqa.battery import _counts
+from randqa.battery._blocks import WholeBlocks, pending_block_bytes
+from randqa.battery._tuple_law import withhold_unless_close
+from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
+from randqa.battery.bcfn import MAX_BLOCK_BITS, MIN_EXPECTED, weight_letters
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 
-class HammingPatterns(BCFN):
+class _Level:
+    """The counts of one block size, by packed index: each letter in
+    ``letter_bits`` bits, the newest lowest."""
+
+    def __init__(self, block_bits: int, letters: int, tuple_length: int) -> None:
+        self.block_bytes = block_bits // 8
+        self.table, self.probs = weight_letters(block_bits, letters)
+        self.table_bytes = self.table.tobytes()
+        self.letters = len(self.probs)
+        self.letter_bits = max(1, (self.letters - 1).bit_length())
+        self.tuple_length = tuple_length
+        self.counts = np.zeros(2 ** (self.letter_bits * tuple_length), dtype=np.int64)
+        self.index = 0  # packed latest letters
+        self.have = 0  # letters seen (capped at tuple_length)
+        self.blocks = 0
+        self.head: list[int] = []  # the first tuple_length - 1 letters
+        self.splitter = WholeBlocks(self.block_bytes)
+
+    def scan(self, data: np.ndarray) -> None:
+        if len(self.head) < self.tuple_length - 1:
+            take = (self.tuple_length - 1 - len(self.head)) * self.block_bytes
+            self.head += self.letters_of(np.frombuffer(bytes(data[:take]), dtype=np.uint8))
+        self.index, self.have = _counts.hamming_tuple_scan(
+            data, self.block_bytes, self.table_bytes, self.letter_bits, self.tuple_length, self.counts, self.index, self.have)
+        self.blocks += len(data) // self.block_bytes
+
+    def letters_of(self, data: np.ndarray) -> list[int]:
+        whole = len(data) - len(data) % self.block_bytes
+        weights = np.unpackbits(data[:whole]).reshape(-1, 8 * self.block_bytes).sum(axis=1)
+        return [int(x) for x in self.table[weights]]
+
+    def recent_letters(self) -> list[int]:
+        """The last min(blocks, tuple_length - 1) letters, oldest first."""
+        k = min(self.blocks, self.tuple_length - 1)
+        mask = (1 << self.letter_bits) - 1
+        return [(self.index >> (self.letter_bits * j)) & mask for j in range(k - 1, -1, -1)]
+
+    def add_words(self, counts: np.ndarray, letters: list[int], first_end: int) -> None:
+        """Count the tuples of ``letters`` that end at index first_end or later (packed indices)."""
+        t = self.tuple_length
+        for end in range(max(first_end, t - 1), len(letters)):
+            index = 0
+            for letter in letters[end - t + 1 : end + 1]:
+                index = (index << self.letter_bits) | letter
+            counts[index] += 1
+
+    def join(self, other: "_Level") -> None:
+        """Become the level of this stream followed by ``other``'s."""
+        t = self.tuple_length
+        before = self.recent_letters()
+        self.counts += other.counts
+        self.add_words(self.counts, before + other.head, len(before))
+        self.head = (self.head + other.head)[: t - 1]
+        self.index = 0
+        for letter in (before + other.recent_letters())[-(t - 1) :]:
+            self.index = (self.index << self.letter_bits) | letter
+        self.blocks += other.blocks
+        self.have = min(self.blocks, t)
+        self.splitter.take_over(other.splitter)
+
+    def tuple_counts(self) -> np.ndarray:
+        """The circular counts of the tuple_length-letter words, as base-``letters``
+        numbers with the oldest letter most significant."""
+        packed = self.counts.copy()
+        tail = self.recent_letters()
+        self.add_words(packed, tail + self.head, len(tail))  # the words that wrap around
+        t, b = self.tuple_length, self.letter_bits
+        indices = np.arange(len(packed))
+        digits = [(indices >> (b * j)) & ((1 << b) - 1) for j in range(t - 1, -1, -1)]
+        valid = np.all([d < self.letters for d in digits], axis=0)
+        word = np.zeros(len(packed), dtype=np.int64)
+        for d in digits:
+            word = word * self.letters + d
+        counts = np.zeros(self.letters**t, dtype=np.int64)
+        np.add.at(counts, word[valid], packed[valid])
+        return counts
+
+
+class HammingPatterns(Accumulator):
     name = "hamming_patterns"
     parameter_ranges: ClassVar[dict[str, Range]] = {
         "block_bits": Range(8, MAX_BLOCK_BITS, items=16), "letters": Range(2, 16), "tuple_length": Range(2, 8),
@@ -67,9 +150,18 @@ class HammingPatterns(BCFN):
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         p = cls.with_defaults(params)
-        need = BCFN.memory_need(chunk_bytes, stream_bits, block_bits=p["block_bits"], letters=p["letters"],
-                                tuple_length=p["tuple_length"])
-        return MemoryNeed(need.held, need.working, (p["shorter"] + 1) * len(p["block_bits"]))
+        t = p["tuple_length"]
+        cells = 1 << (max(1, (p["letters"] - 1).bit_length()) * t)  # counts by packed index
+        held, working = OBJECT_BYTES, 0
+        for bits in p["block_bits"]:
+            block = bits // 8
+            pending_held, pending_working = pending_block_bytes(block, chunk_bytes)
+            held += 8 * cells + pending_held + 16 * (bits + 1)
+            # the first t-1 blocks' letters (one byte per bit), or at finalize
+            # the packed counts turned into words (indices, t digits, words,
+            # counts) and one length's probabilities and Pearson terms
+            working = max(working, pending_working + 24 * t * block, (t + 12) * 8 * cells)
+        return MemoryNeed(held, working, (p["shorter"] + 1) * len(p["block_bits"]))
 
     def __init__(
         self,
@@ -79,10 +171,41 @@ class HammingPatterns(BCFN):
         tuple_length: int = 8,
         shorter: int = 2,
     ) -> None:
-        super().__init__(block_bits=block_bits, letters=letters, tuple_length=tuple_length)
+        super().__init__()
+        block_bits = list(block_bits)
+        if not block_bits or any(
+            not isinstance(b, int) or isinstance(b, bool) or b < 8 or b % 8 or b > MAX_BLOCK_BITS for b in block_bits
+        ):
+            raise ValueError(f"block_bits must be a non-empty list of multiples of 8 up to {MAX_BLOCK_BITS}, not {block_bits!r}")
+        if len(set(block_bits)) != len(block_bits):
+            raise ValueError(f"block_bits must not repeat a size: {block_bits!r}")
+        if not (isinstance(letters, int) and not isinstance(letters, bool) and 2 <= letters <= 16):
+            raise ValueError(f"letters must be an integer from 2 to 16, not {letters!r}")
+        if not (isinstance(tuple_length, int) and not isinstance(tuple_length, bool) and 2 <= tuple_length <= 8
+                and (letters - 1).bit_length() * tuple_length <= 20):
+            raise ValueError(
+                f"tuple_length must be from 2 to 8 with bits_per_letter * tuple_length <= 20 "
+                f"({(letters - 1).bit_length()} bits per letter for {letters} letters), not {tuple_length!r}")
         if not (isinstance(shorter, int) and not isinstance(shorter, bool) and 0 <= shorter <= 6):
             raise ValueError(f"shorter must be an integer from 0 to 6, not {shorter!r}")
+        self.block_bits = block_bits
+        self.letters = letters
+        self.tuple_length = tuple_length
         self.shorter = shorter
+        self.levels = [_Level(b, letters, tuple_length) for b in block_bits]
+
+    @property
+    def alignment(self) -> int:
+        return math.lcm(*(level.block_bytes for level in self.levels))
+
+    def _update(self, chunk: np.ndarray) -> None:
+        for level in self.levels:
+            for run in level.splitter.split(chunk):
+                level.scan(run)
+
+    def _merge(self, other: Accumulator) -> None:
+        for mine, theirs in zip(self.levels, other.levels):
+            mine.join(theirs)
 
     def finalize(self) -> list[TestResult]:
         return [result for level in self.levels for result in self._level_results(level)]
@@ -96,19 +219,9 @@ class HammingPatterns(BCFN):
         labels = [f"{self.name}[block_bits={8 * level.block_bytes},{_span_label(k)}]" for k in range(self.shorter + 1)]
         if longest < 2:
             return [self._too_short(label, level, k) for k, label in enumerate(labels)]
-        packed = level.counts.copy()
-        # the words that wrap around: the last t-1 letters then the first t-1 (of the longest tuples counted)
-        tail = level.recent_letters()
-        level.add_words(packed, tail + level.head, len(tail))
-        words = level.word_counts(packed)
-        results = []
-        for k, label in enumerate(labels):
-            t = longest - k
-            if t < 2:
-                results.append(self._too_short(label, level, k))
-            else:
-                results.append(self._tuple_result(label, level, words, t))
-        return results
+        words = level.tuple_counts()
+        return [self._too_short(label, level, k) if longest - k < 2 else self._tuple_result(label, level, words, longest - k)
+                for k, label in enumerate(labels)]
 
     @staticmethod
     def _too_short(label: str, level: _Level, shorter_by: int) -> TestResult:
@@ -117,7 +230,8 @@ class HammingPatterns(BCFN):
         needed = math.ceil(MIN_EXPECTED / float(level.probs.min()) ** (2 + shorter_by))
         return insufficient(label, f"at least {needed * level.block_bytes} bytes ({needed} blocks)", blocks=level.blocks)
 
-    def _tuple_result(self, label: str, level: _Level, words: np.ndarray, t: int) -> TestResult:
+    @staticmethod
+    def _tuple_result(label: str, level: _Level, words: np.ndarray, t: int) -> TestResult:
         """Q_t - Q_(t-1) of the circular t-tuples: ``words`` (the longest
         tuples' counts) summed over their oldest letters."""
         d, n = level.letters, level.blocks
@@ -129,8 +243,10 @@ class HammingPatterns(BCFN):
         shorter_probs = word_probs.reshape(-1, d).sum(axis=1)
         statistic = pearson_statistic(counts, n * word_probs) - pearson_statistic(shorter, n * shorter_probs)
         dof = d**t - d ** (t - 1)
-        return chi_square_result(label, statistic, dof, {"blocks": n, "letters": d, "tuple_length": t, "dof": dof,
-                                                         "letter_probabilities": level.probs.tolist()})
+        result = chi_square_result(label, statistic, dof, {"blocks": n, "letters": d, "tuple_length": t, "dof": dof,
+                                                           "letter_probabilities": level.probs.tolist()})
+        withhold_unless_close(result, n * word_probs, dof)
+        return result
 
 
 def _span_label(shorter_by: int) -> str:

@@ -45,10 +45,11 @@ Parameters:
                 is the same
 A level's result needs 43 blocks (and at least ``tuple_length``) of
 the tested stretches; below that it is ``insufficient``.
-The chi-square law of Q_t - Q_(t-1) with at least 14 expected in every
-cell: bcfn's calibration of the same statistic (randqa/battery/bcfn.py,
-benchmarks/calibration.py) puts equiprobable cells with 13 expected
-within 10% of the 1e-6 point at 625 cells, and more cells are closer.
+The chi-square law of Q_t - Q_(t-1) is close at the fail threshold only
+with enough expected per cell, and few cells need more
+(randqa/battery/_tuple_law.py: 14 suffice from t = 6, 19,683 cells, on):
+below that only a tail under fail_at_once gives a verdict, which leaves
+t <= 5, under about 32 Ki blocks, to the decisive failures (flea32x1's).
 Memory: 8 * 3^tuple_length bytes per level (157 KiB for t = 9).
 """
 
@@ -60,6 +61,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _mod3
+from randqa.battery._tuple_law import withhold_unless_close
 from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
@@ -233,5 +235,7 @@ class Mod3(Accumulator):
         shorter_probs = word_probs.reshape(-1, 3).sum(axis=1)
         statistic = pearson_statistic(counts, n * word_probs) - pearson_statistic(shorter, n * shorter_probs)
         dof = 3**t - 3 ** (t - 1)
-        return chi_square_result(label, statistic, dof, {"blocks": n, "tuple_length": t, "dof": dof,
-                                                         "remainder_probabilities": probs.tolist()})
+        result = chi_square_result(label, statistic, dof, {"blocks": n, "tuple_length": t, "dof": dof,
+                                                           "letter_probabilities": probs.tolist()})
+        withhold_unless_close(result, n * word_probs, dof)
+        return result
