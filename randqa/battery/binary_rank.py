@@ -79,7 +79,11 @@ def _log_products(n: int) -> np.ndarray:
 
 
 def deficiency_log_probability(n: int, d: np.ndarray | int) -> np.ndarray:
-    """ln P(n - rank = d) for an n x n matrix of fair bits over GF(2)."""
+    """ln P(n - rank = d) for an n x n matrix of fair bits over GF(2).
+
+    The law of matrix_rank.rank_probability, which sums n - d terms for each
+    rank; here one cumulative sum per side serves every deficiency (a
+    4096 x 4096 matrix of a linear generator may be short of hundreds)."""
     s = _log_products(n)
     d = np.asarray(d, dtype=np.int64)
     return -(d.astype(np.float64) ** 2) * math.log(2) + 2 * (s[n] - s[d]) - s[n - d]

@@ -15,6 +15,8 @@ import pytest
 from randqa.battery import _gf2_rank
 from randqa.battery._folding import FoldedTest
 from randqa.battery.binary_rank import BinaryRank, deficiency_probabilities, deficiency_tail
+from randqa.battery.suites import parse_suite
+from randqa.errors import SuiteError
 from randqa.results import Verdict
 from reference_generators import gf2_sequence, pcg64_array, xorshift128_words, xorshift32_step
 
@@ -220,3 +222,36 @@ def test_bonferroni_bound_holds_on_random_matrices():
     # binomial(400, t) exceeds these bounds with probability below 1e-4
     assert (pvalues <= 0.25).mean() <= 0.25 + 0.09
     assert (pvalues <= 0.05).mean() <= 0.05 + 0.05
+
+
+SUITE = b"""
+name = "brank"
+description = "binary rank, raw and on the low bit of 32-bit words"
+[thresholds]
+suspicious = 1e-3
+fail = 1e-6
+fail_at_once = 1e-20
+[[tests]]
+test = "binary_rank"
+every = 256
+[[tests]]
+test = "binary_rank"
+max_size = 2048
+every = 256
+fold_word_bits = 32
+fold_low_bits = 1
+"""
+
+
+def test_suite_entries_raw_and_folded_and_a_refused_value():
+    suite = parse_suite(SUITE, "brank.toml")
+    words = gf2_sequence(xorshift32_step, 1, 1 << 16)  # 256 KiB: one 128 x 128 matrix of the low bits
+    results = {}
+    for acc in suite.build():
+        acc.update(words.view(np.uint8))
+        results.update({r.name: r for r in acc.finalize()})
+    assert results["binary_rank"].pvalue < 1e-300
+    # the lowest bit of xorshift32 is linear in its 32-bit state too
+    assert results["binary_rank[low1/32]"].details["sizes"]["128"]["largest_deficiency"] >= 96
+    with pytest.raises(SuiteError, match="min_size"):
+        parse_suite(SUITE.replace(b"every = 256\n[[tests]]", b"every = 256\nmin_size = 96\n[[tests]]", 1), "bad.toml")
