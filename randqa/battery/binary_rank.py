@@ -138,12 +138,12 @@ class _Size:
         at = 0
         if self.head_needs:
             take = min(self.head_needs, len(chunk))
-            self.head += memoryview(chunk[:take])
+            self.head += chunk[:take].data
             self.head_needs -= take
             at = take
         if self.pending and at < len(chunk):
             take = min(self.block - len(self.pending), len(chunk) - at)
-            self.pending += memoryview(chunk[at:at + take])
+            self.pending += chunk[at:at + take].data
             at += take
             if len(self.pending) == self.block:
                 self.rank(self.pending)
@@ -257,8 +257,9 @@ class BinaryRank(Accumulator):
             if classes is not None:
                 observed = np.add.reduceat(side.counts, classes.starts).astype(np.float64)
                 fit = class_result(f"{self.name}[{n}]", observed, classes)
-                tails.append((fit.pvalue, "deficiency classes, upper tail", n, float(fit.statistic)))
-                tails.append((fit.pvalue_low, "deficiency classes, lower tail", n, float(fit.statistic)))
+                for tail, p in (("upper", fit.pvalue), ("lower", fit.pvalue_low)):
+                    if p is not None and fit.statistic is not None:
+                        tails.append((p, f"deficiency classes, {tail} tail", n, float(fit.statistic)))
                 info.update(classes_observed=observed.astype(np.int64).tolist(),
                             classes_expected=(matrices * classes.probs).tolist(),
                             classes_p=[fit.pvalue, fit.pvalue_low])
