@@ -203,7 +203,7 @@ class HammingPatterns(Accumulator):
             for run in level.splitter.split(chunk):
                 level.scan(run)
 
-    def _merge(self, other: Accumulator) -> None:
+    def _merge(self, other: "HammingPatterns") -> None:
         for mine, theirs in zip(self.levels, other.levels):
             mine.join(theirs)
 

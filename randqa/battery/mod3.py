@@ -193,7 +193,7 @@ class Mod3(Accumulator):
                 index = 3 * index + r
             counts[index] += 1
 
-    def _merge(self, other: Accumulator) -> None:
+    def _merge(self, other: "Mod3") -> None:
         t = self.tuple_length
         for level in range(self.levels):
             before = self._recent(level)
