@@ -52,7 +52,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from randqa.battery import _counts
+from randqa.battery import _block_weights, _counts
 from randqa.battery._blocks import WholeBlocks, pending_block_bytes
 from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
@@ -61,6 +61,8 @@ MIN_EXPECTED = 14
 #: from this many in the rarest cell on, a tail below fail_at_once fails
 DECISIVE_MIN_EXPECTED = 5
 MAX_BLOCK_BITS = 2**20
+#: per level: the index of the latest letters, blocks seen, and the unfinished block's weight and parts
+STATE_ITEMS = 4
 
 
 def binomial_half_pmf(n: int) -> np.ndarray:
@@ -98,8 +100,10 @@ def weight_letters(block_bits: int, letters: int) -> tuple[np.ndarray, np.ndarra
 
 
 class _Level:
-    """The state of one block size.  Counts are kept by packed index: each
-    letter in ``letter_bits`` bits, the newest lowest (no division per block)."""
+    """What one block size is: its letters, their probabilities, its word
+    count.  Its counts are kept by packed index (each letter in
+    ``letter_bits`` bits, the newest lowest: no division per block), in its
+    chain's arrays (``_Chain.rows``)."""
 
     def __init__(self, block_bits: int, letters: int, tuple_length: int) -> None:
         self.block_bytes = block_bits // 8
@@ -107,34 +111,18 @@ class _Level:
         self.letters = len(self.probs)
         self.letter_bits = max(1, (self.letters - 1).bit_length())
         self.cells = self.letters**tuple_length
+        self.packed_cells = 2 ** (self.letter_bits * tuple_length)
         self.tuple_length = tuple_length
-        self.counts = np.zeros(2 ** (self.letter_bits * tuple_length), dtype=np.int64)
-        self.index = 0  # packed latest letters
-        self.have = 0  # letters seen (capped at tuple_length)
-        self.blocks = 0
-        self.head: list[int] = []  # the first tuple_length - 1 letters
-        self.splitter = WholeBlocks(self.block_bytes)
-        self.table_bytes = self.table.tobytes()
 
-    def scan(self, data) -> None:
-        if len(self.head) < self.tuple_length - 1:
-            take = (self.tuple_length - 1 - len(self.head)) * self.block_bytes
-            self.head += self.letters_of(np.frombuffer(bytes(data[:take]), dtype=np.uint8))
-        self.index, self.have = _counts.hamming_tuple_scan(
-            data, self.block_bytes, self.table_bytes, self.letter_bits, self.tuple_length, self.counts, self.index, self.have
-        )
-        self.blocks += len(data) // self.block_bytes
-
-    def letters_of(self, data: np.ndarray) -> list[int]:
-        whole = len(data) - len(data) % self.block_bytes
-        weights = np.unpackbits(data[:whole]).reshape(-1, 8 * self.block_bytes).sum(axis=1)
-        return [int(x) for x in self.table[weights]]
-
-    def recent_letters(self) -> list[int]:
+    def recent_letters(self, state: np.ndarray) -> list[int]:
         """The last min(blocks, tuple_length - 1) letters, oldest first."""
-        k = min(self.blocks, self.tuple_length - 1)
+        k = min(int(state[1]), self.tuple_length - 1)
         mask = (1 << self.letter_bits) - 1
-        return [(self.index >> (self.letter_bits * j)) & mask for j in range(k - 1, -1, -1)]
+        return [(int(state[0]) >> (self.letter_bits * j)) & mask for j in range(k - 1, -1, -1)]
+
+    def head(self, state: np.ndarray, heads: np.ndarray) -> list[int]:
+        """The first min(blocks, tuple_length - 1) letters."""
+        return [int(x) for x in heads[: min(int(state[1]), self.tuple_length - 1)]]
 
     def add_words(self, counts: np.ndarray, letters: list[int], first_end: int) -> None:
         """Count the t-letter words of ``letters`` that end at index first_end or later."""
@@ -157,6 +145,90 @@ class _Level:
         counts = np.zeros(self.cells, dtype=np.int64)
         np.add.at(counts, word[valid], packed[valid].astype(np.int64))  # in integers: float weights round past 2^53
         return counts
+
+
+class _Chain:
+    """Levels whose block sizes each divide the next: the bytes are read once,
+    as blocks of the smallest size, and each larger level's block weights are
+    sums of the level below's (randqa/battery/_block_weights.c)."""
+
+    def __init__(self, levels: list[_Level]) -> None:
+        self.levels = levels
+        self.base_bytes = levels[0].block_bytes
+        self.groups = np.array([1] + [b.block_bytes // a.block_bytes for a, b in zip(levels, levels[1:])], dtype=np.int64)
+        self.letter_bits = np.array([level.letter_bits for level in levels], dtype=np.int64)
+        self.tables = b"".join(level.table.tobytes() for level in levels)
+        self.offsets = np.cumsum([0] + [level.packed_cells for level in levels]).tolist()
+        self.counts = np.zeros(self.offsets[-1], dtype=np.int64)
+        self.state = np.zeros((len(levels), STATE_ITEMS), dtype=np.int64)
+        self.heads = np.zeros((len(levels), levels[0].tuple_length - 1), dtype=np.int64)
+        self.splitter = WholeBlocks(self.base_bytes)
+
+    def rows(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Level k's counts, state (index, blocks, unfinished block's weight
+        and parts) and first letters: views, made when asked for, since a
+        loaded state replaces the arrays."""
+        return self.counts[self.offsets[k] : self.offsets[k + 1]], self.state[k], self.heads[k]
+
+    def update(self, chunk: np.ndarray) -> None:
+        if self.base_bytes == 1 and len(self.levels) == 1:
+            self._update_bytes(chunk)
+            return
+        for run in self.splitter.split(chunk):
+            _block_weights.block_weight_tuples(
+                run, self.base_bytes, self.groups, self.letter_bits, self.tables, self.levels[0].tuple_length,
+                self.counts, self.state, self.heads)
+
+    def _update_bytes(self, chunk: np.ndarray) -> None:
+        """Bytes as blocks, through _counts' kernel, which counts them with SSSE3."""
+        level = self.levels[0]
+        t = level.tuple_length
+        state, heads = self.state[0], self.heads[0]
+        blocks = int(state[1])
+        if blocks < t - 1:
+            first = chunk[: t - 1 - blocks]
+            heads[blocks : blocks + len(first)] = level.table[np.unpackbits(first).reshape(-1, 8).sum(axis=1)]
+        index, _ = _counts.hamming_tuple_scan(
+            chunk, 1, self.tables, int(self.letter_bits[0]), t, self.counts, int(state[0]), min(blocks, t))
+        state[0], state[1] = index, blocks + len(chunk)
+
+    def join(self, other: "_Chain") -> None:
+        """Become the chain of this stream followed by ``other``'s (cut at a
+        whole block of the largest size, so nothing is unfinished here)."""
+        for k, level in enumerate(self.levels):
+            counts, state, heads = self.rows(k)
+            their_counts, their_state, their_heads = other.rows(k)
+            t = level.tuple_length
+            counts += their_counts
+            # the words that span the join: our last t-1 letters then their first
+            before = level.recent_letters(state)
+            their_head = level.head(their_state, their_heads)
+            level.add_words(counts, before + their_head, len(before))
+            head = (level.head(state, heads) + their_head)[: t - 1]
+            index = 0
+            for letter in (before + level.recent_letters(their_state))[-(t - 1) :]:
+                index = (index << level.letter_bits) | letter
+            blocks = int(state[1] + their_state[1])
+            state[:] = their_state
+            state[0], state[1] = index, blocks
+            heads[: len(head)] = head
+        self.splitter.take_over(other.splitter)
+
+
+def divisibility_chains(block_bits: list[int]) -> list[list[int]]:
+    """The block sizes, smallest first, grouped so that each divides the next
+    in its group: each size joins the first group whose largest divides it
+    (bytes are a group of their own)."""
+    chains: list[list[int]] = []
+    for bits in sorted(block_bits):
+        # bytes alone: _counts' kernel counts them twice as fast as a level of a chain
+        for chain in chains if bits > 8 else []:
+            if bits % chain[-1] == 0 and chain[0] > 8:
+                chain.append(bits)
+                break
+        else:
+            chains.append([bits])
+    return chains
 
 
 class BCFN(Accumulator):
@@ -205,36 +277,31 @@ class BCFN(Accumulator):
         self.block_bits = block_bits
         self.letters = letters
         self.tuple_length = tuple_length
-        self.levels = [_Level(b, letters, tuple_length) for b in block_bits]
+        by_size = {b: _Level(b, letters, tuple_length) for b in block_bits}
+        chains = divisibility_chains(block_bits)
+        self.chains = [_Chain([by_size[b] for b in chain]) for chain in chains]
+        # each result's chain and place in it, in the order asked for
+        self.places = [next((c, chain.index(b)) for c, chain in enumerate(chains) if b in chain) for b in block_bits]
 
     @property
     def alignment(self) -> int:
-        return math.lcm(*(level.block_bytes for level in self.levels))
+        return math.lcm(*(bits // 8 for bits in self.block_bits))
 
     def _update(self, chunk: np.ndarray) -> None:
-        for level in self.levels:
-            for run in level.splitter.split(chunk):
-                level.scan(run)
+        for chain in self.chains:
+            chain.update(chunk)
 
     def _merge(self, other: Accumulator) -> None:
-        for mine, theirs in zip(self.levels, other.levels):
-            mine.counts += theirs.counts
-            # the words that span the join: our last t-1 letters then their first
-            before = mine.recent_letters()
-            mine.add_words(mine.counts, before + theirs.head, len(before))
-            mine.head = (mine.head + theirs.head)[: mine.tuple_length - 1]
-            joined = (before + theirs.recent_letters())[-(mine.tuple_length - 1) :]
-            mine.index = 0
-            for letter in joined:
-                mine.index = (mine.index << mine.letter_bits) | letter
-            mine.blocks += theirs.blocks
-            mine.have = min(mine.blocks, mine.tuple_length)
-            mine.splitter.take_over(theirs.splitter)
+        for mine, theirs in zip(self.chains, other.chains):
+            mine.join(theirs)
 
     def finalize(self) -> list[TestResult]:
-        return [self._level_result(level) for level in self.levels]
+        return [self._level_result(self.chains[c], k) for c, k in self.places]
 
-    def _level_result(self, level: _Level) -> TestResult:
+    def _level_result(self, chain: _Chain, k: int) -> TestResult:
+        level = chain.levels[k]
+        level_counts, state, heads = chain.rows(k)
+        blocks = int(state[1])
         t = level.tuple_length
         label = f"{self.name}[block_bits={8 * level.block_bytes}]"
         word_probs = level.probs
@@ -242,14 +309,14 @@ class BCFN(Accumulator):
             word_probs = np.outer(word_probs, level.probs).ravel()
         needed = math.ceil(MIN_EXPECTED / word_probs.min())
         needs = f"at least {needed * level.block_bytes} bytes ({needed} blocks)"
-        if level.blocks < math.ceil(DECISIVE_MIN_EXPECTED / word_probs.min()):
-            return insufficient(label, needs, blocks=level.blocks)
-        packed = level.counts.copy()
+        if blocks < math.ceil(DECISIVE_MIN_EXPECTED / word_probs.min()):
+            return insufficient(label, needs, blocks=blocks)
+        packed = level_counts.copy()
         # the words that wrap around: the last t-1 letters then the first t-1
-        tail = level.recent_letters()
-        level.add_words(packed, tail + level.head, len(tail))
+        tail = level.recent_letters(state)
+        level.add_words(packed, tail + level.head(state, heads), len(tail))
         counts = level.word_counts(packed)
-        n = level.blocks
+        n = blocks
         shorter = counts.reshape(-1, level.letters).sum(axis=1)  # (t-1)-letter words
         shorter_probs = word_probs.reshape(-1, level.letters).sum(axis=1)
         q_t = pearson_statistic(counts, n * word_probs)

@@ -1,0 +1,403 @@
+/*
+ * The kernel of bcfn: overlapping tuples of letters of block Hamming
+ * weights, at several block sizes in one pass over the bytes.
+ *
+ * block_weight_tuples(data, base_block_bytes, groups, letter_bits, tables,
+ *                     tuple_length, counts, state, heads)
+ *
+ * Level 0 reads the stream as blocks of base_block_bytes bytes; level L > 0
+ * as blocks of groups[L] level-(L-1) blocks, whose Hamming weight is the
+ * sum of theirs: the bytes are read once, whatever the number of levels,
+ * and each level costs one addition per block of the level below.  At each
+ * level a block's weight w becomes the letter tables_L[w] (tables holds the
+ * levels' tables one after another, 8 * block_bytes_L + 1 entries each) of
+ * letter_bits[L] bits; the latest tuple_length letters make an index (the
+ * newest lowest), and each letter that completes a tuple adds 1 to
+ * counts_L[index] (counts holds the levels' 2^(letter_bits[L] *
+ * tuple_length) cells one after another).
+ *
+ * state (int64, 4 per level, carried across calls so that the counts do not
+ * depend on how the stream is cut): the index of the latest letters, the
+ * blocks the level has seen, and the weight and number of the level-(L-1)
+ * blocks of its unfinished block.  heads (int64, tuple_length - 1 per
+ * level) receives each level's first tuple_length - 1 letters, which the
+ * words that wrap around the end of the stream (and a merge) need.
+ */
+#include "../_module.h"
+#include "_buffers.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+#define MAX_LEVELS 24
+#define MAX_TUPLE_LENGTH 16
+#define MAX_INDEX_BITS 24
+#define STATE_ITEMS 4
+/* base blocks read per pass of the levels */
+#define PIECE 8192
+/* levels of fewer cells count into two tables */
+#define SPARE_CELLS ((uint64_t)1 << 16)
+
+typedef struct {
+    int64_t index, blocks, carry_weight, carry_blocks;
+} level_state;
+
+typedef struct {
+    const uint8_t *letter; /* letter of each weight */
+    int letter_bits;
+    uint64_t mask;
+    int64_t *counts;
+    int64_t *head;
+    int64_t *spare; /* a second table of counts, added to counts at the end of the call */
+} level_tables;
+
+/* Adds the tuples that end at each of the m weights w[] of one level.
+ * Eight letters at a time are packed after the previous ones in one word
+ * and each tuple is cut out of it, so the letters do not wait on a chain
+ * of shifts through one index; the increments alternate between counts and
+ * spare (when there is one), so that a tuple repeated in neighbouring
+ * blocks does not wait on its own previous increment. */
+/* Hamming weights of m blocks of block_bytes bytes each. */
+POPCNT_CLONES static void
+block_weights(const uint8_t *RESTRICT p, Py_ssize_t m, Py_ssize_t block_bytes, uint32_t *RESTRICT w)
+{
+    if (block_bytes == 1) {
+        for (Py_ssize_t b = 0; b < m; b++)
+            w[b] = (uint32_t)__builtin_popcount(p[b]);
+    } else if (block_bytes == 2) {
+        for (Py_ssize_t b = 0; b < m; b++)
+            w[b] = (uint32_t)__builtin_popcount((unsigned)p[2 * b] | ((unsigned)p[2 * b + 1] << 8));
+    } else if (block_bytes == 4) {
+        for (Py_ssize_t b = 0; b < m; b++) {
+            uint32_t x;
+            memcpy(&x, p + 4 * b, 4);
+            w[b] = (uint32_t)__builtin_popcount(x);
+        }
+    } else if (block_bytes == 8) {
+        for (Py_ssize_t b = 0; b < m; b++) {
+            uint64_t x;
+            memcpy(&x, p + 8 * b, 8);
+            w[b] = (uint32_t)__builtin_popcountll(x);
+        }
+    } else if (block_bytes % 8 == 0) {
+        for (Py_ssize_t b = 0; b < m; b++) {
+            const uint8_t *q = p + b * block_bytes;
+            uint32_t weight = 0;
+            for (Py_ssize_t j = 0; j < block_bytes; j += 8) {
+                uint64_t x;
+                memcpy(&x, q + j, 8);
+                weight += (uint32_t)__builtin_popcountll(x);
+            }
+            w[b] = weight;
+        }
+    } else if (block_bytes % 4 == 0) {
+        for (Py_ssize_t b = 0; b < m; b++) {
+            const uint8_t *q = p + b * block_bytes;
+            uint32_t weight = 0;
+            for (Py_ssize_t j = 0; j < block_bytes; j += 4) {
+                uint32_t x;
+                memcpy(&x, q + j, 4);
+                weight += (uint32_t)__builtin_popcount(x);
+            }
+            w[b] = weight;
+        }
+    } else {
+        for (Py_ssize_t b = 0; b < m; b++) {
+            const uint8_t *q = p + b * block_bytes;
+            uint32_t weight = 0;
+            for (Py_ssize_t j = 0; j < block_bytes; j++)
+                weight += (uint32_t)__builtin_popcount(q[j]);
+            w[b] = weight;
+        }
+    }
+}
+
+#define COUNT_TUPLES_BODY(WEIGHT)                                                                           \
+    const int lb = lt->letter_bits;                                                                         \
+    const uint8_t *RESTRICT lw = lt->letter;                                                                \
+    int64_t *RESTRICT counts = lt->counts;                                                                  \
+    const uint64_t mask = lt->mask;                                                                         \
+    Py_ssize_t i = 0;                                                                                       \
+    /* the first letters of the stream: kept as the head, and no tuple until tuple_length of them */      \
+    for (; i < m && s->blocks < tuple_length; i++) {                                                        \
+        uint32_t weight = (WEIGHT(i));                                                                      \
+        if (w_out)                                                                                          \
+            w_out[i] = weight;                                                                              \
+        uint8_t letter = lw[weight];                                                                        \
+        s->index = (int64_t)((((uint64_t)s->index << lb) | letter) & mask);                                 \
+        if (s->blocks < tuple_length - 1)                                                                   \
+            lt->head[s->blocks] = letter;                                                                   \
+        if (++s->blocks >= tuple_length)                                                                    \
+            counts[s->index]++;                                                                             \
+    }                                                                                                       \
+    uint64_t ix = (uint64_t)s->index;                                                                       \
+    if ((tuple_length + 8) * lb <= 64) {                                                                    \
+        for (; i + 8 <= m; i += 8) {                                                                        \
+            uint32_t c[8];                                                                                  \
+            for (int k = 0; k < 8; k++)                                                                     \
+                c[k] = (WEIGHT(i + k));                                                                     \
+            if (w_out)                                                                                      \
+                memcpy(w_out + i, c, sizeof c);                                                             \
+            uint64_t window = (ix << (8 * lb)) | ((uint64_t)lw[c[0]] << (7 * lb)) |                         \
+                              ((uint64_t)lw[c[1]] << (6 * lb)) | ((uint64_t)lw[c[2]] << (5 * lb)) |         \
+                              ((uint64_t)lw[c[3]] << (4 * lb)) | ((uint64_t)lw[c[4]] << (3 * lb)) |         \
+                              ((uint64_t)lw[c[5]] << (2 * lb)) | ((uint64_t)lw[c[6]] << lb) | lw[c[7]];     \
+            if (spare) {                                                                                    \
+                counts[(window >> (7 * lb)) & mask]++;                                                      \
+                spare[(window >> (6 * lb)) & mask]++;                                                       \
+                counts[(window >> (5 * lb)) & mask]++;                                                      \
+                spare[(window >> (4 * lb)) & mask]++;                                                       \
+                counts[(window >> (3 * lb)) & mask]++;                                                      \
+                spare[(window >> (2 * lb)) & mask]++;                                                       \
+                counts[(window >> lb) & mask]++;                                                            \
+                spare[window & mask]++;                                                                     \
+            } else {                                                                                        \
+                for (int j = 7; j >= 0; j--)                                                                \
+                    counts[(window >> (j * lb)) & mask]++;                                                  \
+            }                                                                                               \
+            ix = window & mask;                                                                             \
+        }                                                                                                   \
+    }                                                                                                       \
+    for (; i < m; i++) {                                                                                    \
+        uint32_t weight = (WEIGHT(i));                                                                      \
+        if (w_out)                                                                                          \
+            w_out[i] = weight;                                                                              \
+        ix = ((ix << lb) | lw[weight]) & mask;                                                              \
+        counts[ix]++;                                                                                       \
+    }                                                                                                       \
+    s->index = (int64_t)ix;
+
+/* Adds the tuples that end at each of the m weights w[] of a level above the first. */
+static void
+count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w, Py_ssize_t m, int tuple_length,
+             int64_t *RESTRICT spare)
+{
+    uint32_t *w_out = NULL;
+#define WEIGHT_OF_SUM(k) w[k]
+    COUNT_TUPLES_BODY(WEIGHT_OF_SUM)
+}
+
+/* Loads of 1, 2, 4 and 8 little-endian bytes */
+static inline uint64_t
+load_bytes(const uint8_t *p, int n)
+{
+    uint64_t x = 0;
+    memcpy(&x, p, (size_t)n);
+    return x;
+}
+
+/* Adds the tuples that end at each of the m first-level blocks at p, and
+ * writes their weights to w (room for m) when keep_weights (for the levels
+ * above). */
+POPCNT_CLONES static void
+count_first_level(level_state *s, const level_tables *lt, const uint8_t *RESTRICT p, Py_ssize_t m,
+                  Py_ssize_t block_bytes, int tuple_length, int64_t *RESTRICT spare, uint32_t *RESTRICT w,
+                  int keep_weights)
+{
+    uint32_t *w_out = keep_weights ? w : NULL;
+    if (block_bytes == 1) {
+#define WEIGHT_1(k) (uint32_t)__builtin_popcount(p[k])
+        COUNT_TUPLES_BODY(WEIGHT_1)
+    } else if (block_bytes == 2) {
+#define WEIGHT_2(k) (uint32_t)__builtin_popcount((uint32_t)load_bytes(p + 2 * (k), 2))
+        COUNT_TUPLES_BODY(WEIGHT_2)
+    } else if (block_bytes == 4) {
+#define WEIGHT_4(k) (uint32_t)__builtin_popcount((uint32_t)load_bytes(p + 4 * (k), 4))
+        COUNT_TUPLES_BODY(WEIGHT_4)
+    } else if (block_bytes == 8) {
+#define WEIGHT_8(k) (uint32_t)__builtin_popcountll(load_bytes(p + 8 * (k), 8))
+        COUNT_TUPLES_BODY(WEIGHT_8)
+    } else {
+        block_weights(p, m, block_bytes, w);
+        w_out = NULL;
+        COUNT_TUPLES_BODY(WEIGHT_OF_SUM)
+    }
+}
+
+/* The weights of the next level's blocks completed by the m weights w[]
+ * (in place: the k-th is written where the k-th group ended, at or after k);
+ * returns how many.  An unfinished block is carried in s. */
+static Py_ssize_t
+group_weights(level_state *s, int64_t group, uint32_t *w, Py_ssize_t m)
+{
+    Py_ssize_t k = 0, i = 0;
+    uint32_t carry = (uint32_t)s->carry_weight;
+    int64_t have = s->carry_blocks;
+    /* the unfinished block from the previous piece */
+    for (; have && i < m; i++) {
+        carry += w[i];
+        if (++have == group) {
+            w[k++] = carry;
+            carry = 0;
+            have = 0;
+        }
+    }
+    if (group == 2) {
+        for (; i + 2 <= m; i += 2)
+            w[k++] = w[i] + w[i + 1];
+    } else if (group == 8) {
+        for (; i + 8 <= m; i += 8)
+            w[k++] = w[i] + w[i + 1] + w[i + 2] + w[i + 3] + w[i + 4] + w[i + 5] + w[i + 6] + w[i + 7];
+    } else {
+        for (; i + group <= m; i += group) {
+            uint32_t sum = 0;
+            for (int64_t j = 0; j < group; j++)
+                sum += w[i + j];
+            w[k++] = sum;
+        }
+    }
+    for (; i < m; i++) {
+        carry += w[i];
+        have++;
+    }
+    s->carry_weight = carry;
+    s->carry_blocks = have;
+    return k;
+}
+
+static PyObject *
+block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer in, grp, lbits, tab, out, st, hd;
+    PyObject *groups_obj, *letter_bits_obj, *counts_obj, *state_obj, *heads_obj;
+    Py_ssize_t base_block_bytes;
+    int tuple_length;
+    if (!PyArg_ParseTuple(args, "y*nOOy*iOOO", &in, &base_block_bytes, &groups_obj, &letter_bits_obj, &tab,
+                          &tuple_length, &counts_obj, &state_obj, &heads_obj))
+        return NULL;
+    if (base_block_bytes < 1 || in.len % base_block_bytes || tuple_length < 2 || tuple_length > MAX_TUPLE_LENGTH) {
+        PyBuffer_Release(&tab);
+        return reject_parameters(&in, "data must be whole blocks of base_block_bytes >= 1 bytes and tuple_length 2 to 16");
+    }
+    if (get_int64_out(groups_obj, &grp, -1, "groups") < 0) {
+        RELEASE_BUFFERS(&in, &tab);
+        return NULL;
+    }
+    Py_ssize_t levels = grp.len / 8;
+    if (get_int64_out(letter_bits_obj, &lbits, levels, "letter_bits") < 0) {
+        RELEASE_BUFFERS(&in, &tab, &grp);
+        return NULL;
+    }
+    const int64_t *groups = (const int64_t *)grp.buf, *lb = (const int64_t *)lbits.buf;
+    /* the levels' block sizes, table offsets and count offsets */
+    Py_ssize_t table_items = 0, cells_total = 0, block_bytes = base_block_bytes;
+    int valid = levels >= 1 && levels <= MAX_LEVELS;
+    for (Py_ssize_t L = 0; valid && L < levels; L++) {
+        if (L > 0) {
+            valid = groups[L] >= 2 && block_bytes <= ((Py_ssize_t)1 << 27) / groups[L];
+            block_bytes *= valid ? groups[L] : 1;
+        }
+        valid = valid && lb[L] >= 1 && lb[L] <= 8 && lb[L] * tuple_length <= MAX_INDEX_BITS;
+        if (valid) {
+            table_items += 8 * block_bytes + 1;
+            cells_total += (Py_ssize_t)1 << (lb[L] * tuple_length);
+        }
+    }
+    if (!valid || tab.len != table_items) {
+        RELEASE_BUFFERS(&in, &tab, &grp, &lbits);
+        PyErr_SetString(PyExc_ValueError, "invalid levels: groups >= 2 after the first, 1 to 8 letter bits, "
+                                          "tables of 8 * block_bytes + 1 letters each");
+        return NULL;
+    }
+    if (get_int64_out(counts_obj, &out, cells_total, "counts") < 0) {
+        RELEASE_BUFFERS(&in, &tab, &grp, &lbits);
+        return NULL;
+    }
+    if (get_int64_out(state_obj, &st, STATE_ITEMS * levels, "state") < 0) {
+        RELEASE_BUFFERS(&in, &tab, &grp, &lbits, &out);
+        return NULL;
+    }
+    if (get_int64_out(heads_obj, &hd, (tuple_length - 1) * levels, "heads") < 0) {
+        RELEASE_BUFFERS(&in, &tab, &grp, &lbits, &out, &st);
+        return NULL;
+    }
+    level_state lv[MAX_LEVELS];
+    level_tables lt[MAX_LEVELS];
+    const int64_t *raw = (const int64_t *)st.buf;
+    const uint8_t *table = (const uint8_t *)tab.buf;
+    int64_t *counts = (int64_t *)out.buf;
+    block_bytes = base_block_bytes;
+    for (Py_ssize_t L = 0; L < levels; L++) {
+        if (L > 0)
+            block_bytes *= groups[L];
+        lv[L].index = raw[STATE_ITEMS * L];
+        lv[L].blocks = raw[STATE_ITEMS * L + 1];
+        lv[L].carry_weight = raw[STATE_ITEMS * L + 2];
+        lv[L].carry_blocks = raw[STATE_ITEMS * L + 3];
+        lt[L].letter_bits = (int)lb[L];
+        lt[L].mask = ((uint64_t)1 << (lb[L] * tuple_length)) - 1;
+        lt[L].letter = table;
+        lt[L].counts = counts;
+        lt[L].head = (int64_t *)hd.buf + (tuple_length - 1) * L;
+        for (Py_ssize_t k = 0; valid && k < 8 * block_bytes + 1; k++)
+            valid = table[k] >> lb[L] == 0;
+        table += 8 * block_bytes + 1;
+        counts += (Py_ssize_t)1 << (lb[L] * tuple_length);
+        valid = valid && lv[L].index >= 0 && (uint64_t)lv[L].index <= lt[L].mask && lv[L].blocks >= 0 &&
+                lv[L].carry_blocks >= 0 && (L == 0 ? lv[L].carry_blocks == 0 : lv[L].carry_blocks < groups[L]) &&
+                lv[L].carry_weight >= 0 && lv[L].carry_weight <= 8 * block_bytes;
+    }
+    if (!valid) {
+        RELEASE_BUFFERS(&in, &tab, &grp, &lbits, &out, &st, &hd);
+        PyErr_SetString(PyExc_ValueError, "invalid block weight tuple state, or a letter that does not fit its letter bits");
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    Py_ssize_t blocks = in.len / base_block_bytes;
+    int ok = 1;
+    Py_BEGIN_ALLOW_THREADS
+    uint32_t *w = malloc(PIECE * sizeof *w);
+    /* the levels' spare counts, for those of at most SPARE_CELLS cells */
+    Py_ssize_t spare_cells = 0;
+    for (Py_ssize_t L = 0; L < levels; L++)
+        spare_cells += lt[L].mask < SPARE_CELLS ? (Py_ssize_t)lt[L].mask + 1 : 0;
+    int64_t *spare = calloc(spare_cells ? spare_cells : 1, sizeof *spare);
+    if (w == NULL || spare == NULL)
+        ok = 0;
+    for (Py_ssize_t L = 0, at = 0; ok && L < levels; L++) {
+        lt[L].spare = lt[L].mask < SPARE_CELLS ? spare + at : NULL;
+        at += lt[L].spare ? (Py_ssize_t)lt[L].mask + 1 : 0;
+    }
+    for (Py_ssize_t start = 0; ok && start < blocks; start += PIECE) {
+        Py_ssize_t m = blocks - start < PIECE ? blocks - start : PIECE;
+        int64_t before = lv[0].blocks;
+        count_first_level(&lv[0], &lt[0], p + start * base_block_bytes, m, base_block_bytes, tuple_length,
+                          lt[0].spare, w, levels > 1);
+        lv[0].blocks = before + m; /* the counting functions count only the first letters */
+        for (Py_ssize_t L = 1; L < levels && m > 0; L++) {
+            m = group_weights(&lv[L], groups[L], w, m);
+            before = lv[L].blocks;
+            count_tuples(&lv[L], &lt[L], w, m, tuple_length, lt[L].spare);
+            lv[L].blocks = before + m;
+        }
+    }
+    for (Py_ssize_t L = 0; ok && L < levels; L++) {
+        if (lt[L].spare)
+            for (uint64_t c = 0; c <= lt[L].mask; c++)
+                lt[L].counts[c] += lt[L].spare[c];
+    }
+    free(w);
+    free(spare);
+    Py_END_ALLOW_THREADS
+    int64_t *state = (int64_t *)st.buf;
+    for (Py_ssize_t L = 0; L < levels; L++) {
+        state[STATE_ITEMS * L] = lv[L].index;
+        state[STATE_ITEMS * L + 1] = lv[L].blocks;
+        state[STATE_ITEMS * L + 2] = lv[L].carry_weight;
+        state[STATE_ITEMS * L + 3] = lv[L].carry_blocks;
+    }
+    RELEASE_BUFFERS(&in, &tab, &grp, &lbits, &out, &st, &hd);
+    if (!ok)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"block_weight_tuples", block_weight_tuples, METH_VARARGS,
+     "block_weight_tuples(data, base_block_bytes, groups, letter_bits, tables, tuple_length, counts, state, heads): "
+     "counts of overlapping tuples of letters of block Hamming weights, each level's blocks made of groups[L] of the "
+     "level below"},
+    {NULL, NULL, 0, NULL},
+};
+
+RANDQA_MODULE(_block_weights, "randqa.battery._block_weights",
+              "Overlapping tuples of block Hamming weights at several block sizes in one pass (bcfn)", methods);
