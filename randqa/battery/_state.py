@@ -29,6 +29,12 @@ that does not fit the accumulator (other attributes, an array of another
 dtype or shape, a class outside the table, nesting deeper than
 ``MAX_DEPTH``) raises ``StateError``.
 
+An object whose state is smaller than its attributes says so with
+``_state_export()`` (the attributes its state holds, arrays made for it
+and not copied again) and ``_state_import(values, where)`` (the object
+rebuilt from them, StateError when they do not make one): a sparse hash
+table saves its entries, not its empty slots.
+
 ``to_document``/``from_document`` turn a tree into a JSON-ready document
 plus a dict of named arrays (what a checkpoint writes to an ``.npz``).
 """
@@ -76,7 +82,12 @@ def _attributes(obj: Any) -> dict[str, Any]:
 def _saved_attributes(obj: Any) -> dict[str, Any]:
     """The attributes of ``obj`` that its state holds: not what the suite
     rebuilds, nor what another object saves (``_state_saved_elsewhere()``:
-    a statistic shared by several tests travels once, with its owner)."""
+    a statistic shared by several tests travels once, with its owner); or
+    what its own ``_state_export()`` gives, for an object whose state is
+    smaller than its attributes (a sparse table saved as its entries)."""
+    own = getattr(type(obj), "_state_export", None)
+    if own is not None:
+        return own(obj)
     elsewhere = getattr(obj, "_state_saved_elsewhere", None)
     names = set(elsewhere()) if callable(elsewhere) else set()
     return {name: value for name, value in _attributes(obj).items() if not _skipped(value) and name not in names}
@@ -84,16 +95,23 @@ def _saved_attributes(obj: Any) -> dict[str, Any]:
 
 def export_state(obj: Any) -> dict[str, Any]:
     """The saved attributes of ``obj`` as a tree of plain values (arrays copied)."""
-    return {name: _export(value, name) for name, value in _saved_attributes(obj).items()}
+    return _export_attributes(obj, "")
 
 
-def _export(value: Any, where: str) -> Any:
+def _export_attributes(obj: Any, where: str) -> dict[str, Any]:
+    # what an object's own _state_export makes is its own already: not copied again (its largest array)
+    fresh = getattr(type(obj), "_state_export", None) is not None
+    return {name: _export(value, f"{where}.{name}" if where else name, copy=not fresh)
+            for name, value in _saved_attributes(obj).items()}
+
+
+def _export(value: Any, where: str, copy: bool = True) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)) and type(value) in (bool, int, float, str):
         return value
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
             raise TypeError(f"{where}: arrays of Python objects cannot be saved")
-        return value.copy()
+        return value.copy() if copy else value
     if isinstance(value, np.generic):
         return {"$scalar": np.array(value)}
     if isinstance(value, bytes):
@@ -111,8 +129,7 @@ def _export(value: Any, where: str) -> Any:
             return {k: _export(v, f"{where}.{k}") for k, v in value.items()}
         return {"$dict": [[_export(k, where), _export(v, f"{where}[{k!r}]")] for k, v in value.items()]}
     if _class_name(type(value)) in state_classes() and not isinstance(value, (type, enum.Enum, BaseException)):
-        return {"$object": _class_name(type(value)), "attrs": {
-            name: _export(v, f"{where}.{name}") for name, v in _saved_attributes(value).items()}}
+        return {"$object": _class_name(type(value)), "attrs": _export_attributes(value, where)}
     raise TypeError(f"{where}: a {type(value).__name__} cannot be saved as plain data")
 
 
@@ -124,14 +141,22 @@ def import_state(obj: Any, state: dict[str, Any]) -> None:
 
 
 def _load_attributes(obj: Any, state: dict[str, Any], where: str, strict: bool, depth: int) -> None:
+    own = getattr(type(obj), "_state_import", None)
+    if own is not None and not strict:  # made without its __init__: nothing to compare with yet
+        type(obj).__init__(obj)
     current = _saved_attributes(obj)
-    if strict and set(current) != set(state):
+    if (strict or own is not None) and set(current) != set(state):
         missing = sorted(set(current) - set(state)) or sorted(set(state) - set(current))
         raise StateError(f"{where}: the saved state does not fit (attribute {missing[0]!r})")
+    values = {}
     for name, encoded in state.items():
         if not isinstance(name, str) or not name.isidentifier():
             raise StateError(f"{where}: {name!r} is not an attribute name")
-        value = _import(encoded, current.get(name), f"{where}.{name}", depth + 1)
+        values[name] = _import(encoded, current.get(name), f"{where}.{name}", depth + 1)
+    if own is not None:
+        own(obj, values, where)  # its own form, rebuilt (a table from its entries)
+        return
+    for name, value in values.items():
         object.__setattr__(obj, name, value)  # object's: frozen dataclasses too
 
 

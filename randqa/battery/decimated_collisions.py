@@ -38,7 +38,10 @@ An unfinished block counts with the values it has so far.
 Memory: the values compared in the block in progress are a set in an
 open-addressing table of 4/3 slots per value, 8 bytes each (10.7 bytes a
 value; its pages are taken as values land in them), so the process that
-reads the stream from its start or merges its segments holds one block.  A
+reads the stream from its start or merges its segments holds one block.
+Its state (a checkpoint, a segment's result) holds the set's entries only,
+8 bytes a value compared, so it grows with the data, not with the table;
+exporting it takes that one copy.  A
 value is looked up in about one cache miss, whatever the set's size: the
 merging process keeps up with many workers.  A segment that starts inside
 a block (on a worker) holds its own kept values, in order, until it is
@@ -105,6 +108,20 @@ class Block:
         self.repeats = 0
         self.table: np.ndarray | None = None  # made at the first value compared
         self.fill = np.zeros(2, dtype=np.int64)  # values in the set; whether 0 is one of them
+        #: the set's values as a state saved them (0 last), until its table is made again
+        self.entries = np.zeros(0, dtype=np.uint64)
+
+    def _make_table(self, capacity: int) -> None:
+        """The set's table, holding the entries a saved state gave."""
+        from randqa.battery._state import StateError
+
+        entries, self.entries = self.entries, np.zeros(0, dtype=np.uint64)
+        if len(entries) > capacity:
+            raise StateError(f"a block's set saved with {len(entries)} values, more than the {capacity} compared")
+        self.table = empty_table(table_slots(capacity))
+        fill = np.zeros(2, dtype=np.int64)
+        if _counts.set_insert(self.table, fill, np.ascontiguousarray(entries)) or not np.array_equal(fill, self.fill):
+            raise StateError("a block's set saved with a value twice")
 
     @property
     def compared(self) -> int:
@@ -116,9 +133,44 @@ class Block:
         compared = kept[: max(0, capacity - self.compared)]
         if len(compared):
             if self.table is None:
-                self.table = empty_table(table_slots(capacity))
+                self._make_table(capacity)
             self.repeats += _counts.set_insert(self.table, self.fill, np.ascontiguousarray(compared, dtype=np.uint64))
         self.kept += len(kept) if count is None else count
+
+    def _state_export(self) -> dict[str, Any]:
+        """The block's state: its counts and the set's entries, not its
+        empty slots (randqa.battery._state), so that a state grows with the
+        values compared, not with the table's capacity.  The entries are
+        gathered a slice of the table at a time: the one copy is theirs."""
+        table, fill = self.table, self.fill
+        if table is None:
+            return {"kept": self.kept, "repeats": self.repeats, "entries": self.entries}
+        entries = np.zeros(int(fill[0]), dtype=np.uint64)  # 0, when in the set, is the last (zeros() has it)
+        at = 0
+        for first in range(0, len(table), _EXPORT_SLICE):
+            part = table[first:first + _EXPORT_SLICE]
+            found = part[part != 0]
+            if at + len(found) > len(entries) - int(fill[1]):
+                raise ValueError("the set holds more entries than its count says")
+            entries[at:at + len(found)] = found
+            at += len(found)
+        return {"kept": self.kept, "repeats": self.repeats, "entries": entries}
+
+    def _state_import(self, values: dict[str, Any], where: str) -> None:
+        from randqa.battery._state import StateError
+
+        entries = values["entries"]
+        if not (entries.ndim == 1 and type(values["kept"]) is int and type(values["repeats"]) is int
+                and 0 <= values["repeats"] and len(entries) <= values["kept"]):
+            raise StateError(f"{where}: not a block's state")
+        self.kept, self.repeats = values["kept"], values["repeats"]
+        # the set is made again at its next value, when its capacity is known (``add``)
+        self.table, self.entries = None, entries
+        self.fill = np.array([len(entries), int(len(entries) > 0 and entries[-1] == 0)], dtype=np.int64)
+
+
+#: slots of a block's table gathered at a time when its state is exported (8 MiB of them)
+_EXPORT_SLICE = 1 << 20
 
 
 class Head:
@@ -161,8 +213,11 @@ class DecimatedCollisions(WholeBlockTest):
         # values, the mask of the kept ones and the kept ones.  A part that
         # starts inside a block (a segment on a worker) also holds its own
         # kept values until it is merged: 2^-zero_bits of its words, 8 bytes
-        # each; finalize counts them in a set of their own.
-        return MemoryNeed(8 * table_slots(capacity) + OBJECT_BYTES, 17 * words + 8 * min(words, capacity))
+        # each; finalize counts them in a set of their own.  Exporting the
+        # state (a checkpoint's save, a segment's result) copies the set's
+        # entries, 8 bytes a value compared, while the table is still held.
+        return MemoryNeed(8 * table_slots(capacity) + 8 * capacity + OBJECT_BYTES,
+                          17 * words + 8 * min(words, capacity))
 
     def __post_init__(self) -> None:
         word_bytes, bits, zero_bits, values = self.word_bytes, self.bits, self.zero_bits, self.values

@@ -4,8 +4,8 @@
 prefix, at most every ``--checkpoint-every`` seconds and at exit (Ctrl-C,
 the end of the run); ``randqa resume PATH`` continues from it, on the same
 or other workers.  The file is one ``.npz`` (a zip of ``.npy`` arrays),
-written through ``randqa.files.write_atomically`` (temporary file, fsync,
-rename), so a crash or ``kill -9`` at any moment leaves the previous
+written as ``randqa.files.write_atomically`` writes (temporary file, fsync,
+rename), streamed into the file, so a crash or ``kill -9`` at any moment leaves the previous
 checkpoint whole.  It holds:
 
 - ``meta``: UTF-8 JSON: the format and randqa version, the run
@@ -41,13 +41,13 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import io
 import json
 import math
 import os
 import re
 import stat
 import struct
+import tempfile
 import zipfile
 from dataclasses import dataclass, field, fields
 from typing import Any, BinaryIO
@@ -63,7 +63,6 @@ from randqa.engine.workloads import HEAD_BYTES
 from randqa.engine.request import (RunRequest, check_field, check_keys, is_number, is_plain, is_text, is_whole,
                                    suite_from_json)
 from randqa.errors import InputError, one_line
-from randqa.files import write_atomically
 from randqa.results import PVALUE_KINDS, Verdict
 from randqa.sizes import MAX_SIZE, format_size
 
@@ -195,12 +194,57 @@ class Checkpoint(Saver):
         meta = json.loads(json.dumps(meta, allow_nan=True))  # as it will be read back (tuples as lists)
         meta["digest"] = state_digest(meta, arrays)
         text = json.dumps(meta, allow_nan=True).encode()
-        buffer = io.BytesIO()
-        np.savez(buffer, meta=np.frombuffer(text, dtype=np.uint8), **arrays)
         try:
-            write_atomically(self.path, buffer.getvalue())
+            _write_npz_atomically(self.path, {"meta": np.frombuffer(text, dtype=np.uint8), **arrays})
         except OSError as exc:
             raise SaveFailed(f"--checkpoint {self.path}: cannot write ({exc.strerror or exc})") from None
+
+
+def _write_npz_atomically(path: str, arrays: dict[str, np.ndarray]) -> None:
+    """``np.savez`` of ``arrays`` to ``path`` as ``randqa.files.write_atomically``
+    writes (a temporary file in its folder, fsync, rename), streamed into the
+    file: no copy of the whole zip is made in memory (a collisions64 state
+    is gigabytes)."""
+    from randqa.files import _mode_for, _sync_folder, is_special_file
+
+    if is_special_file(path):
+        with open(path, "wb") as f:
+            _write_npz(f, arrays)
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".randqa-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            _write_npz(f, arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    _sync_folder(folder)
+
+
+#: bytes of an array handed to the zip at a time
+_WRITE_SLICE = 16 << 20
+
+
+def _write_npz(f: BinaryIO, arrays: dict[str, np.ndarray]) -> None:
+    """What ``np.savez`` writes (``NAME.npy`` members, stored), each array
+    written from its own memory a slice at a time (np.savez goes through a
+    buffered iterator and a bytes copy of each 16 MiB)."""
+    with zipfile.ZipFile(f, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays.items():
+            array = np.ascontiguousarray(array)
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array_header_1_0(member, np.lib.format.header_data_from_array_1_0(array))
+                data = memoryview(array).cast("B") if array.size else memoryview(b"")
+                for first in range(0, len(data), _WRITE_SLICE):
+                    member.write(data[first:first + _WRITE_SLICE])
 
 
 class _Refused(Exception):

@@ -107,6 +107,56 @@ def test_parts_placed_anywhere_merge_into_one_pass():
         assert [r.to_json() for r in merged.finalize()] == [r.to_json() for r in whole.finalize()], cuts
 
 
+
+def test_a_state_holds_the_values_compared_not_the_table():
+    """The state of a block holds its set's entries, not its table's empty
+    slots: it grows with the data, whatever the capacity (collisions64's
+    table is 2.86 GB), and loaded into a fresh test it goes on as the one
+    that was never saved (a repeat of a value from before the save counts)."""
+    params = dict(bits=64, zero_bits=4, values=1 << 24)  # a table of 179 MB, of which little is written
+    sizes = []
+    for words in (1 << 14, 1 << 16):
+        data = rng.integers(0, 1 << 63, words, dtype=np.uint64) << np.uint64(4)
+        saved = DecimatedCollisions(**params)
+        saved.update(data.view(np.uint8))
+        state = saved.state()
+        sizes.append(sum(a.nbytes for a in _arrays(state)))
+        assert sizes[-1] <= 8 * words + 4096
+        loaded = DecimatedCollisions(**params)
+        loaded.load_state(state)
+        more = np.concatenate([data[:100], rng.integers(0, 1 << 63, 1000, dtype=np.uint64) << np.uint64(4)])
+        saved.update(more.view(np.uint8))
+        loaded.update(more.view(np.uint8))
+        assert [r.to_json() for r in loaded.finalize()] == [r.to_json() for r in saved.finalize()]
+        assert loaded.finalize()[0].statistic >= 100
+    assert sizes[1] > 3 * sizes[0]
+
+
+def test_a_state_whose_set_holds_a_value_twice_is_refused():
+    from randqa.battery._state import StateError
+
+    test = DecimatedCollisions(bits=64, values=1 << 10)
+    test.update((np.arange(1, 65, dtype=np.uint64)).view(np.uint8))
+    state = test.state()
+    entries = state["current"]["attrs"]["entries"]
+    entries[1] = entries[0]
+    loaded = DecimatedCollisions(bits=64, values=1 << 10)
+    loaded.load_state(state)
+    with pytest.raises(StateError, match="twice"):
+        loaded.update(np.arange(100, 164, dtype=np.uint64).view(np.uint8))
+
+
+def _arrays(tree):
+    if isinstance(tree, np.ndarray):
+        yield tree
+    elif isinstance(tree, dict):
+        for value in tree.values():
+            yield from _arrays(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _arrays(value)
+
+
 @pytest.mark.parametrize("n, cell_bits", [(2, 16), (300, 20), (2000, 32), (50_000, 40)])
 def test_mean_and_no_repeat_probability_are_the_birthday_problems(n, cell_bits):
     acc = DecimatedCollisions(word_bytes=8, bits=max(cell_bits, 16), zero_bits=0, values=max(2, n))

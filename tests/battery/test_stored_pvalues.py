@@ -64,8 +64,8 @@ RUNS: dict[str, list[str]] = {
     "nist-sp800-22": ["--suite", "nist-sp800-22", "--sequences", "3"],
     "rc4": ["--suite", "rc4", "-n", "17M"],
     "frontier": ["--suite", "frontier"],
-    # its statement (2.6 GiB) is over the default --max-memory of a small machine
-    "collisions64": ["--suite", "collisions64", "--max-memory", "4G"],
+    # its statement (4.7 GiB, with a save's copy of its set) is over the default --max-memory of a small machine
+    "collisions64": ["--suite", "collisions64", "--max-memory", "6G"],
 }
 
 COMPARED = ("statistic", "p_value", "p_value_low", "verdict")

@@ -411,10 +411,10 @@ def test_a_checkpoint_that_cannot_be_written_leaves_the_run_going(tmp_path, monk
     clears it."""
     from randqa.engine import checkpoint as checkpoint_module
 
-    def full_disk(path, data):
+    def full_disk(path, arrays):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(checkpoint_module, "write_atomically", full_disk)
+    monkeypatch.setattr(checkpoint_module, "_write_npz_atomically", full_disk)
     suite = load_suite("quick")
     spec = RunRequest(kind="test", source="pcg64", suite=suite_to_json(suite), seed=SEED, limit=4 << 20,
                       segment=1 << 20)
@@ -460,3 +460,44 @@ def test_a_stream_read_once_resumes_only_on_the_same_data(tmp_path):
         run("other.bin", resume=(saved.progress, saved.states))
     saved = read_checkpoint(path)
     assert comparable(run("same.bin", resume=(saved.progress, saved.states))) == comparable(expected)
+
+
+def test_saving_takes_at_most_one_copy_of_the_largest_array(tmp_path):
+    """A checkpoint is streamed into its file: saving a state whose largest
+    part is a set of 16 MB of values takes that copy and little more (the
+    zip was built whole in memory, and the set's table copied with it), and
+    its file grows with the values, not with the table (a capacity of 2^23)."""
+    import tracemalloc
+
+    from randqa.battery.suites import parse_suite
+
+    suite = parse_suite(b'[[tests]]\ntest = "decimated_collisions"\nbits = 40\nvalues = 8388608\n', "big.toml")
+    spec = RunRequest(kind="test", source="pcg64", suite=suite_to_json(suite), seed=SEED, limit=16 << 20)
+    accumulators = suite.build()
+    with open_source("pcg64", seed=SEED) as source:
+        data = np.empty(16 << 20, dtype=np.uint8)
+        source.readinto(memoryview(data))
+    for acc in accumulators:
+        acc.update(data)
+    del data
+    saver = Checkpoint(str(tmp_path / "big.ckpt"), 0.0, spec)
+    from randqa.engine.records import CheckpointRecord
+
+    from randqa.battery._state import state_classes
+
+    state_classes()  # the first save imports the battery's modules, which is no copy of the state
+    tracemalloc.start()
+    try:
+        saver.save(CheckpointRecord(position=16 << 20), accumulators)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    values = 8 * (2 << 20)  # 2 Mi words of 8 bytes, each a value compared
+    assert peak < values + (12 << 20), peak
+    assert os.path.getsize(tmp_path / "big.ckpt") < values + (1 << 20)
+    saved = read_checkpoint(str(tmp_path / "big.ckpt"))
+    resumed = suite.build()
+    for acc, state in zip(resumed, saved.states):
+        acc.load_state(state)
+    assert [r.to_json() for acc in resumed for r in acc.finalize()] == \
+        [r.to_json() for acc in accumulators for r in acc.finalize()]
