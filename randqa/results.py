@@ -12,18 +12,24 @@ data, defaults 1e-20, 1e-6 and 1e-3), on the smaller tail probability q:
 - ``fail``         q below ``fail_at_once``; or q below ``fail`` and the same
   test, run again on the next stretch of the stream of the same length (fresh
   data), below ``suspicious`` in the same tail: the failure repeated;
-- ``unconfirmed``  q below ``fail`` where no fresh data could be had (a file
-  that ends): a failure that could not be repeated;
+- ``unconfirmed``  q below ``fail`` x ``suspicious`` where no fresh data
+  could be had (a file or stdin that ends, a source that cannot be read
+  again): a failure as unlikely for a good generator as a repeated one,
+  that could not be repeated;
 - ``suspicious``   q below ``suspicious``, or a q below ``fail`` that did not
-  repeat; suspicious results are retested too and say whether they repeated;
+  repeat, or that had no fresh data to repeat on and is not below
+  ``fail`` x ``suspicious``; suspicious results are retested too and say
+  whether they repeated;
 - ``pass``         otherwise;
 - ``insufficient`` too little data for the test's distribution to hold:
   never a pass or a fail; ``needs`` says how much it wants.
 
-A good generator fails one tail check with probability at most
-1.1 fail_at_once + (1.1 fail)(1.1 suspicious): p-values are exact or within
-1.1 times nominal at the thresholds (benchmarks/calibration.py), and the
-retest reads other bytes.  A run's bound adds that over its checks
+A good generator's run exits 1 on one tail check with probability at most
+1.1 fail_at_once + (1.1 fail)(1.1 suspicious), whatever the source: p-values
+are exact or within 1.1 times nominal at the thresholds
+(benchmarks/calibration.py); the retest reads other bytes; and without
+fresh data a check fails only below fail x suspicious, with probability at
+most 1.1 fail suspicious.  A run's bound adds that over its checks
 (``false_fail_bound``, the union bound): about 1.2e-9 a check, so 9.7e-7 for
 the default ``randqa compare`` run's 805.
 """
@@ -85,10 +91,18 @@ class Thresholds:
         fail: a tail below fail then fails at once, and nothing is retested."""
         return self.fail_at_once < self.fail
 
+    @property
+    def fail_unrepeated(self) -> float:
+        """Below this a tail fails (``unconfirmed``) where no fresh data can
+        repeat it: fail x suspicious, the level a repeated failure reaches,
+        so that such a check fails a good generator no more often."""
+        return self.fail * self.suspicious
+
     def per_check(self) -> float:
         """A good generator's chance to fail one tail check, at most: below
-        fail_at_once, or below fail and then below suspicious on other bytes,
-        each probability within CALIBRATION times its threshold."""
+        fail_at_once, or below fail and then below suspicious on other bytes
+        (or, with no fresh data, below fail x suspicious), each probability
+        within CALIBRATION times its threshold."""
         c = CALIBRATION
         if not self.retests:
             return c * self.fail_at_once
@@ -103,7 +117,7 @@ CALIBRATION = 1.1
 
 #: the kinds of p-value that are not continuous uniform under the hypothesis
 #: (``TestResult.pvalue_kind``)
-PVALUE_KINDS = ("discrete", "bound", "dependent")
+PVALUE_KINDS = ("discrete", "bound", "dependent", "not_applicable")
 
 
 @dataclass
@@ -122,7 +136,9 @@ class TestResult:
     #: how the p-value is distributed under the hypothesis when it is not
     #: continuous uniform: "discrete" (a discrete statistic's tail),
     #: "bound" (a conservative bound, Bonferroni's), "dependent" (from the
-    #: same counts as an earlier result of the same test); None: uniform
+    #: same counts as an earlier result of the same test), "not_applicable"
+    #: (a standard's stand-in value where its pre-condition failed, not a
+    #: tail probability); None: uniform
     pvalue_kind: str | None = None
     #: the same test on the next stretch of the stream (``retest_record``)
     retest: dict[str, Any] | None = None
@@ -330,13 +346,15 @@ def resolve_retest(result: TestResult, again: TestResult | None, thresholds: Thr
     from byte ``start`` (fresh data), ``again`` (None: there was no such
     data, ``missing`` says why), and settle its verdict: an unconfirmed
     failure that repeats (the same tail below ``suspicious``) fails, one
-    that does not is suspicious; a suspicious result stays suspicious,
-    repeated or not, and says which."""
+    that does not is suspicious, one with no retest fails only below
+    ``fail_unrepeated`` (``settle_unrepeated``); a suspicious result stays
+    suspicious, repeated or not, and says which."""
     record: dict[str, Any] = {"from_bytes": start, "bytes": length}
     if again is None or again.pvalue is None or again.verdict == Verdict.INSUFFICIENT:
         record.update({"p_value": None, "repeated": None,
                        "reason": missing if again is None else "too little data in the retest"})
         result.retest = record
+        settle_unrepeated(result, thresholds)
         return
     tail = result.tail()
     q = again.pvalue_low if tail == "lower" and again.pvalue_low is not None else again.pvalue
@@ -345,6 +363,17 @@ def resolve_retest(result: TestResult, again: TestResult | None, thresholds: Thr
     result.retest = record
     if result.verdict == Verdict.UNCONFIRMED:
         result.verdict = Verdict.FAIL if repeated else Verdict.SUSPICIOUS
+
+
+def settle_unrepeated(result: TestResult, thresholds: Thresholds) -> None:
+    """Settle a result that no fresh data could repeat: a tail below fail but
+    not below ``fail_unrepeated`` is suspicious, not a failure; below it the
+    result stays unconfirmed (and fails the run)."""
+    if result.verdict != Verdict.UNCONFIRMED:
+        return
+    q = result.tail_probability()
+    if q is not None and q >= thresholds.fail_unrepeated:
+        result.verdict = Verdict.SUSPICIOUS
 
 
 def false_fail_bound(checks: int, thresholds: Thresholds) -> float:

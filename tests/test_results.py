@@ -10,7 +10,7 @@ import pytest
 from randqa.battery.suites import load_suite
 from randqa.errors import SuiteError
 from randqa._report.terminal import retest_summary
-from randqa.results import TestResult, Thresholds, Verdict, classify, false_fail_bound, resolve_retest
+from randqa.results import CALIBRATION, TestResult, Thresholds, Verdict, classify, false_fail_bound, resolve_retest
 
 T = Thresholds()
 
@@ -61,13 +61,22 @@ def test_a_suspicious_result_stays_suspicious_and_says_whether_it_repeated():
         assert r.verdict == "suspicious" and r.retest["repeated"] is repeated
 
 
-def test_without_fresh_data_an_unconfirmed_failure_stays_unconfirmed():
-    r = result(1e-8)
+@pytest.mark.parametrize("q, verdict", [(1e-10, Verdict.UNCONFIRMED), (1e-8, Verdict.SUSPICIOUS),
+                                         (0.99e-9, Verdict.UNCONFIRMED), (1e-9, Verdict.SUSPICIOUS)])
+def test_without_fresh_data_a_failure_stands_only_below_fail_times_suspicious(q, verdict):
+    # before: any q below fail stayed unconfirmed (exit 1): 1.1e-6 a check for a good file, not the stated 1.2e-9
+    r = result(q)
     classify(r, T)
+    assert r.verdict == Verdict.UNCONFIRMED  # until its retest, or the lack of one, settles it
     resolve_retest(r, None, T, start=8192, length=8192)
-    assert r.verdict == Verdict.UNCONFIRMED
+    assert r.verdict == verdict and T.fail_unrepeated == pytest.approx(1e-9)
     assert r.retest["repeated"] is None and retest_summary(r.retest) == "not retested: the data ended"
     assert Verdict.UNCONFIRMED.severity == Verdict.FAIL.severity - 1 > Verdict.SUSPICIOUS.severity
+
+
+def test_a_check_without_fresh_data_fails_a_good_source_no_more_often_than_the_bound_says():
+    # P(p < fail x suspicious), calibrated within 1.1 of it, is within the per-check bound
+    assert CALIBRATION * T.fail_unrepeated <= T.per_check() - CALIBRATION * T.fail_at_once
 
 
 def test_the_false_fail_bound_is_the_union_of_the_checks():

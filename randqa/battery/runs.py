@@ -17,7 +17,8 @@ The p-value, parameter ``pvalues``:
   pi (1 - pi))), the normal approximation of the runs' law given pi (the
   nist-sp800-22 suite).  It is only applicable when |pi - 1/2| < tau =
   2 / sqrt(n); when that does not hold the standard sets the p-value to
-  0.0, and randqa does the same, reports the pre-condition in ``details``
+  0.0, and randqa does the same (``pvalue_kind`` "not_applicable": no
+  tail probability), reports the pre-condition in ``details``
   and gives the verdict ``suspicious`` rather than ``fail``: a bias of that
   size (four standard deviations) is the frequency test's to judge, and
   happens to a good generator about 6 times in 100,000.
@@ -98,6 +99,8 @@ class Runs(BitTotalsTest):
         details = {"bits": n, "pi": pi, "tau": tau, "V_n": v_obs, "precondition_passed": abs(pi - 0.5) < tau}
         if not details["precondition_passed"]:
             details["note"] = "frequency pre-condition |pi - 1/2| < tau failed; test not applicable, p-value 0 as in SP 800-22"
-            return [TestResult(self.name, float(v_obs), 0.0, verdict=Verdict.SUSPICIOUS, details=details)]
+            # the standard's 0 is no tail probability: kept out of the report's uniformity check
+            return [TestResult(self.name, float(v_obs), 0.0, verdict=Verdict.SUSPICIOUS, details=details,
+                               pvalue_kind="not_applicable")]
         p = math.erfc(abs(v_obs - 2 * n * pi * (1 - pi)) / (2 * math.sqrt(2 * n) * pi * (1 - pi)))
         return [TestResult(self.name, float(v_obs), p, details=details)]

@@ -1,6 +1,10 @@
 """Retests: a suite entry whose results were unconfirmed or suspicious at a
 length is run again on the block that follows, read as a stream of its own,
 and its results are settled from both readings (randqa.results.resolve_retest).
+A retest whose block was too short for the test's law to hold reads on,
+doubling its block up to MAX_RETEST_FACTOR times the length, while there is
+fresh data; a result no fresh data could repeat fails only below the
+thresholds' ``fail_unrepeated`` (randqa.results.settle_unrepeated).
 
 ``Retests`` is the run loop's part that schedules, feeds and settles them;
 randqa.engine.loop.RunLoop is built on it."""
@@ -12,17 +16,21 @@ from typing import Any
 
 from randqa.engine.feeding import ArrayReader
 from randqa.errors import InputError
-from randqa.results import TestResult, Verdict, resolve_retest, worst_verdict
+from randqa.results import FAILING, TestResult, Verdict, resolve_retest, settle_unrepeated, worst_verdict
+
+#: how far a retest short of data reads on: its block grows to at most this times the length it retests
+MAX_RETEST_FACTOR = 8
 
 
 @dataclass
 class Retest:
     """One suite entry run again on fresh data, for its results that were
     unconfirmed or suspicious at ``start`` units: the next ``start`` units,
-    ``[start, 2 start)``, read as a stream of its own (a fresh accumulator).
-    It rides along the run's own reading while that passes through this
-    process (``fed`` counts what it had); a block the run read elsewhere
-    (on workers) is read again when due."""
+    ``[start, 2 start)``, read as a stream of its own (a fresh accumulator),
+    or more when that was too little for the test (``length``).  It rides
+    along the run's own reading while that passes through this process
+    (``fed`` counts what it had); a block the run read elsewhere (on
+    workers) is read again when due."""
 
     entry: int
     start: int
@@ -32,14 +40,22 @@ class Retest:
     results: list[tuple[dict[str, Any] | None, int, TestResult]]
     #: units fed along the run's own reading; -1 once part of the block was read elsewhere
     fed: int = 0
+    #: units of the block: ``start`` at first, doubled while the test has too little
+    length: int = 0
 
-    @property
-    def length(self) -> int:
-        return self.start
+    def __post_init__(self) -> None:
+        self.length = self.length or self.start
 
     @property
     def end(self) -> int:
-        return 2 * self.start
+        return self.start + self.length
+
+    def read_on(self) -> bool:
+        """Double the block when it gave a test too little data (False: it is as long as a retest reads)."""
+        if self.length * 2 > MAX_RETEST_FACTOR * self.start:
+            return False
+        self.length *= 2
+        return True
 
 
 class Retests:
@@ -65,42 +81,93 @@ class Retests:
             if not wanted or position <= 0:
                 continue
             fresh = self.workload.fresh_entry(entry)
-            if fresh is None:
+            if fresh is None:  # this workload's results are not retested: none has fresh data
+                for record_, place, result in wanted:
+                    settle_unrepeated(result, self.workload.thresholds)
+                    if record_ is not None:
+                        record_["tests"][place] = result.to_json()
+                        record_["verdict"] = worst_verdict([t["verdict"] for t in record_["tests"]])
                 continue
             self.retests.append(Retest(entry, position, [fresh], wanted))
 
     def _settle_retests(self, position: int) -> bool:
         """Settle the retests whose block ends at or before ``position``
-        (reading the block again if the run read part of it elsewhere);
-        True when one of them turned a result into a failure."""
+        (reading the block again if the run read part of it elsewhere), or
+        let those short of data read on; True when one of them turned a
+        result into a failure."""
         due = [r for r in self.retests if r.end <= position]
         failed = False
         for retest in due:
             self.retests.remove(retest)
-            got: int | None = retest.fed
-            if retest.fed != retest.length:
-                retest.accumulators = [self.workload.fresh_entry(retest.entry)]
-                got = self.workload.reread(retest.accumulators, retest.start, retest.length)
-            failed = self._settle(retest, got) or failed
+            failed = self._settle_or_read_on(retest, self._block_read(retest)) or failed
         return failed
+
+    def _block_read(self, retest: Retest) -> int | None:
+        """The units of its block a due retest had: along the run's reading,
+        or read again now (None: the source cannot be read again)."""
+        if retest.fed == retest.length:
+            return retest.fed
+        retest.accumulators = [self.workload.fresh_entry(retest.entry)]
+        got = self.workload.reread(retest.accumulators, retest.start, retest.length)
+        retest.fed = -1 if got is None else got
+        return got
+
+    def _settle_or_read_on(self, retest: Retest, got: int | None) -> bool:
+        """Settle a due retest that read ``got`` units, unless its whole
+        block gave a test too little data and it may read on: then it goes
+        back to the pending retests with a longer block.  True when one of
+        its results now fails."""
+        if got == retest.length and self._short_of_data(retest) and retest.read_on():
+            self.retests.append(retest)
+            return False
+        return self._settle(retest, got)
+
+    @staticmethod
+    def _short_of_data(retest: Retest) -> bool:
+        """Whether a result the retest is for got no verdict from its block (too little data)."""
+        again = {r.name: r for r in reversed(retest.accumulators[0].finalize())}
+        for _record, _index, result in retest.results:
+            found = again.get(result.name)
+            if found is None or found.pvalue is None or found.verdict == Verdict.INSUFFICIENT or (
+                    found.verdict is None and found.needs is not None):
+                return True
+        return False
 
     def _settle(self, retest: Retest, got: int | None) -> bool:
         """Resolve a retest's results from what it read (``got`` units; None:
-        the source cannot be read again); True when one of them now fails."""
+        the source cannot be read again); True when one of them now fails (a
+        repeat, or a failure no fresh data could repeat, below ``fail_unrepeated``)."""
         again: dict[str, TestResult] = {}
-        if got == retest.length:
+        if got is not None and got == retest.length:
             for r in retest.accumulators[0].finalize():
                 again.setdefault(r.name, r)
         missing = "the source cannot be read again" if got is None else "the data ended"
         failed = False
+        thresholds = self.workload.thresholds
         for record, index, result in retest.results:
-            resolve_retest(result, again.get(result.name), self.workload.thresholds, start=retest.start,
+            resolve_retest(result, again.get(result.name), thresholds, start=retest.start,
                            length=retest.length, missing=missing)
-            failed = failed or result.verdict == Verdict.FAIL
+            settle_unrepeated(result, thresholds)
+            failed = failed or result.verdict in FAILING
             if record is not None:
                 record["tests"][index] = result.to_json()
                 record["verdict"] = worst_verdict([t["verdict"] for t in record["tests"]])
+        if failed:
+            self._failed_at(retest)
         return failed
+
+    def _failed_at(self, retest: Retest) -> None:
+        """A progressive run whose failure is one of an earlier length's
+        results (a retest that read on, or had no fresh data at the end)
+        reports that length's results, as a run stopped at its first failure
+        does: they are not dropped for the later lengths'."""
+        if not self.plan.progressive or self.plan.keep_going:
+            return
+        record = retest.results[0][0]
+        final = getattr(self, "final", None)
+        if record is None or (final is not None and any(r is result for r in final for _, _, result in retest.results)):
+            return
+        self.final = [TestResult.from_json(t) for t in record["tests"]]
 
     def _ride_along(self, segment: Any, start: int, end: int) -> None:
         """The retests whose block overlaps units ``[start, end)`` of a
@@ -120,30 +187,35 @@ class Retests:
     def _read_on(self, position: int) -> None:
         """At the end of the run: the retests whose block goes past it read
         on from the source where the run stopped reading (or read their
-        block again), and are settled."""
-        pending, self.retests = self.retests, []
-        along = [r for r in pending if r.fed == position - r.start]
+        block again), and are settled; those short of data read on again,
+        while the data lasts."""
         at, ended = position, False
-        try:
-            while not ended:
-                going = [r for r in along if r.end > at]
-                if not going:
-                    break
-                end = min(r.end for r in going)
-                fed = self.workload.feed([a for r in going for a in r.accumulators], at, end - at, self.threads, None)
-                if fed.interrupted:
-                    raise KeyboardInterrupt
-                for r in going:
-                    r.fed += fed.units
-                ended = fed.units < end - at
-                at += fed.units
-        except (InputError, OSError):
-            along = []  # the source cannot go on from here: each retest reads its block again, or says why not
-        riding = {id(r) for r in along}
-        for retest in pending:
-            got: int | None = retest.fed
-            if id(retest) not in riding or (retest.fed < retest.length and not ended):
-                retest.accumulators = [self.workload.fresh_entry(retest.entry)]
-                got = self.workload.reread(retest.accumulators, retest.start, retest.length)
-            if self._settle(retest, got) and self.plan.progressive and self.progress.first_failure is None:
-                self.progress.first_failure = retest.end
+        while self.retests:
+            pending, self.retests = self.retests, []
+            along = [r for r in pending if r.fed == at - r.start]
+            try:
+                while not ended:
+                    going = [r for r in along if r.end > at]
+                    if not going:
+                        break
+                    end = min(r.end for r in going)
+                    fed = self.workload.feed([a for r in going for a in r.accumulators], at, end - at, self.threads,
+                                             None)
+                    if fed.interrupted:
+                        raise KeyboardInterrupt
+                    for r in going:
+                        r.fed += fed.units
+                    ended = fed.units < end - at
+                    at += fed.units
+            except (InputError, OSError):
+                along, ended = [], True  # the source cannot go on from here: each retest reads its block again
+            riding = {id(r) for r in along}
+            for retest in pending:
+                if id(retest) in riding and (retest.fed == retest.length or ended):
+                    got: int | None = retest.fed
+                else:
+                    got = self._block_read(retest)
+                if self._settle_or_read_on(retest, got) and self.plan.progressive \
+                        and self.progress.first_failure is None:
+                    unrepeated = any(result.verdict == Verdict.UNCONFIRMED for _, _, result in retest.results)
+                    self.progress.first_failure = retest.start if unrepeated else retest.end

@@ -40,6 +40,12 @@ def test_a_biased_sequence_fails_the_frequency_prerequisite():
     # 2.3.4 step 2: |pi - 1/2| >= 2/sqrt(n) means the runs test is not run; P = 0
     result = run(SP800_22(), "1" * 90 + "0" * 10)["runs"]
     assert result.pvalue == 0.0
+    # no tail probability: the report's uniformity check leaves it out (before: taken as a real 0)
+    assert result.pvalue_kind == "not_applicable" and result.verdict == "suspicious"
+    from randqa._report.charts import uniformity_pvalues
+
+    continuous, apart = uniformity_pvalues({"tests": [result.to_json()]})
+    assert continuous == [] and apart == [0.0]
 
 
 def test_exact_pvalue_is_the_two_sided_tail_of_the_bit_changes():

@@ -59,16 +59,33 @@ def test_a_plain_run_reads_on_past_its_end_for_the_retest():
     assert test.retest["from_bytes"] == 8192 and test.retest["repeated"] is False
 
 
-def test_a_file_that_ends_leaves_the_failure_unconfirmed(cli, tmp_path):
+def test_a_file_that_ends_leaves_a_failure_below_fail_times_suspicious_unconfirmed(cli, tmp_path):
     path = tmp_path / "biased.bin"
-    path.write_bytes(biased_bits(1, seed=1)[:8192])
+    rng = np.random.default_rng(1)
+    path.write_bytes(np.packbits(rng.random(65536) < 0.514).tobytes())  # 1.9e-12: below 1e-6 x 1e-3
     run = cli("test", str(path), "--suite", "quick", "--tests", "frequency", "--json", "-")
-    assert run.returncode == 1, run.stderr  # below the fail threshold, and nothing to repeat it on
+    assert run.returncode == 1, run.stderr  # as unlikely for a good source as a repeated failure
     doc = run.json()
     assert doc["verdict"] == "unconfirmed" and doc["tests"][0]["verdict"] == "unconfirmed"
     assert doc["tests"][0]["retest"] == {"from_bytes": 8192, "bytes": 8192, "p_value": None, "repeated": None,
                                          "reason": "the data ended"}
     assert doc["false_fail_rate"]["tail_checks"] == 1
+
+
+def test_a_file_that_ends_leaves_a_tail_below_fail_only_suspicious(cli, tmp_path):
+    # before: unconfirmed, exit 1: a good file failed with probability 1.1e-6 a check, not the stated 1.2e-9
+    path = tmp_path / "biased.bin"
+    path.write_bytes(biased_bits(1, seed=1)[:8192])  # 3.0e-9: below fail, not below fail x suspicious
+    run = cli("test", str(path), "--suite", "quick", "--tests", "frequency", "--json", "-")
+    assert run.returncode == 0, run.stderr
+    doc = run.json()
+    assert doc["verdict"] == "suspicious" and doc["tests"][0]["verdict"] == "suspicious"
+    assert doc["tests"][0]["retest"] == {"from_bytes": 8192, "bytes": 8192, "p_value": None, "repeated": None,
+                                         "reason": "the data ended"}
+    # the same from stdin, which cannot be read again
+    run = cli("test", "-", "--suite", "quick", "--tests", "frequency", "--json", "-", input=path.read_bytes())
+    assert run.returncode == 0, run.stderr
+    assert run.json()["tests"][0]["verdict"] == "suspicious"
 
 
 def test_a_suite_with_fail_at_once_at_fail_fails_at_once_and_retests_nothing(cli, tmp_path):
@@ -82,3 +99,66 @@ def test_a_suite_with_fail_at_once_at_fail_fails_at_once_and_retests_nothing(cli
     doc = run.json()
     assert doc["tests"][0]["verdict"] == "fail" and "retest" not in doc["tests"][0]
     assert doc["false_fail_rate"]["at_most"] == pytest.approx(1.1e-6)
+
+
+def gap_words_file(forced: float = 0.3, seed: int = 5) -> bytes:
+    """32-bit words for gap[word_bytes=4] (hits: words below 2^28, p = 1/16):
+    8 KiB whose gaps of 7 come too often (every 8th word made a hit with
+    probability ``forced``: p = 1.5e-13 at 0.3), then 8 KiB with 100 hits,
+    too few for the test's law (it needs 126 gaps), then 240 KiB of random words."""
+    rng = np.random.default_rng(seed)
+    low = 1 << 28
+    first = rng.integers(0, 1 << 32, 2048, dtype=np.uint64).astype(np.uint32)
+    places = np.arange(0, 2048, 8)
+    chosen = places[rng.random(places.size) < forced]
+    first[chosen] = rng.integers(0, low, chosen.size).astype(np.uint32)
+    second = rng.integers(low, 1 << 32, 2048, dtype=np.uint64).astype(np.uint32)
+    second[rng.choice(2048, 100, replace=False)] = rng.integers(0, low, 100).astype(np.uint32)
+    rest = rng.integers(0, 1 << 32, 2048 * 30, dtype=np.uint64).astype(np.uint32)
+    return np.concatenate([first, second, rest]).astype("<u4").tobytes()
+
+
+def _gap4(doc: dict) -> dict:
+    return next(t for t in doc["tests"] if t["name"].endswith("word_bytes=4]"))
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_a_retest_short_of_data_reads_on_while_there_is_fresh_data(cli, tmp_path, source):
+    # before: "too little data in the retest", unconfirmed, exit 1, though the file went on
+    path = tmp_path / "gaps.bin"
+    path.write_bytes(gap_words_file())
+    if source == "file":
+        run = cli("test", str(path), "-n", "8K", "--tests", "gap", "--json", "-")
+    else:
+        run = cli("test", "-", "-n", "8K", "--tests", "gap", "--json", "-", input=path.read_bytes())
+    assert run.returncode == 0, run.stderr
+    test = _gap4(run.json())
+    assert test["p_value"] < 1e-9 and test["verdict"] == "suspicious"
+    assert test["retest"]["from_bytes"] == 8192 and test["retest"]["bytes"] == 16384
+    assert test["retest"]["repeated"] is False and test["retest"]["p_value"] > 1e-3
+
+
+def test_a_progressive_runs_retest_short_of_data_reads_on_and_is_settled(cli, tmp_path):
+    # before: the 8 KiB length kept its unconfirmed result, and the run passed on the later lengths' results
+    path = tmp_path / "gaps.bin"
+    path.write_bytes(gap_words_file())
+    run = cli("test", str(path), "--progressive", "--min", "8K", "--max", "32K", "--tests", "gap", "--json", "-")
+    assert run.returncode == 0, run.stderr
+    first = _gap4(run.json()["lengths"][0])
+    assert first["verdict"] == "suspicious" and first["retest"]["bytes"] == 16384 and first["retest"]["repeated"] is False
+
+
+def test_a_progressive_runs_unrepeated_failure_at_an_earlier_length_fails_the_run(cli, tmp_path):
+    # before: the 8 KiB length's unconfirmed result was dropped; the run passed on the 12 KiB results
+    rng, fair = np.random.default_rng(1), np.random.default_rng(2)
+    data = np.packbits(rng.random(65536) < 0.514).tobytes() + np.packbits(fair.random(32768) < 0.47).tobytes()
+    path = tmp_path / "ends.bin"
+    path.write_bytes(data)  # 1.9e-12 at 8 KiB; the file ends at 12 KiB, before the next 8 KiB
+    run = cli("test", str(path), "--progressive", "--min", "8K", "--suite", "quick", "--tests", "frequency",
+              "--json", "-")
+    assert run.returncode == 1, run.stderr
+    doc = run.json()
+    assert [length["bytes"] for length in doc["lengths"]] == [8192, 12288]
+    assert doc["lengths"][1]["verdict"] == "pass"
+    assert doc["verdict"] == "unconfirmed" and doc["first_failure_bytes"] == 8192
+    assert doc["tests"][0]["p_value"] == pytest.approx(1.876e-12, rel=1e-3)
