@@ -216,6 +216,7 @@ class Fpf(WholeBlockTest):
             # the upper tail only: with few classes X^2 has atoms (0 for an even split) that the
             # chi-square's lower tail puts near probability 0
             result = class_result(self.name, first_bits(full, bits), classes, lower_tail=False)
+            assert result.pvalue is not None and result.statistic is not None  # class_result gives both
             tails.append((result.pvalue, "upper", exponent, bits, result.statistic))
         results = []
         if tails:
