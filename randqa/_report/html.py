@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from randqa.errors import InputError, UsageError
+from randqa._report.extras import HTML_EXTRA_NEEDED
 
 try:  # the html extra: a light install tests and writes JSON without it
     import jinja2
@@ -23,7 +24,7 @@ try:  # the html extra: a light install tests and writes JSON without it
 
     from randqa._report import charts
 except ImportError:
-    raise UsageError("HTML reports need the html extra: pip install 'randqa[html]'") from None
+    raise UsageError(HTML_EXTRA_NEEDED) from None
 
 from randqa._report.json_report import read_json_document, write_output_file
 from randqa._report.terminal import (PREDICTABLE_NOTE, failure_causes, false_fail_statement, format_number, format_pvalue,
