@@ -22,7 +22,7 @@ except ImportError:
 
 from randqa._report.palette import VERDICT_STYLE
 from randqa._report.speed_notes import headline
-from randqa._report.terminal import format_number
+from randqa._report.terminal import format_pvalue
 from randqa.results import Verdict
 from randqa.run_result import RunResult
 from randqa.sizes import format_size
@@ -80,8 +80,8 @@ def run_summary_html(run: dict[str, Any], id_prefix: str) -> str:
     rows = Markup("").join(
         Markup("<tr>{}{}{}{}</tr>").format(
             _cell(Markup("<code>{}</code>").format(t["name"])),
-            _cell(format_number(t.get("p_value")), "right"),
-            _cell("" if t.get("p_value_low") is None else format_number(t["p_value_low"]), "right"),
+            _cell(format_pvalue(t.get("p_value"), t["verdict"]), "right"),
+            _cell("" if t.get("p_value_low") is None else format_pvalue(t["p_value_low"], t["verdict"]), "right"),
             _cell(badge(t["verdict"]) + (Markup(" needs {}").format(t["needs"]) if t.get("needs") else "")))
         for t in shown)
     hidden = len(tests) - len(shown)
