@@ -39,9 +39,10 @@ Memory: the values compared in the block in progress are a set in an
 open-addressing table of 4/3 slots per value, 8 bytes each (10.7 bytes a
 value; its pages are taken as values land in them), so the process that
 reads the stream from its start or merges its segments holds one block.
-Its state (a checkpoint, a segment's result) holds the set's entries only,
-8 bytes a value compared, so it grows with the data, not with the table;
-exporting it takes that one copy.  A
+The values compared are also listed in order (8 bytes a value, its pages
+taken as they are written): a block's state (a checkpoint, a segment's
+result) is that list, saved as it lies, and it grows with the data, not
+with the table; loading it makes the set again.  A
 value is looked up in about one cache miss, whatever the set's size: the
 merging process keeps up with many workers.  A segment that starts inside
 a block (on a worker) holds its own kept values, in order, until it is
@@ -101,31 +102,39 @@ def block_capacity(values: int) -> int:
 class Block:
     """What one block has seen: its kept values, the distinct ones among
     the first ``capacity`` (compared) in an open-addressing set
-    (_counts.set_insert), and the repeats among those."""
+    (_counts.set_insert), the repeats among those, and the values compared
+    in order (``compared_values``), which are its saved state: a state then
+    grows with the data, not with the table's capacity, and is saved from
+    where it lies, with no copy (a table's empty slots cannot be skipped
+    without reading them all, which maps every page of it)."""
 
     def __init__(self) -> None:
         self.kept = 0
         self.repeats = 0
         self.table: np.ndarray | None = None  # made at the first value compared
         self.fill = np.zeros(2, dtype=np.int64)  # values in the set; whether 0 is one of them
-        #: the set's values as a state saved them (0 last), until its table is made again
-        self.entries = np.zeros(0, dtype=np.uint64)
-
-    def _make_table(self, capacity: int) -> None:
-        """The set's table, holding the entries a saved state gave."""
-        from randqa.battery._state import StateError
-
-        entries, self.entries = self.entries, np.zeros(0, dtype=np.uint64)
-        if len(entries) > capacity:
-            raise StateError(f"a block's set saved with {len(entries)} values, more than the {capacity} compared")
-        self.table = empty_table(table_slots(capacity))
-        fill = np.zeros(2, dtype=np.int64)
-        if _counts.set_insert(self.table, fill, np.ascontiguousarray(entries)) or not np.array_equal(fill, self.fill):
-            raise StateError("a block's set saved with a value twice")
+        #: the values compared, in order: a list made with the table (its pages
+        #: taken as they are written), or what a saved state gave until then
+        self.log = np.zeros(0, dtype=np.uint64)
 
     @property
     def compared(self) -> int:
         return int(self.fill[0]) + self.repeats
+
+    def _make_table(self, capacity: int) -> None:
+        """The set and the list of the values compared, holding those a saved state gave."""
+        from randqa.battery._state import StateError
+
+        saved = self.log
+        if len(saved) > capacity:
+            raise StateError(f"a block saved with {len(saved)} values compared, more than its {capacity}")
+        self.table = empty_table(table_slots(capacity))
+        self.log = empty_table(capacity)
+        self.log[:len(saved)] = saved
+        self.fill = np.zeros(2, dtype=np.int64)
+        repeats = _counts.set_insert(self.table, self.fill, np.ascontiguousarray(saved)) if len(saved) else 0
+        if repeats != self.repeats:
+            raise StateError(f"a block saved with {self.repeats} repeats among values that hold {repeats}")
 
     def add(self, kept: np.ndarray, capacity: int, count: int | None = None) -> None:
         """Add the next kept values in stream order (``count`` of them, when
@@ -134,43 +143,28 @@ class Block:
         if len(compared):
             if self.table is None:
                 self._make_table(capacity)
+            at = self.compared
+            self.log[at:at + len(compared)] = compared
             self.repeats += _counts.set_insert(self.table, self.fill, np.ascontiguousarray(compared, dtype=np.uint64))
         self.kept += len(kept) if count is None else count
 
     def _state_export(self) -> dict[str, Any]:
-        """The block's state: its counts and the set's entries, not its
-        empty slots (randqa.battery._state), so that a state grows with the
-        values compared, not with the table's capacity.  The entries are
-        gathered a slice of the table at a time: the one copy is theirs."""
-        table, fill = self.table, self.fill
-        if table is None:
-            return {"kept": self.kept, "repeats": self.repeats, "entries": self.entries}
-        entries = np.zeros(int(fill[0]), dtype=np.uint64)  # 0, when in the set, is the last (zeros() has it)
-        at = 0
-        for first in range(0, len(table), _EXPORT_SLICE):
-            part = table[first:first + _EXPORT_SLICE]
-            found = part[part != 0]
-            if at + len(found) > len(entries) - int(fill[1]):
-                raise ValueError("the set holds more entries than its count says")
-            entries[at:at + len(found)] = found
-            at += len(found)
-        return {"kept": self.kept, "repeats": self.repeats, "entries": entries}
+        """The block's state (randqa.battery._state): its counts and the values compared, as they lie."""
+        compared = self.log[:self.compared] if self.table is not None else self.log
+        return {"kept": self.kept, "repeats": self.repeats, "compared_values": compared}
 
     def _state_import(self, values: dict[str, Any], where: str) -> None:
         from randqa.battery._state import StateError
 
-        entries = values["entries"]
-        if not (entries.ndim == 1 and type(values["kept"]) is int and type(values["repeats"]) is int
-                and 0 <= values["repeats"] and len(entries) <= values["kept"]):
+        compared = values["compared_values"]
+        kept, repeats = values["kept"], values["repeats"]
+        if not (compared.ndim == 1 and type(kept) is int and type(repeats) is int
+                and 0 <= repeats <= len(compared) <= kept):
             raise StateError(f"{where}: not a block's state")
-        self.kept, self.repeats = values["kept"], values["repeats"]
+        self.kept, self.repeats = kept, repeats
         # the set is made again at its next value, when its capacity is known (``add``)
-        self.table, self.entries = None, entries
-        self.fill = np.array([len(entries), int(len(entries) > 0 and entries[-1] == 0)], dtype=np.int64)
-
-
-#: slots of a block's table gathered at a time when its state is exported (8 MiB of them)
-_EXPORT_SLICE = 1 << 20
+        self.table, self.log = None, compared
+        self.fill = np.array([len(compared) - repeats, 0], dtype=np.int64)
 
 
 class Head:
@@ -213,9 +207,8 @@ class DecimatedCollisions(WholeBlockTest):
         # values, the mask of the kept ones and the kept ones.  A part that
         # starts inside a block (a segment on a worker) also holds its own
         # kept values until it is merged: 2^-zero_bits of its words, 8 bytes
-        # each; finalize counts them in a set of their own.  Exporting the
-        # state (a checkpoint's save, a segment's result) copies the set's
-        # entries, 8 bytes a value compared, while the table is still held.
+        # each; finalize counts them in a set of their own.  The values
+        # compared are also listed in order, 8 bytes each: the block's state.
         return MemoryNeed(8 * table_slots(capacity) + 8 * capacity + OBJECT_BYTES,
                           17 * words + 8 * min(words, capacity))
 

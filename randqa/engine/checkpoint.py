@@ -5,8 +5,8 @@ prefix, at most every ``--checkpoint-every`` seconds and at exit (Ctrl-C,
 the end of the run); ``randqa resume PATH`` continues from it, on the same
 or other workers.  The file is one ``.npz`` (a zip of ``.npy`` arrays),
 written as ``randqa.files.write_atomically`` writes (temporary file, fsync,
-rename), streamed into the file, so a crash or ``kill -9`` at any moment leaves the previous
-checkpoint whole.  It holds:
+rename) but streamed into the file, so a crash or ``kill -9`` at any moment
+leaves the previous checkpoint whole.  It holds:
 
 - ``meta``: UTF-8 JSON: the format and randqa version, the run
   (``RunRequest``: source, recorded seed, suite as data, limits, progressive
@@ -323,7 +323,11 @@ def _read(f: BinaryIO, size: int, path: str, max_memory: int | None) -> Saved:
         check_field(meta["context"] is None or isinstance(meta["context"], dict) and is_plain(meta["context"]), "context")
         from randqa.engine.memory import default_max_memory
 
-        suite = suite_from_json(run.suite, default_max_memory() if max_memory is None else max_memory)
+        try:
+            suite = suite_from_json(run.suite, default_max_memory() if max_memory is None else max_memory)
+        except ValueError as exc:
+            suite_from_json(run.suite)  # a damaged suite is refused as such; a whole one is only too large
+            raise _Refused(f"{one_line(exc)}: resume it with a larger --max-memory") from None
         budget = state_budget(run, suite)
         names = array_names(meta["state"])
         if len(set(names)) != len(names) or set(names) != {n[:-4] for n in members if n != "meta.npy"}:

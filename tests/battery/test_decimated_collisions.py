@@ -109,8 +109,8 @@ def test_parts_placed_anywhere_merge_into_one_pass():
 
 
 def test_a_state_holds_the_values_compared_not_the_table():
-    """The state of a block holds its set's entries, not its table's empty
-    slots: it grows with the data, whatever the capacity (collisions64's
+    """The state of a block holds the values it compared, not its table's
+    empty slots: it grows with the data, whatever the capacity (collisions64's
     table is 2.86 GB), and loaded into a fresh test it goes on as the one
     that was never saved (a repeat of a value from before the save counts)."""
     params = dict(bits=64, zero_bits=4, values=1 << 24)  # a table of 179 MB, of which little is written
@@ -132,17 +132,18 @@ def test_a_state_holds_the_values_compared_not_the_table():
     assert sizes[1] > 3 * sizes[0]
 
 
-def test_a_state_whose_set_holds_a_value_twice_is_refused():
+def test_a_state_whose_repeats_its_values_do_not_hold_is_refused():
     from randqa.battery._state import StateError
 
     test = DecimatedCollisions(bits=64, values=1 << 10)
     test.update((np.arange(1, 65, dtype=np.uint64)).view(np.uint8))
     state = test.state()
-    entries = state["current"]["attrs"]["entries"]
-    entries[1] = entries[0]
+    compared = state["current"]["attrs"]["compared_values"].copy()
+    compared[1] = compared[0]
+    state["current"]["attrs"]["compared_values"] = compared
     loaded = DecimatedCollisions(bits=64, values=1 << 10)
     loaded.load_state(state)
-    with pytest.raises(StateError, match="twice"):
+    with pytest.raises(StateError, match="0 repeats among values that hold 1"):
         loaded.update(np.arange(100, 164, dtype=np.uint64).view(np.uint8))
 
 
