@@ -466,6 +466,20 @@ LONG_ON_WORKERS = ["test", "pcg64", "-n", "1G", "--seed", "1", "--suite", "quick
 PATIENCE_S = 120
 
 
+@pytest.fixture
+def stop_signals_handled():
+    """SIGINT, SIGTERM and SIGHUP as a terminal's randqa meets them: a
+    pytest started in the background by a shell inherits SIGINT ignored,
+    which randqa rightly leaves ignored, and these tests would never see it."""
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    yield
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
 @pytest.mark.parametrize("kind, says", [
     ("closed", "cannot connect (Connection refused)"),  # before: 31 s
     ("silent", "sent nothing in 0.5 s: not a Dask scheduler"),  # before: no end, SIGINT and SIGTERM ignored
@@ -484,7 +498,7 @@ def test_what_is_not_a_scheduler_is_refused_in_seconds(servers, capsys, kind, sa
 
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_stop_signal_while_a_scheduler_is_silent_ends_the_run(tmp_path, capsys, signum, code):
+def test_a_stop_signal_while_a_scheduler_is_silent_ends_the_run(stop_signals_handled, tmp_path, capsys, signum, code):
     import socket
     import threading
 
@@ -544,7 +558,7 @@ class _FakeClient:
         self.closed = True
 
 
-def test_a_stop_signal_while_the_cluster_starts_cancels_the_start(tmp_path, capsys, monkeypatch):
+def test_a_stop_signal_while_the_cluster_starts_cancels_the_start(stop_signals_handled, tmp_path, capsys, monkeypatch):
     # before: SIGINT was ignored while the cluster started, and the run went on to its end with exit 0
     from conftest import run_main
 
@@ -574,7 +588,7 @@ def test_a_stop_signal_while_the_cluster_starts_cancels_the_start(tmp_path, caps
     assert made and made[0].closed
 
 
-def test_a_stop_signal_while_workers_are_busy_is_seen_within_a_poll(tmp_path, capsys, monkeypatch):
+def test_a_stop_signal_while_workers_are_busy_is_seen_within_a_poll(stop_signals_handled, tmp_path, capsys, monkeypatch):
     from conftest import run_main
 
     from randqa.engine import parallel
