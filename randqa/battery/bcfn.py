@@ -28,11 +28,24 @@ neighbouring blocks dependent (DC6's target for B = word size), and a
 generator whose bias drifts over long stretches makes the weights of long
 blocks too spread out (BCFN's target for large B).
 
+The bytes are read once: block sizes that divide one another form a chain
+whose smallest level counts the bit weights of the bytes and each larger
+level's block weight is the sum of the weights of the level below's blocks
+(randqa/battery/_block_weights.c), so a level costs one addition and one
+count per block of its own (bytes alone go through _counts' SSSE3 kernel).
+Every doubling level from 16 to 16384 bits costs about 1.5 times the five
+levels of today's standard entry together (benchmarks/profile_suite.py).
+
 Parameters:
   block_bits    list of block sizes in bits, multiples of 8 up to 2^20
                 (default [8, 32, 256, 2048, 16384]); one result each
   letters       d, 2 to 16 (default 5)
-  tuple_length  t, 2 to 8, with ceil(log2 d) * t <= 20 (default 4)
+  tuple_length  t, 2 to 16, with ceil(log2 d) * t <= 20 (default 4)
+  min_tuple_length
+                while a level has too few blocks for t-letter words, it tests
+                the longest words it has enough blocks for, down to this
+                length (default t: none shorter), as PractRand's BCFN does;
+                the shorter words' counts are sums of the t-letter ones
 A verdict at a block size needs 14 expected words in the rarest cell; from
 5 on only a tail below fail_at_once (1e-20) gives one.  Equiprobable
 multinomial sums of squares over as many cells (625) are above the
@@ -61,6 +74,7 @@ MIN_EXPECTED = 14
 #: from this many in the rarest cell on, a tail below fail_at_once fails
 DECISIVE_MIN_EXPECTED = 5
 MAX_BLOCK_BITS = 2**20
+MAX_TUPLE_LENGTH = 16
 #: per level: the index of the latest letters, blocks seen, and the unfinished block's weight and parts
 STATE_ITEMS = 4
 
@@ -234,7 +248,8 @@ def divisibility_chains(block_bits: list[int]) -> list[list[int]]:
 class BCFN(Accumulator):
     name = "bcfn"
     parameter_ranges: ClassVar[dict[str, Range]] = {
-        "block_bits": Range(8, MAX_BLOCK_BITS, items=16), "letters": Range(2, 16), "tuple_length": Range(2, 8)}
+        "block_bits": Range(8, MAX_BLOCK_BITS, items=16), "letters": Range(2, 16), "tuple_length": Range(2, MAX_TUPLE_LENGTH),
+        "min_tuple_length": Range(2, MAX_TUPLE_LENGTH)}
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
@@ -258,6 +273,7 @@ class BCFN(Accumulator):
         block_bits: list[int] | tuple[int, ...] = (8, 32, 256, 2048, 16384),
         letters: int = 5,
         tuple_length: int = 4,
+        min_tuple_length: int | None = None,
     ) -> None:
         super().__init__()
         block_bits = list(block_bits)
@@ -269,11 +285,18 @@ class BCFN(Accumulator):
             raise ValueError(f"block_bits must not repeat a size: {block_bits!r}")
         if not (isinstance(letters, int) and 2 <= letters <= 16):
             raise ValueError(f"letters must be an integer from 2 to 16, not {letters!r}")
-        if not (isinstance(tuple_length, int) and 2 <= tuple_length <= 8 and (letters - 1).bit_length() * tuple_length <= 20):
+        if not (isinstance(tuple_length, int) and 2 <= tuple_length <= MAX_TUPLE_LENGTH
+                and (letters - 1).bit_length() * tuple_length <= 20):
             raise ValueError(
-                f"tuple_length must be from 2 to 8 with bits_per_letter * tuple_length <= 20 "
+                f"tuple_length must be from 2 to {MAX_TUPLE_LENGTH} with bits_per_letter * tuple_length <= 20 "
                 f"({(letters - 1).bit_length()} bits per letter for {letters} letters), not {tuple_length!r}"
             )
+        if min_tuple_length is None:
+            min_tuple_length = tuple_length
+        if not (isinstance(min_tuple_length, int) and not isinstance(min_tuple_length, bool)
+                and 2 <= min_tuple_length <= tuple_length):
+            raise ValueError(f"min_tuple_length must be from 2 to tuple_length ({tuple_length!r}), not {min_tuple_length!r}")
+        self.min_tuple_length = min_tuple_length
         self.block_bits = block_bits
         self.letters = letters
         self.tuple_length = tuple_length
@@ -302,29 +325,39 @@ class BCFN(Accumulator):
         level = chain.levels[k]
         level_counts, state, heads = chain.rows(k)
         blocks = int(state[1])
-        t = level.tuple_length
         label = f"{self.name}[block_bits={8 * level.block_bytes}]"
+        rarest = level.probs.min()
+
+        def needed(t: int, expected: float) -> int:
+            return math.ceil(expected / rarest**t)
+
+        # the longest tuples with enough blocks, down to min_tuple_length: the
+        # length depends on the number of blocks only, never on the counts
+        t = level.tuple_length
+        while t > self.min_tuple_length and blocks < needed(t, MIN_EXPECTED):
+            t -= 1
+        needs = f"at least {needed(t, MIN_EXPECTED) * level.block_bytes} bytes ({needed(t, MIN_EXPECTED)} blocks)"
+        if blocks < needed(t, DECISIVE_MIN_EXPECTED):
+            return insufficient(label, needs, blocks=blocks)
         word_probs = level.probs
         for _ in range(t - 1):
             word_probs = np.outer(word_probs, level.probs).ravel()
-        needed = math.ceil(MIN_EXPECTED / word_probs.min())
-        needs = f"at least {needed * level.block_bytes} bytes ({needed} blocks)"
-        if blocks < math.ceil(DECISIVE_MIN_EXPECTED / word_probs.min()):
-            return insufficient(label, needs, blocks=blocks)
         packed = level_counts.copy()
         # the words that wrap around: the last t-1 letters then the first t-1
         tail = level.recent_letters(state)
         level.add_words(packed, tail + level.head(state, heads), len(tail))
-        counts = level.word_counts(packed)
+        # counted circularly, the words of their first t letters are the t-letter words
+        counts = level.word_counts(packed).reshape(level.letters**t, -1).sum(axis=1)
         n = blocks
         shorter = counts.reshape(-1, level.letters).sum(axis=1)  # (t-1)-letter words
         shorter_probs = word_probs.reshape(-1, level.letters).sum(axis=1)
         q_t = pearson_statistic(counts, n * word_probs)
         q_t1 = pearson_statistic(shorter, n * shorter_probs)
         statistic = q_t - q_t1
-        dof = level.cells - level.cells // level.letters
+        cells = level.letters**t
+        dof = cells - cells // level.letters
         result = chi_square_result(label, statistic, dof, {"blocks": n, "letters": level.letters, "tuple_length": t,
                                                            "dof": dof, "letter_probabilities": level.probs.tolist()})
-        if n < needed:
+        if n < needed(t, MIN_EXPECTED):
             result.withhold_verdict_unless_decisive(needs)
         return result

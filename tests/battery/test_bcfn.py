@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from accumulators import failed, results_of
+from accumulators import failed, results_of, same_results
 from randqa.battery.bcfn import BCFN, weight_letters
 from reference_generators import pcg64_array, reference_stream
 
@@ -53,5 +53,58 @@ def test_bcfn_fails_minstd_and_passes_pcg64() -> None:
     "params", [dict(block_bits=[12]), dict(block_bits=[]), dict(block_bits=[8, 8]), dict(letters=1), dict(tuple_length=1), dict(letters=16, tuple_length=6)]
 )
 def test_bcfn_refuses_bad_parameters(params) -> None:
+    with pytest.raises(ValueError):
+        BCFN(**params)
+
+
+def test_bcfn_levels_derived_from_smaller_blocks_match_each_level_read_alone() -> None:
+    # one pass, each level's weights summed from the level below, against a
+    # pass over the bytes per level; cut so that blocks of every level
+    # straddle the chunks
+    data = pcg64_array(300_000, seed=52)
+    sizes = [16, 32, 64, 128, 384, 768]
+    chained = results_of(BCFN(block_bits=sizes, letters=3, tuple_length=5), data, [1, 4097, 150_001])
+    alone = [results_of(BCFN(block_bits=[b], letters=3, tuple_length=5), data)[0] for b in sizes]
+    same_results(chained, alone)
+
+
+def test_bcfn_chain_merge_matches_one_pass() -> None:
+    data = pcg64_array(262_144, seed=53)
+    params = dict(block_bits=[8, 16, 32, 64, 128, 256, 512], letters=2, tuple_length=9, min_tuple_length=2)
+    whole = results_of(BCFN(**params), data)
+    left, right = BCFN(**params), BCFN(**params)
+    cut = 3 * left.alignment * 41
+    right.begin_at(cut)
+    results_of(left, data[:cut], [5])
+    results_of(right, data[cut:], [77])
+    left.merge(right)
+    same_results(left.finalize(), whole)
+
+
+def test_bcfn_shorter_tuples_are_those_of_a_test_with_that_length() -> None:
+    # 64 KiB of 32-bit blocks are too few for 12-letter words: the level
+    # tests the longest words it has enough blocks for, whose counts are
+    # sums of the 12-letter ones
+    data = pcg64_array(65_536, seed=54)
+    result = results_of(BCFN(block_bits=[32], letters=2, tuple_length=12, min_tuple_length=2), data)[0]
+    t = result.details["tuple_length"]
+    assert 2 <= t < 12
+    direct = results_of(BCFN(block_bits=[32], letters=2, tuple_length=t), data)[0]
+    assert (result.statistic, result.pvalue, result.details) == (direct.statistic, direct.pvalue, direct.details)
+    # without min_tuple_length the level waits for enough blocks
+    assert results_of(BCFN(block_bits=[32], letters=2, tuple_length=12), data)[0].pvalue is None
+
+
+def test_bcfn_doubling_levels_fail_minstd_bytes_and_pass_pcg64() -> None:
+    params = dict(block_bits=[16 << k for k in range(8)], letters=2, tuple_length=12, min_tuple_length=2)
+    assert failed(results_of(BCFN(**params), reference_stream("minstd", 131072)))
+    assert not failed(results_of(BCFN(**params), pcg64_array(1 << 20, seed=55)))
+
+
+@pytest.mark.parametrize(
+    "params", [dict(tuple_length=17), dict(letters=2, tuple_length=4, min_tuple_length=5), dict(min_tuple_length=1),
+               dict(letters=3, tuple_length=11)]
+)
+def test_bcfn_refuses_bad_tuple_lengths(params) -> None:
     with pytest.raises(ValueError):
         BCFN(**params)
