@@ -264,10 +264,11 @@ def _open_backend(name: str, seed: int | None) -> Source:
             if not backend.takes_param:
                 raise UsageError(f"backend {base} takes no :PARAM (got {name!r})")
             return backend.opener(seed, param)
-        from randqa.sources.bitgenerators import looks_like_module_attribute, open_user_bitgenerator
+        from randqa.sources.user_code import is_user_code_spec
+        from randqa.sources.python_objects import open_user_code
 
-        if looks_like_module_attribute(name):
-            return open_user_bitgenerator(name, seed)
+        if is_user_code_spec(name):
+            return open_user_code(name, seed)
     raise KeyError(name)
 
 
