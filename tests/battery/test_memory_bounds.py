@@ -96,6 +96,12 @@ CASES = [
     ("serial_correlation", {"lags": [1, 1 << 20]}, 12 * MIB, None, None),
     ("universal", {"max_bits": 1 << 25}, 5 * MIB, None, None),
     ("bcfn", {}, 8 * MIB, None, (32, 1)),
+    ("binary_rank", {"max_size": 8192, "every": 1}, 16 * MIB, None, None),
+    ("binary_rank", {}, 8 * MIB, None, (64, 16)),
+    ("mod3", {"levels": 16, "tuple_length": 11}, 8 * MIB, None, None),
+    ("hamming_patterns", {"block_bits": [8, 64], "tuple_length": 8}, 8 * MIB, None, None),
+    ("fpf", {}, 8 * MIB, None, (32, 1)),
+    ("hamming_dependency", {"word_bits": 32, "dim": 8}, 8 * MIB, None, None),
 ]
 
 MEASURE = r'''
