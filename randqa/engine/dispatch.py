@@ -116,7 +116,8 @@ class _Pending:
 
 
 def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
-                    interrupted: Callable[[], bool], *, drain: bool = False) -> Iterator[tuple[Segment, dict[str, Any]]]:
+                    interrupted: Callable[[], bool], *, drain: bool = False,
+                    abandon: Callable[[], bool] = lambda: False) -> Iterator[tuple[Segment, dict[str, Any]]]:
     """Test ``segments`` on the workers; yield (segment, result) in stream order.
 
     ``segments`` is consumed lazily, at most ``window`` ahead of the segment
@@ -125,7 +126,8 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
     KeyboardInterrupt is raised here (in-flight segments are cancelled), or
     with ``drain`` no further segment is taken and those in flight are still
     tested and yielded: bytes a producer read from a stream that cannot be
-    read again (stdin) are tested, not dropped.
+    read again (stdin) are tested, not dropped, unless ``abandon()`` turns
+    true meanwhile (a second stop signal).
     """
     client = workers.client(interrupted)
     window = getattr(workers, "in_flight", lambda: IN_FLIGHT_PER_WORKER * workers.slots())()
@@ -161,7 +163,7 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
                 queue.append(_Pending(segment, submit(segment)))
             if not queue:
                 return
-            result = _wait(queue[0], client, submit, (lambda: False) if drain else interrupted)
+            result = _wait(queue[0], client, submit, abandon if drain else interrupted)
             merged = queue.popleft().without_data()  # its bytes are freed now, not after the merge
             yield merged, result
     finally:

@@ -271,7 +271,7 @@ class RunLoop(Retests):
         # segments it already read are tested to the end, then the run stops
         drain = not self.workload.remote_open
         for segment, result in in_stream_order(self._segment_runner(), job, self._segments(guard, position),
-                                               lambda: guard.pending, drain=drain):
+                                               lambda: guard.pending, drain=drain, abandon=lambda: guard.stops > 1):
             count = int(result["count"])
             along = segment.start  # the segment's units the retests have had
             for point in segment.snapshots:

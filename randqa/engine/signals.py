@@ -37,11 +37,14 @@ class InterruptGuard:
         self.updating = False
         self.pending = False
         self.signum: int | None = None
+        #: stop signals caught so far (a second one ends what a first lets finish)
+        self.stops = 0
         self._previous: dict[int, Any] = {}
 
     def _handler(self, signum: int, frame: Any) -> None:
         global _last_stop_signal
         self.signum = _last_stop_signal = signum
+        self.stops += 1
         if self.updating:
             self.pending = True
         else:

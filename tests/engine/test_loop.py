@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import numpy as np
 import pytest
@@ -118,7 +119,10 @@ class _StopsAfter(Source):
     def readinto(self, buffer: memoryview) -> int:
         if self.read == self.stop_at:
             self.stop_at = -1
-            raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGINT)  # the run's handler raises KeyboardInterrupt here
+            for _ in range(1000):
+                time.sleep(0.01)
+            raise AssertionError("the stop signal was not seen")
         end = len(self.data) if self.stop_at < 0 else self.stop_at
         got = min(len(buffer), end - self.read)
         buffer[:got] = self.data[self.read:self.read + got]
@@ -148,3 +152,40 @@ def test_a_stop_while_segments_of_a_stream_are_read_tests_every_byte_read(monkey
     assert stopped.bytes_tested == arrived
     expected = run_stream(_StopsAfter(data[:arrived], -1), suite)
     assert [r.to_json() for r in stopped.results] == [r.to_json() for r in expected.results]
+
+
+def test_a_second_stop_ends_the_segments_a_first_lets_finish(monkeypatch):
+    """After a first stop signal the segments already read are tested; a
+    second one ends the run at once, with the prefix merged so far."""
+    import threading
+
+    from randqa.engine import run_mode, segment_policy
+    from randqa.engine.jobs import StreamJob
+    from randqa.engine.run import run_stream
+    from randqa.engine.signals import clear_stop_signal, last_stop_signal
+
+    monkeypatch.setattr(run_mode, "machine_cores", lambda: 2)
+    monkeypatch.setattr(segment_policy, "PRODUCED_SEGMENT_BYTES", 256 << 10)
+    data = pcg64_bytes(4 << 20, seed=9)
+    source = _StopsAfter(data, (1 << 20) + 5)
+    compute = StreamJob.compute
+    second_sent, release = threading.Lock(), threading.Event()
+
+    def stalled(self, start, count, snapshots, data):
+        if start >= 512 << 10:  # these segments never finish by themselves
+            for _ in range(6000):
+                if last_stop_signal() is not None:  # the run's handler has seen the first stop
+                    break
+                time.sleep(0.01)
+            if second_sent.acquire(blocking=False):
+                os.kill(os.getpid(), signal.SIGINT)
+            release.wait(60)
+        return compute(self, start, count, snapshots, data)
+
+    monkeypatch.setattr(StreamJob, "compute", stalled)
+    clear_stop_signal()
+    try:
+        stopped = run_stream(source, load_suite("quick"), threads=2)
+    finally:
+        release.set()
+    assert stopped.interrupted and stopped.bytes_tested == 512 << 10
