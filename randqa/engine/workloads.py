@@ -108,7 +108,8 @@ class Workload(ABC):
         return None
 
     def expect_head(self, head: dict[str, Any] | None) -> None:
-        """A resumed run's stream must begin as ``head`` (``head``'s record) says."""
+        """A resumed run's stream must begin as ``head`` (a checkpoint's
+        record of ``head``) says: checked when it is read up to where the run goes on."""
 
     def close(self) -> None:
         pass
