@@ -10,7 +10,8 @@ import sys
 from typing import Any, Callable, TextIO
 
 from randqa.engine.signals import InterruptGuard, last_stop_signal
-from randqa.errors import OutputError
+from randqa.errors import OutputError, UsageError
+from randqa._report.extras import missing_html_extra
 from randqa._report.json_report import write_json
 from randqa.engine.options import size_option  # noqa: F401  (the CLI modules take it from here)
 
@@ -51,6 +52,19 @@ def command_line() -> str:
 def table_stream(json_path: str | None) -> TextIO:
     """Where the human-readable table goes: stderr when the JSON takes stdout."""
     return sys.stderr if json_path == "-" else sys.stdout
+
+
+def html_report_path(html_path: str | None, *, asked: bool) -> str | None:
+    """The HTML report's path when the html extra is installed.  Without it, a
+    report the user asked for is refused before the run (one line naming the
+    extra), and a report written only by default is left out with a note."""
+    missing = missing_html_extra() if html_path else None
+    if missing is None:
+        return html_path
+    if asked:
+        raise UsageError(f"--html {html_path}: {missing}")
+    emit(f"randqa: no HTML report ({missing})", sys.stderr)
+    return None
 
 
 def write_then_print(doc: dict[str, Any], table: Callable[[], str], json_path: str | None,

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from randqa.cli.common import (
+    html_report_path,
     EXIT_OK,
     MAX_MEMORY_HELP,
     ProgressBar,
@@ -83,6 +84,8 @@ def compare_command(sources: tuple[str, ...], size: int | None, seed: int | None
     """
     if no_html:
         html_path = None
+    asked = click.get_current_context().get_parameter_source("html_path") is not click.core.ParameterSource.DEFAULT
+    html_path = html_report_path(html_path, asked=asked)
     chosen, size = comparing.preset_plan(list(sources), preset, size, max_size)
     options = plan_compare(suite=suite, tests=test_names, size=size, seed=seed, progressive=progressive,
                            min_size=min_size, max_size=max_size, keep_going=keep_going, speed_repeats=speed_repeats,

@@ -11,6 +11,7 @@ import click
 
 from randqa.battery.suites import load_suite, suite_names
 from randqa.cli.common import (
+    html_report_path,
     EXIT_FAILED,
     EXIT_OK,
     MAX_MEMORY_HELP,
@@ -76,6 +77,7 @@ def test_command(source: str, size: int | None, seed: int | None, suite: str, te
     an instance or f(k) takes none.  randqa.test(mygen.MyGen, seed=1) in
     Python reads each form the same way.
     """
+    html_path = html_report_path(html_path, asked=True)
     plan = plan_test(TestOptions(
         size=size, seed=seed, suite=suite, tests=test_names, fmt=fmt, word_bits=int(word_bits) if word_bits else None,
         low_bits=low_bits, sequences=sequences, progressive=progressive, min_size=min_size, max_size=max_size,

@@ -24,8 +24,20 @@ def test_without_the_html_extra_json_works_and_html_names_the_extra(tmp_path):
     assert json.loads((tmp_path / "run.json").read_text())["verdict"] == "pass"
     refused = _randqa_without_jinja2(tmp_path, "test", "pcg64", "-n", "64K", "--seed", "1", "--html", "r.html")
     assert refused.returncode == 2
-    assert refused.stderr == f"randqa: error: {extras.HTML_EXTRA_NEEDED}\n"
+    assert refused.stderr == f"randqa: error: --html r.html: {extras.HTML_EXTRA_NEEDED}\n"
     assert not (tmp_path / "r.html").exists()
+
+
+def test_without_the_html_extra_compare_is_refused_before_its_run_or_leaves_out_its_default_report(tmp_path):
+    asked = _randqa_without_jinja2(tmp_path, "compare", "pcg64", "-n", "64K", "--seed", "1", "--html", "c.html")
+    assert asked.returncode == 2
+    assert asked.stderr == f"randqa: error: --html c.html: {extras.HTML_EXTRA_NEEDED}\n"
+    assert asked.stdout == ""  # refused before anything was run
+    default = _randqa_without_jinja2(tmp_path, "compare", "pcg64", "-n", "64K", "--seed", "1", "--json", "c.json")
+    assert default.returncode == 0, default.stderr
+    assert f"no HTML report ({extras.HTML_EXTRA_NEEDED})" in default.stderr
+    assert json.loads((tmp_path / "c.json").read_text())["runs"]
+    assert not (tmp_path / "randqa-report.html").exists()
 
 
 def test_missing_html_extra_is_asked_without_importing(monkeypatch):
