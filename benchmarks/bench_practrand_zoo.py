@@ -122,7 +122,9 @@ def run_randqa(entry: ZooEntry, rng_output: str, seed: str, limit: int, cpu_budg
             return ZooRun(entry, None, 0, [], cpu, stopped, f"no JSON report ({error}): {stderr.strip()[-200:]}")
     first = document.get("first_failure_bytes")
     failed = [t["name"] for t in document["tests"] if t["verdict"] == "fail"] if first else []
-    return ZooRun(entry, first, int(document["bytes_tested"]), failed, cpu, stopped)
+    run = ZooRun(entry, first, int(document["bytes_tested"]), failed, cpu, stopped)
+    print(f"{entry.name}: {shown_failure(run, limit)} ({cpu:.1f} CPU s)", file=sys.stderr, flush=True)
+    return run
 
 
 def run_practrand(entry: ZooEntry, rng_output: str, rng_test: str, seed: str, limit: int) -> tuple[int | None, list[str]]:
