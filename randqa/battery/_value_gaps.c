@@ -56,26 +56,57 @@ value_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     }
     const uint8_t *p = (const uint8_t *)in.buf;
     Py_ssize_t words = in.len / 2;
+    int ok = 1;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < words; i++, n++) {
-        unsigned v = (unsigned)p[2 * i] | ((unsigned)p[2 * i + 1] << 8);
-        int64_t prior = last[v];
-        last[v] = n;
-        int64_t d;
-        if (prior >= 0)
-            d = n - prior;
-        else if (start == 0)
-            d = cap;
-        else {
-            first_index[v] = n;
-            continue;
+    /* The latest indices and the counts as 32-bit numbers within a call:
+     * half the cache lines of the int64 arrays, whose random accesses set
+     * the pace.  An index is kept as its offset from base = (the call's
+     * first index) - 2^31, 0 for none; an occurrence more than 2^31 words
+     * back is kept as 1 (its distance is past cap anyway).  A call takes
+     * fewer than 2^31 words (the stretch loop) and counts fewer than 2^32. */
+    uint32_t *part = calloc((size_t)cap + 1, sizeof *part);
+    uint32_t *rel = malloc(65536 * sizeof *rel);
+    if (part == NULL || rel == NULL)
+        ok = 0;
+    const Py_ssize_t stretch = (Py_ssize_t)1 << 30;
+    for (Py_ssize_t from = 0; ok && from < words; from += stretch) {
+        Py_ssize_t to = words - from < stretch ? words : from + stretch;
+        int64_t base = n - ((int64_t)1 << 31);
+        for (int v = 0; v < 65536; v++)
+            rel[v] = last[v] < 0 ? 0 : last[v] - base >= 1 ? (uint32_t)(last[v] - base) : 1;
+        uint32_t at = (uint32_t)(n - base); /* 2^31 */
+        for (Py_ssize_t i = from; i < to; i++, n++, at++) {
+            unsigned v = (unsigned)p[2 * i] | ((unsigned)p[2 * i + 1] << 8);
+            uint32_t prior = rel[v];
+            rel[v] = at;
+            int64_t d;
+            if (prior)
+                d = (int64_t)(at - prior);
+            else if (start == 0)
+                d = cap;
+            else {
+                first_index[v] = n;
+                continue;
+            }
+            if (n >= warm)
+                part[d < cap ? d : cap]++;
         }
-        if (n >= warm)
-            counts[d < cap ? d : cap]++;
+        /* the values that occurred in this stretch */
+        for (int v = 0; v < 65536; v++)
+            if (rel[v] >= ((uint32_t)1 << 31))
+                last[v] = base + rel[v];
     }
-    state[0] = n;
+    if (ok) {
+        for (int64_t d = 0; d <= cap; d++)
+            counts[d] += part[d];
+        state[0] = n;
+    }
+    free(part);
+    free(rel);
     Py_END_ALLOW_THREADS
     RELEASE_BUFFERS(&in, &st, &seen, &first, &out);
+    if (!ok)
+        return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
