@@ -109,11 +109,6 @@ class _Pending:
         # data alive until a full garbage collection
         future.add_done_callback(lambda _future: done.set())
 
-    def without_data(self) -> Segment:
-        """The segment as the merge needs it: what it covered, not its bytes."""
-        segment = self.segment
-        return Segment(segment.index, segment.start, segment.count, segment.snapshots)
-
 
 def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
                     interrupted: Callable[[], bool], *, drain: bool = False,
@@ -164,8 +159,9 @@ def in_stream_order(workers: Workers, job: Any, segments: Iterator[Segment],
             if not queue:
                 return
             result = _wait(queue[0], client, submit, abandon if drain else interrupted)
-            merged = queue.popleft().without_data()  # its bytes are freed now, not after the merge
+            merged = queue.popleft().segment  # with its bytes: retests riding along read them
             yield merged, result
+            merged = result = None  # freed before the next segment is read
     finally:
         for pending in queue:
             pending.future.cancel()

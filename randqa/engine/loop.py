@@ -300,6 +300,7 @@ class RunLoop(Retests):
             self._after_piece(position)
             if guard.pending and not drain:
                 raise KeyboardInterrupt
+            segment = result = None  # a producer's bytes are freed before it reads the next segment
         if guard.pending:
             raise KeyboardInterrupt
         if self.limit is None or position < self.limit:
