@@ -94,7 +94,8 @@ class RunLoop(Retests):
             wanted = self.workers is not None and self.workers.wanted
             slots = self.workers.planned_slots if wanted else self.threads if self.threads > 1 else None
             segment = segment_size(self.workload.alignment, None,
-                                   default=default_segment(self.workload.remote_open, self.limit, slots))
+                                   default=default_segment(self.workload.remote_open, self.limit, slots,
+                                                           self.workload.state_bytes()))
         self.segment_units = segment
         self.mode = mode_of_run(self.workload, self.limit, self.workers, self.threads, segment=segment,
                                 segment_given=given, progressive=self.plan.progressive)

@@ -19,9 +19,13 @@ OPENED_SEGMENT_BYTES = 1 << 30
 DEFAULT_SEGMENT_BYTES = 256 << 20
 #: the default segment of a stream this process reads and hands out (stdin,
 #: a generator that only runs forward): the run holds the segments in
-#: flight (two per worker) and the one being read, so 32 MiB keeps a run on
-#: two workers near 160 MiB of data, while a segment's state copy and merge
-#: (about 30 ms of CPU for the standard suite) stay about a tenth of its test
+#: flight (two per worker; in threads, one per thread and one waiting) and
+#: the one being read, so 32 MiB keeps a run in two threads near 130 MiB of
+#: data, while a segment's state copy and merge (about 30 ms of CPU for the
+#: standard suite) stay about a tenth of its test.  A suite whose state is
+#: larger gets segments of half its state (rc4's 128 MiB of digraph counts
+#: travel with every segment): the segments held then take at most about
+#: half what the run's copies of the tests take.
 PRODUCED_SEGMENT_BYTES = 32 << 20
 
 
@@ -48,17 +52,19 @@ def segment_size(alignment: int, requested: int | None, *, unit: str = "bytes",
     return max(1, round(default / alignment)) * alignment
 
 
-def default_segment(remote_open: bool, limit: int | None = None, slots: int | None = None) -> int:
+def default_segment(remote_open: bool, limit: int | None = None, slots: int | None = None,
+                    state_bytes: int = 0) -> int:
     """The segment a run gets without --segment.  Where workers open the
     source themselves, 1 GiB; but a run of ``limit`` units on ``slots``
     workers is cut finer (randqa.engine.run_mode.balanced_segment), so that
     what this process tests while the cluster starts and the last round of
     segments leave no worker idle long.  Where this process hands the data
-    out, ``PRODUCED_SEGMENT_BYTES``."""
+    out, ``PRODUCED_SEGMENT_BYTES``, or half the ``state_bytes`` the
+    suite's tests hold when that is more (at most 256 MiB)."""
     from randqa.engine.run_mode import balanced_segment
 
     if not remote_open:
-        return PRODUCED_SEGMENT_BYTES
+        return min(DEFAULT_SEGMENT_BYTES, max(PRODUCED_SEGMENT_BYTES, state_bytes // 2))
     if limit is None or slots is None:
         return OPENED_SEGMENT_BYTES
     return min(OPENED_SEGMENT_BYTES, balanced_segment(limit, slots))

@@ -77,6 +77,10 @@ class Workload(ABC):
         the run mode weighs; None when not measured (a seed sweep's seeds)."""
         return None
 
+    def state_bytes(self) -> int:
+        """Bytes its tests' state holds (what travels with every segment), as they state it."""
+        return 0
+
     @abstractmethod
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         """The results of the accumulators, with verdicts."""
@@ -269,6 +273,9 @@ class StreamWorkload(Workload):
 
     def seconds_per_byte(self) -> float | None:
         return suite_seconds_per_byte(self.suite) if self.unit == "bytes" else None
+
+    def state_bytes(self) -> int:
+        return sum(spec.memory_need(self.chunk_bytes).held for spec in self.suite.tests)
 
     def judge(self, accumulators: list[Any]) -> list[TestResult]:
         return judge(accumulators, self.suite.thresholds)

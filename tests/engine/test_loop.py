@@ -143,6 +143,7 @@ def test_a_stop_while_segments_of_a_stream_are_read_tests_every_byte_read(monkey
     monkeypatch.setattr(run_mode, "SEGMENTS_MIN_BYTES", 0)
     monkeypatch.setattr(run_mode, "SEGMENTS_MIN_S", 0.0)
     monkeypatch.setattr(segment_policy, "PRODUCED_SEGMENT_BYTES", 256 << 10)
+    monkeypatch.setattr(StreamWorkload, "state_bytes", lambda self: 0)  # segments of 256 KiB, whatever the suite
     data = pcg64_bytes(4 << 20, seed=9)
     arrived = (2 << 20) + 12345  # inside the ninth segment, with segments still in flight
     suite = load_suite("quick")
@@ -166,6 +167,7 @@ def test_a_second_stop_ends_the_segments_a_first_lets_finish(monkeypatch):
 
     monkeypatch.setattr(run_mode, "machine_cores", lambda: 2)
     monkeypatch.setattr(segment_policy, "PRODUCED_SEGMENT_BYTES", 256 << 10)
+    monkeypatch.setattr(StreamWorkload, "state_bytes", lambda self: 0)  # segments of 256 KiB, whatever the suite
     data = pcg64_bytes(4 << 20, seed=9)
     source = _StopsAfter(data, (1 << 20) + 5)
     compute = StreamJob.compute
