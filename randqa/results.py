@@ -358,7 +358,7 @@ def resolve_retest(result: TestResult, again: TestResult | None, thresholds: Thr
         return
     tail = result.tail()
     q = again.pvalue_low if tail == "lower" and again.pvalue_low is not None else again.pvalue
-    repeated = q < thresholds.suspicious
+    repeated = bool(q < thresholds.suspicious)  # a test may give a numpy float, whose comparison JSON cannot write
     record.update({"tail": tail, "p_value": _json_number(q), "repeated": repeated})
     result.retest = record
     if result.verdict == Verdict.UNCONFIRMED:
