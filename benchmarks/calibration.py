@@ -393,6 +393,36 @@ class Calibrator:
             cells, e = bcfn_mean_expected(d)
             row.method = f"proxy: equal-cell law at K = {d['dof'] + 1}, harmonic mean e = {e:.3g} (estimate)"
             each(lambda tail, t: self.proxy.ratio(d["dof"] + 1, e, t) if t >= 1e-10 else None)
+        elif name.startswith(("mod3", "hamming_patterns")):
+            cells, e = d["dof"] + 1, d["mean_expected"]
+            row.method = f"proxy: equal-cell law at K = {cells}, harmonic mean e = {e:.3g} (estimate)"
+            each(lambda tail, t: self.proxy.ratio(cells, e, t) if t >= 1e-10 else None)
+        elif name.startswith("value_gaps"):
+            cells, e = d["classes"], d["least_expected"]
+            row.method = f"proxy: equal-cell law at K = {cells}, least e = {e:.3g} (estimate)"
+            each(lambda tail, t: self.proxy.ratio(cells, e, t) if t >= 1e-10 else None)
+        elif name.startswith("fpf:mantissa_sum"):
+            cells = d["dof"] + 1
+            row.method = f"proxy: equal-cell law at K = {cells}, e = 32, the fewest a platter's classes have (estimate)"
+            each(lambda tail, t: self.proxy.ratio(cells, 32.0, t) if t >= 1e-10 else None)
+        elif name.startswith("fpf:mantissa"):
+            # each platter's tail is exact (few classes) or chi-square with at least 32 expected in
+            # at least 256 classes: the union over platters is at most the worst of those
+            row.method = (f"Sidak over {d['tails']} platter tails, each exact or chi-square; "
+                          f"proxy for the worst: equal-cell law at K = 256, e = 32 (estimate)")
+            each(lambda tail, t: max(1.0, self.proxy.ratio(256, 32.0, t)) if t >= 1e-10 else None)
+        elif name.startswith("fpf:exponent"):
+            row.method, row.kind = "Fisher's combination of exact binomial tails, a bound", "bound"
+            each(lambda tail, t: 1.0)
+            row.note = "<= 1 by construction"
+        elif name.startswith("binary_rank"):
+            row.method, row.kind = "Bonferroni over exact rank-deficiency tails and exact class tails", "bound"
+            each(lambda tail, t: 1.0)
+            row.note = "<= 1 by construction"
+        elif name.startswith("hamming_dependency"):
+            row.method, row.kind = "Bonferroni over Hoeffding bounds 2 exp(-z^2 / 2) of the contrasts", "bound"
+            each(lambda tail, t: 1.0)
+            row.note = "<= 1 for fixed counts; asymptotic with the realised ones"
         elif name.startswith("serial_correlation"):
             row.method = f"normal + Edgeworth with the exact kurtosis, n = {d['bytes']}"
             each(lambda tail, t: serial_correlation_ratio(d["bytes"], t) if t >= 1e-10 else None)

@@ -66,6 +66,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _block_weights, _counts
+from randqa.battery._tuple_law import withhold_unless_close
 from randqa.battery._blocks import WholeBlocks, pending_block_bytes
 from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
@@ -360,4 +361,7 @@ class BCFN(Accumulator):
                                                            "dof": dof, "letter_probabilities": level.probs.tolist()})
         if n < needed(t, MIN_EXPECTED):
             result.withhold_verdict_unless_decisive(needs)
+        else:
+            # few cells (short or 2-letter words) need more than MIN_EXPECTED for the chi-square law
+            withhold_unless_close(result, n * word_probs, dof)
         return result
