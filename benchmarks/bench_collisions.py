@@ -32,7 +32,7 @@ to 16 TiB (it fails at 14.9 TiB).  Measured here:
   segments (as bench_scaling.py).
 
 With T = 1 GiB / R, P workers take 16 TiB / (P R) / E(P), where
-E(P) = T / (T + r) min(1, (T + r) / (P c)) (README, "Scaling").
+E(P) = T / (T + r) min(1, (T + r) / (P c)) (docs/benchmarks.md, "Long runs: scaling and run modes").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Imports point one way: no module of randqa imports from a layer above it.
 
-The layers, lowest first (README, "Layout"):
+The layers, lowest first (docs/architecture.md):
 
 - basics: results, errors, sizes, folding, interleaving, files, the version;
 - sources: where bytes come from;

@@ -1,6 +1,6 @@
 """Verdicts (randqa/results.py): the thresholds, a failure that must repeat
 on fresh data, what a retest settles, and the false-FAIL bound a report
-states.  README, Verdicts, says the same in words.
+states.  docs/verdicts.md says the same in words.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ FEED_NOTE = ("how fast randqa's own source feeds the tests; for glibc rand() and
 NMAP_MAIL_BACKENDS = ("urandom", "openssl", "glibc-rand-byte", "glibc-rand-short", "dnet-arc4")
 
 #: where the rc4 suite's fluhrer_mcgrew first fails one long stream of each
-#: ARC4 option (README, suite rc4); the length depends on the seed: one
+#: ARC4 option (docs/suites.md, suite rc4); the length depends on the seed: one
 #: dnet-arc4 run was suspicious at 16 GiB and failed at 32 GiB
 ARC4_LONG_STREAM = {
     "dnet-arc4": "16-32 GiB",

@@ -283,7 +283,7 @@ def render_compare(comparison: CompareResult) -> str:
     rates = [false_fail_bound(run.tail_checks(), run.thresholds) for run in runs]
     if rates:
         lines.append(f"false FAIL: a good generator FAILs each of these runs with probability at most {max(rates):.2g} "
-                     f"(README, Verdicts)")
+                     f"(docs/verdicts.md)")
     if comparison.interrupted:
         lines.append("note: interrupted: sources after the last row were not tested")
     for answer in (nmap_answer(runs), runtimes_answer(runs)):
