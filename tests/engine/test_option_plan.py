@@ -1,7 +1,7 @@
 """randqa.engine.plan: the option rules ``randqa test`` and ``randqa.test`` share.
 
 Source: the CLI's documented options (`randqa test --help`, and docs/long-runs.md and docs/streams.md for the modes that
-work with any suite").  Each rule is checked for its refusal and its
+work with any suite).  Each rule is checked for its refusal and its
 message, and the defaults that depend on the source for their values; no
 data is tested except one short run per mode (16 KiB).
 """
