@@ -26,6 +26,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -208,6 +209,11 @@ def print_counts(runs: list[ZooRun], limit: int, cpu_budget: float) -> None:
             print(f"  {run.entry.name:22} PractRand {run.entry.practrand_text:>8}   randqa {shown_failure(run, limit)}")
 
 
+def split_names(text: str) -> list[str]:
+    """Comma-separated zoo names, where a name's parameters hold commas of their own: lcg(16,32),sfc16."""
+    return [name.strip() for name in re.findall(r"(?:[^,(]|\([^)]*\))+", text)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rng-output", required=True, help="PractRand's RNG_output (shared/tools/build-practrand.sh)")
@@ -216,7 +222,7 @@ def main() -> None:
     parser.add_argument("--cpu-seconds", type=float, default=60.0, help="randqa's CPU budget per generator")
     parser.add_argument("--suite", default="standard", help="randqa's suite (name or TOML path)")
     parser.add_argument("--seed", default="1", help="RNG_output's seed, hexadecimal (default: %(default)s)")
-    parser.add_argument("--only", help="comma-separated generator names (default: all)")
+    parser.add_argument("--only", help="comma-separated generator names, e.g. lcg(16,32),sfc16 (default: all)")
     parser.add_argument("--category", help="only this category of the table")
     parser.add_argument("--parallel", type=int, default=1,
                         help="generators run at once (each one process; CPU budgets are per process)")
@@ -229,7 +235,7 @@ def main() -> None:
     rng_test = practrand_path(args.practrand) if args.practrand else None
     entries = read_zoo(args.zoo)
     if args.only:
-        wanted = args.only.split(",")
+        wanted = split_names(args.only)
         unknown = sorted(set(wanted) - {e.name for e in entries})
         if unknown:
             sys.exit(f"--only: not in {args.zoo}: {', '.join(unknown)}")
