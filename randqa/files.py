@@ -25,6 +25,7 @@ import shlex
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 from randqa.errors import UsageError
 
@@ -39,18 +40,26 @@ def is_special_file(path: str) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def write_atomically(path: str, data: bytes) -> None:
+def write_atomically(path: str, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Replace ``path`` with ``data`` in one step; OSError leaves ``path`` as it
-    was.  A device or a pipe at ``path`` is written to instead."""
+    was.  ``data`` is the bytes, or a function that writes them to the open
+    file (so a large file is streamed, never built whole in memory).  A
+    device or a pipe at ``path`` is written to instead."""
+    def write(f: BinaryIO) -> None:
+        if callable(data):
+            data(f)
+        else:
+            f.write(data)
+
     if is_special_file(path):
         with open(path, "wb") as f:
-            f.write(data)
+            write(f)
         return
     folder = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(prefix=".randqa-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(temporary, _mode_for(path))

@@ -47,7 +47,6 @@ import os
 import re
 import stat
 import struct
-import tempfile
 import zipfile
 from dataclasses import dataclass, field, fields
 from typing import Any, BinaryIO
@@ -201,32 +200,13 @@ class Checkpoint(Saver):
 
 
 def _write_npz_atomically(path: str, arrays: dict[str, np.ndarray]) -> None:
-    """``np.savez`` of ``arrays`` to ``path`` as ``randqa.files.write_atomically``
-    writes (a temporary file in its folder, fsync, rename), streamed into the
-    file: no copy of the whole zip is made in memory (a collisions64 state
-    is gigabytes)."""
-    from randqa.files import _mode_for, _sync_folder, is_special_file
+    """``np.savez`` of ``arrays`` to ``path`` by ``randqa.files.write_atomically``
+    (a temporary file in its folder, fsync, rename), streamed into the file:
+    no copy of the whole zip is made in memory (a collisions64 state is
+    gigabytes)."""
+    from randqa.files import write_atomically
 
-    if is_special_file(path):
-        with open(path, "wb") as f:
-            _write_npz(f, arrays)
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".randqa-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            _write_npz(f, arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-    _sync_folder(folder)
+    write_atomically(path, lambda f: _write_npz(f, arrays))
 
 
 #: bytes of an array handed to the zip at a time
