@@ -57,6 +57,23 @@ def doubling_limit(text: str, option: str = "--max") -> int:
     return limit
 
 
+def parse_report(stdout: str) -> tuple[int | None, int | None, list[str]]:
+    """From RNG_test's report: the last length reported, the first length
+    with a FAIL (None: none), and the tests that failed there."""
+    length, first, failed = None, None, []
+    for line in stdout.splitlines():
+        reported = LENGTH.match(line)
+        if reported:
+            length = round(2.0 ** float(reported.group(1)))
+            continue
+        failure = FAILED.match(line)
+        if failure and length is not None:
+            first = length if first is None else first
+            if length == first:
+                failed.append(failure.group(1))
+    return length, first, failed
+
+
 def practrand_first_failure(practrand: str, generate_args: list[str], word_bits: int, limit: int) -> FirstFailure:
     """PractRand's first failure on ``randqa generate GENERATE_ARGS``'s bytes, up to ``limit``."""
     start = time.perf_counter()
@@ -71,17 +88,7 @@ def practrand_first_failure(practrand: str, generate_args: list[str], word_bits:
         generate.stdout.close()  # PractRand has stopped reading: randqa generate ends on the closed pipe
         generate.wait()
     seconds = time.perf_counter() - start
-    length, first, failed = None, None, []
-    for line in done.stdout.splitlines():
-        reported = LENGTH.match(line)
-        if reported:
-            length = round(2.0 ** float(reported.group(1)))
-            continue
-        failure = FAILED.match(line)
-        if failure and length is not None:
-            first = length if first is None else first
-            if length == first:
-                failed.append(failure.group(1))
+    length, first, failed = parse_report(done.stdout)
     if first is None and length != limit:
         sys.exit(f"{' '.join(command)} on randqa generate {' '.join(generate_args)} stopped before "
                  f"{format_size(limit)} without a FAIL (exit {done.returncode}):\n{done.stdout[-500:]}{done.stderr[-300:]}")

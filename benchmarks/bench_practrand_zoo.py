@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _practrand import FAILED, LENGTH, practrand_path  # noqa: E402
+from _practrand import parse_report, practrand_path  # noqa: E402
 
 from randqa.sizes import format_size, parse_size  # noqa: E402
 
@@ -140,16 +140,7 @@ def run_practrand(entry: ZooEntry, rng_output: str, rng_test: str, seed: str, li
         generator.stdout.close()
         generator.kill()
         generator.wait()
-    length, first, failed = None, None, []
-    for line in done.stdout.splitlines():
-        reported = LENGTH.match(line)
-        if reported:
-            length = round(2.0 ** float(reported.group(1)))
-            continue
-        failure = FAILED.match(line)
-        if failure and length is not None and first in (None, length):
-            first = length
-            failed.append(failure.group(1))
+    _, first, failed = parse_report(done.stdout)
     return first, failed
 
 
