@@ -36,6 +36,7 @@
 #define PIECE 8192
 /* levels of fewer cells count into two tables */
 #define SPARE_CELLS ((uint64_t)1 << 16)
+#define WEIGHT_CLONES POPCNT_CLONES
 
 typedef struct {
     int64_t index, blocks, carry_weight, carry_blocks;
@@ -56,8 +57,9 @@ typedef struct {
  * of shifts through one index; the increments alternate between counts and
  * spare (when there is one), so that a tuple repeated in neighbouring
  * blocks does not wait on its own previous increment. */
-/* Hamming weights of m blocks of block_bytes bytes each. */
-POPCNT_CLONES static void
+/* Hamming weights of m blocks of block_bytes bytes each: a loop of its own,
+ * which the compiler vectorises where the CPU counts bits in vectors. */
+WEIGHT_CLONES static void
 block_weights(const uint8_t *RESTRICT p, Py_ssize_t m, Py_ssize_t block_bytes, uint32_t *RESTRICT w)
 {
     if (block_bytes == 1) {
@@ -176,48 +178,11 @@ count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w,
     COUNT_TUPLES_BODY(WEIGHT_OF_SUM)
 }
 
-/* Loads of 1, 2, 4 and 8 little-endian bytes */
-static inline uint64_t
-load_bytes(const uint8_t *p, int n)
-{
-    uint64_t x = 0;
-    memcpy(&x, p, (size_t)n);
-    return x;
-}
-
-/* Adds the tuples that end at each of the m first-level blocks at p, and
- * writes their weights to w (room for m) when keep_weights (for the levels
- * above). */
-POPCNT_CLONES static void
-count_first_level(level_state *s, const level_tables *lt, const uint8_t *RESTRICT p, Py_ssize_t m,
-                  Py_ssize_t block_bytes, int tuple_length, int64_t *RESTRICT spare, uint32_t *RESTRICT w,
-                  int keep_weights)
-{
-    uint32_t *w_out = keep_weights ? w : NULL;
-    if (block_bytes == 1) {
-#define WEIGHT_1(k) (uint32_t)__builtin_popcount(p[k])
-        COUNT_TUPLES_BODY(WEIGHT_1)
-    } else if (block_bytes == 2) {
-#define WEIGHT_2(k) (uint32_t)__builtin_popcount((uint32_t)load_bytes(p + 2 * (k), 2))
-        COUNT_TUPLES_BODY(WEIGHT_2)
-    } else if (block_bytes == 4) {
-#define WEIGHT_4(k) (uint32_t)__builtin_popcount((uint32_t)load_bytes(p + 4 * (k), 4))
-        COUNT_TUPLES_BODY(WEIGHT_4)
-    } else if (block_bytes == 8) {
-#define WEIGHT_8(k) (uint32_t)__builtin_popcountll(load_bytes(p + 8 * (k), 8))
-        COUNT_TUPLES_BODY(WEIGHT_8)
-    } else {
-        block_weights(p, m, block_bytes, w);
-        w_out = NULL;
-        COUNT_TUPLES_BODY(WEIGHT_OF_SUM)
-    }
-}
-
-/* The weights of the next level's blocks completed by the m weights w[]
- * (in place: the k-th is written where the k-th group ended, at or after k);
- * returns how many.  An unfinished block is carried in s. */
+/* The weights of the next level's blocks completed by the m weights w[],
+ * written to out (room for m / group + 1); returns how many.  An unfinished
+ * block is carried in s.  Out of place, so that the sums vectorise. */
 static Py_ssize_t
-group_weights(level_state *s, int64_t group, uint32_t *w, Py_ssize_t m)
+group_weights(level_state *s, int64_t group, const uint32_t *RESTRICT w, Py_ssize_t m, uint32_t *RESTRICT out)
 {
     Py_ssize_t k = 0, i = 0;
     uint32_t carry = (uint32_t)s->carry_weight;
@@ -226,25 +191,31 @@ group_weights(level_state *s, int64_t group, uint32_t *w, Py_ssize_t m)
     for (; have && i < m; i++) {
         carry += w[i];
         if (++have == group) {
-            w[k++] = carry;
+            out[k++] = carry;
             carry = 0;
             have = 0;
         }
     }
+    Py_ssize_t whole = (m - i) / group;
+    const uint32_t *RESTRICT q = w + i;
+    uint32_t *RESTRICT o = out + k;
     if (group == 2) {
-        for (; i + 2 <= m; i += 2)
-            w[k++] = w[i] + w[i + 1];
+        for (Py_ssize_t j = 0; j < whole; j++)
+            o[j] = q[2 * j] + q[2 * j + 1];
     } else if (group == 8) {
-        for (; i + 8 <= m; i += 8)
-            w[k++] = w[i] + w[i + 1] + w[i + 2] + w[i + 3] + w[i + 4] + w[i + 5] + w[i + 6] + w[i + 7];
+        for (Py_ssize_t j = 0; j < whole; j++)
+            o[j] = q[8 * j] + q[8 * j + 1] + q[8 * j + 2] + q[8 * j + 3] + q[8 * j + 4] + q[8 * j + 5] +
+                   q[8 * j + 6] + q[8 * j + 7];
     } else {
-        for (; i + group <= m; i += group) {
+        for (Py_ssize_t j = 0; j < whole; j++) {
             uint32_t sum = 0;
-            for (int64_t j = 0; j < group; j++)
-                sum += w[i + j];
-            w[k++] = sum;
+            for (int64_t g = 0; g < group; g++)
+                sum += q[j * group + g];
+            o[j] = sum;
         }
     }
+    k += whole;
+    i += whole * group;
     for (; i < m; i++) {
         carry += w[i];
         have++;
@@ -345,7 +316,8 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t blocks = in.len / base_block_bytes;
     int ok = 1;
     Py_BEGIN_ALLOW_THREADS
-    uint32_t *w = malloc(PIECE * sizeof *w);
+    /* the weights of the level being counted and of the next, in turn */
+    uint32_t *w = malloc(2 * PIECE * sizeof *w);
     /* the levels' spare counts, for those of at most SPARE_CELLS cells */
     Py_ssize_t spare_cells = 0;
     for (Py_ssize_t L = 0; L < levels; L++)
@@ -359,15 +331,18 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
     }
     for (Py_ssize_t start = 0; ok && start < blocks; start += PIECE) {
         Py_ssize_t m = blocks - start < PIECE ? blocks - start : PIECE;
-        int64_t before = lv[0].blocks;
-        count_first_level(&lv[0], &lt[0], p + start * base_block_bytes, m, base_block_bytes, tuple_length,
-                          lt[0].spare, w, levels > 1);
-        lv[0].blocks = before + m; /* the counting functions count only the first letters */
-        for (Py_ssize_t L = 1; L < levels && m > 0; L++) {
-            m = group_weights(&lv[L], groups[L], w, m);
-            before = lv[L].blocks;
-            count_tuples(&lv[L], &lt[L], w, m, tuple_length, lt[L].spare);
-            lv[L].blocks = before + m;
+        uint32_t *weights = w, *next = w + PIECE;
+        block_weights(p + start * base_block_bytes, m, base_block_bytes, weights);
+        for (Py_ssize_t L = 0; L < levels && m > 0; L++) {
+            if (L > 0) {
+                m = group_weights(&lv[L], groups[L], weights, m, next);
+                uint32_t *t = weights;
+                weights = next;
+                next = t;
+            }
+            int64_t before = lv[L].blocks;
+            count_tuples(&lv[L], &lt[L], weights, m, tuple_length, lt[L].spare);
+            lv[L].blocks = before + m; /* count_tuples counts only the first letters */
         }
     }
     for (Py_ssize_t L = 0; ok && L < levels; L++) {
