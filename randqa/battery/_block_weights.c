@@ -32,11 +32,16 @@
 #define MAX_TUPLE_LENGTH 16
 #define MAX_INDEX_BITS 24
 #define STATE_ITEMS 4
+/* tables of at most this many steps become compares */
+#define MAX_CUTS 15
+/* tuples indexed at a time */
+#define INDEX_RUN 256
+#define COUNT_CLONES RANDQA_CLONES("avx2", "default")
 /* base blocks read per pass of the levels */
 #define PIECE 8192
 /* levels of fewer cells count into two tables */
 #define SPARE_CELLS ((uint64_t)1 << 16)
-#define WEIGHT_CLONES POPCNT_CLONES
+#define WEIGHT_CLONES RANDQA_CLONES("avx2", "popcnt", "default")
 
 typedef struct {
     int64_t index, blocks, carry_weight, carry_blocks;
@@ -49,36 +54,51 @@ typedef struct {
     int64_t *counts;
     int64_t *head;
     int64_t *spare; /* a second table of counts, added to counts at the end of the call */
+    /* a table that steps up with the weight, as weight_letters' does, is
+     * first_letter plus the number of cuts below the weight: compares that
+     * vectorise, where a lookup per block does not (cut_count -1: looked up) */
+    int cut_count;
+    uint8_t first_letter;
+    uint32_t cuts[MAX_CUTS];
 } level_tables;
 
-/* Adds the tuples that end at each of the m weights w[] of one level.
- * Eight letters at a time are packed after the previous ones in one word
- * and each tuple is cut out of it, so the letters do not wait on a chain
- * of shifts through one index; the increments alternate between counts and
- * spare (when there is one), so that a tuple repeated in neighbouring
- * blocks does not wait on its own previous increment. */
+/* The number of set bits of x, in shifts, masks and adds that the compiler
+ * vectorises (vector popcount instructions are rarer than AVX2). */
+static inline uint32_t
+bit_count32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    x = x + (x >> 8);
+    return (x + (x >> 16)) & 0x3fu;
+}
+
 /* Hamming weights of m blocks of block_bytes bytes each: a loop of its own,
- * which the compiler vectorises where the CPU counts bits in vectors. */
+ * which vectorises for blocks of 1, 2, 4 and 8 bytes. */
 WEIGHT_CLONES static void
 block_weights(const uint8_t *RESTRICT p, Py_ssize_t m, Py_ssize_t block_bytes, uint32_t *RESTRICT w)
 {
     if (block_bytes == 1) {
         for (Py_ssize_t b = 0; b < m; b++)
-            w[b] = (uint32_t)__builtin_popcount(p[b]);
+            w[b] = bit_count32(p[b]);
     } else if (block_bytes == 2) {
-        for (Py_ssize_t b = 0; b < m; b++)
-            w[b] = (uint32_t)__builtin_popcount((unsigned)p[2 * b] | ((unsigned)p[2 * b + 1] << 8));
+        for (Py_ssize_t b = 0; b < m; b++) {
+            uint16_t x;
+            memcpy(&x, p + 2 * b, 2);
+            w[b] = bit_count32(x);
+        }
     } else if (block_bytes == 4) {
         for (Py_ssize_t b = 0; b < m; b++) {
             uint32_t x;
             memcpy(&x, p + 4 * b, 4);
-            w[b] = (uint32_t)__builtin_popcount(x);
+            w[b] = bit_count32(x);
         }
     } else if (block_bytes == 8) {
         for (Py_ssize_t b = 0; b < m; b++) {
-            uint64_t x;
-            memcpy(&x, p + 8 * b, 8);
-            w[b] = (uint32_t)__builtin_popcountll(x);
+            uint32_t x[2];
+            memcpy(x, p + 8 * b, 8);
+            w[b] = bit_count32(x[0]) + bit_count32(x[1]);
         }
     } else if (block_bytes % 8 == 0) {
         for (Py_ssize_t b = 0; b < m; b++) {
@@ -88,17 +108,6 @@ block_weights(const uint8_t *RESTRICT p, Py_ssize_t m, Py_ssize_t block_bytes, u
                 uint64_t x;
                 memcpy(&x, q + j, 8);
                 weight += (uint32_t)__builtin_popcountll(x);
-            }
-            w[b] = weight;
-        }
-    } else if (block_bytes % 4 == 0) {
-        for (Py_ssize_t b = 0; b < m; b++) {
-            const uint8_t *q = p + b * block_bytes;
-            uint32_t weight = 0;
-            for (Py_ssize_t j = 0; j < block_bytes; j += 4) {
-                uint32_t x;
-                memcpy(&x, q + j, 4);
-                weight += (uint32_t)__builtin_popcount(x);
             }
             w[b] = weight;
         }
@@ -113,69 +122,104 @@ block_weights(const uint8_t *RESTRICT p, Py_ssize_t m, Py_ssize_t block_bytes, u
     }
 }
 
-#define COUNT_TUPLES_BODY(WEIGHT)                                                                           \
-    const int lb = lt->letter_bits;                                                                         \
-    const uint8_t *RESTRICT lw = lt->letter;                                                                \
-    int64_t *RESTRICT counts = lt->counts;                                                                  \
-    const uint64_t mask = lt->mask;                                                                         \
-    Py_ssize_t i = 0;                                                                                       \
-    /* the first letters of the stream: kept as the head, and no tuple until tuple_length of them */      \
-    for (; i < m && s->blocks < tuple_length; i++) {                                                        \
-        uint32_t weight = (WEIGHT(i));                                                                      \
-        if (w_out)                                                                                          \
-            w_out[i] = weight;                                                                              \
-        uint8_t letter = lw[weight];                                                                        \
-        s->index = (int64_t)((((uint64_t)s->index << lb) | letter) & mask);                                 \
-        if (s->blocks < tuple_length - 1)                                                                   \
-            lt->head[s->blocks] = letter;                                                                   \
-        if (++s->blocks >= tuple_length)                                                                    \
-            counts[s->index]++;                                                                             \
-    }                                                                                                       \
-    uint64_t ix = (uint64_t)s->index;                                                                       \
-    if ((tuple_length + 8) * lb <= 64) {                                                                    \
-        for (; i + 8 <= m; i += 8) {                                                                        \
-            uint32_t c[8];                                                                                  \
-            for (int k = 0; k < 8; k++)                                                                     \
-                c[k] = (WEIGHT(i + k));                                                                     \
-            if (w_out)                                                                                      \
-                memcpy(w_out + i, c, sizeof c);                                                             \
-            uint64_t window = (ix << (8 * lb)) | ((uint64_t)lw[c[0]] << (7 * lb)) |                         \
-                              ((uint64_t)lw[c[1]] << (6 * lb)) | ((uint64_t)lw[c[2]] << (5 * lb)) |         \
-                              ((uint64_t)lw[c[3]] << (4 * lb)) | ((uint64_t)lw[c[4]] << (3 * lb)) |         \
-                              ((uint64_t)lw[c[5]] << (2 * lb)) | ((uint64_t)lw[c[6]] << lb) | lw[c[7]];     \
-            if (spare) {                                                                                    \
-                counts[(window >> (7 * lb)) & mask]++;                                                      \
-                spare[(window >> (6 * lb)) & mask]++;                                                       \
-                counts[(window >> (5 * lb)) & mask]++;                                                      \
-                spare[(window >> (4 * lb)) & mask]++;                                                       \
-                counts[(window >> (3 * lb)) & mask]++;                                                      \
-                spare[(window >> (2 * lb)) & mask]++;                                                       \
-                counts[(window >> lb) & mask]++;                                                            \
-                spare[window & mask]++;                                                                     \
-            } else {                                                                                        \
-                for (int j = 7; j >= 0; j--)                                                                \
-                    counts[(window >> (j * lb)) & mask]++;                                                  \
-            }                                                                                               \
-            ix = window & mask;                                                                             \
-        }                                                                                                   \
-    }                                                                                                       \
-    for (; i < m; i++) {                                                                                    \
-        uint32_t weight = (WEIGHT(i));                                                                      \
-        if (w_out)                                                                                          \
-            w_out[i] = weight;                                                                              \
-        ix = ((ix << lb) | lw[weight]) & mask;                                                              \
-        counts[ix]++;                                                                                       \
-    }                                                                                                       \
-    s->index = (int64_t)ix;
-
-/* Adds the tuples that end at each of the m weights w[] of a level above the first. */
-static void
+/* Adds the tuples that end at each of the m weights w[] of one level;
+ * letters has room for tuple_length - 1 + m.  The letters are made for the
+ * whole run, then INDEX_RUN tuple indices at a time, each from its
+ * tuple_length letters (loops over arrays, which vectorise, instead of one
+ * chain of shifts through the latest index), and only the increments are
+ * left one at a time; they alternate between counts and spare (when there
+ * is one), so that a tuple repeated in neighbouring blocks does not wait
+ * on its own previous increment. */
+COUNT_CLONES static void
 count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w, Py_ssize_t m, int tuple_length,
-             int64_t *RESTRICT spare)
+             int64_t *RESTRICT spare, uint8_t *RESTRICT letters)
 {
-    uint32_t *w_out = NULL;
-#define WEIGHT_OF_SUM(k) w[k]
-    COUNT_TUPLES_BODY(WEIGHT_OF_SUM)
+    const int lb = lt->letter_bits;
+    const uint8_t *RESTRICT lw = lt->letter;
+    int64_t *RESTRICT counts = lt->counts;
+    const uint64_t mask = lt->mask;
+    Py_ssize_t i = 0;
+    /* the first letters of the stream: kept as the head, and no tuple until tuple_length of them */
+    for (; i < m && s->blocks < tuple_length; i++) {
+        uint8_t letter = lw[w[i]];
+        s->index = (int64_t)((((uint64_t)s->index << lb) | letter) & mask);
+        if (s->blocks < tuple_length - 1)
+            lt->head[s->blocks] = letter;
+        if (++s->blocks >= tuple_length)
+            counts[s->index]++;
+    }
+    Py_ssize_t n = m - i;
+    if (n <= 0)
+        return;
+    /* the tuple_length - 1 letters before these, oldest first */
+    const int h = tuple_length - 1;
+    const uint64_t index = (uint64_t)s->index, letter_mask = ((uint64_t)1 << lb) - 1;
+    for (int j = 0; j < h; j++)
+        letters[j] = (uint8_t)((index >> ((h - 1 - j) * lb)) & letter_mask);
+    uint8_t *RESTRICT l = letters + h;
+    const uint32_t *RESTRICT wi = w + i;
+    if (lt->cut_count >= 0) {
+        const uint8_t first = lt->first_letter;
+        for (Py_ssize_t k = 0; k < n; k++)
+            l[k] = first;
+        for (int c = 0; c < lt->cut_count; c++) {
+            const uint32_t cut = lt->cuts[c];
+            for (Py_ssize_t k = 0; k < n; k++)
+                l[k] = (uint8_t)(l[k] + (wi[k] > cut));
+        }
+    } else {
+        for (Py_ssize_t k = 0; k < n; k++)
+            l[k] = lw[wi[k]];
+    }
+    /* tuples of 1, 2, 4 and 8 letters starting at each letter, each made of
+     * two of half the length: tuple_length letters in a few passes, whatever
+     * tuple_length is (below 16) */
+    uint32_t powers[5][INDEX_RUN + MAX_TUPLE_LENGTH], v[INDEX_RUN];
+    for (Py_ssize_t b = 0; b < n; b += INDEX_RUN) {
+        Py_ssize_t r = n - b < INDEX_RUN ? n - b : INDEX_RUN;
+        const uint8_t *RESTRICT q = letters + b;
+        Py_ssize_t span = r + h; /* letters from q[0] on */
+        for (Py_ssize_t k = 0; k < span; k++)
+            powers[0][k] = q[k];
+        int top = 0;
+        for (int p = 1; (1 << p) <= tuple_length; p++, top++) {
+            int half = 1 << (p - 1);
+            const uint32_t *RESTRICT lower = powers[p - 1];
+            uint32_t *RESTRICT upper = powers[p];
+            /* the tuples of 2^p letters that start at k = 0 .. span - 2^p */
+            for (Py_ssize_t k = 0; k + (1 << p) <= span; k++)
+                upper[k] = (lower[k] << (half * lb)) | lower[k + half];
+        }
+        /* tuple_length letters: the longest power first, then the others in decreasing order */
+        int done = 1 << top;
+        const uint32_t *RESTRICT longest = powers[top];
+        int first = 1; /* v not written yet: the first pass reads longest */
+        for (int p = top - 1; p >= 0; p--) {
+            if (!((tuple_length >> p) & 1))
+                continue;
+            const uint32_t *RESTRICT part = powers[p] + done;
+            const int shift = (1 << p) * lb;
+            if (first)
+                for (Py_ssize_t k = 0; k < r; k++)
+                    v[k] = (longest[k] << shift) | part[k];
+            else
+                for (Py_ssize_t k = 0; k < r; k++)
+                    v[k] = (v[k] << shift) | part[k];
+            done += 1 << p;
+            first = 0;
+        }
+        const uint32_t *RESTRICT tuples = first ? longest : v;
+        Py_ssize_t k = 0;
+        if (spare) {
+            for (; k + 2 <= r; k += 2) {
+                counts[tuples[k]]++;
+                spare[tuples[k + 1]]++;
+            }
+        }
+        for (; k < r; k++)
+            counts[tuples[k]]++;
+        s->index = (int64_t)tuples[r - 1];
+    }
 }
 
 /* The weights of the next level's blocks completed by the m weights w[],
@@ -301,6 +345,16 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
         lt[L].head = (int64_t *)hd.buf + (tuple_length - 1) * L;
         for (Py_ssize_t k = 0; valid && k < 8 * block_bytes + 1; k++)
             valid = table[k] >> lb[L] == 0;
+        lt[L].first_letter = table[0];
+        lt[L].cut_count = 0;
+        for (Py_ssize_t k = 1; valid && lt[L].cut_count >= 0 && k < 8 * block_bytes + 1; k++) {
+            int step = table[k] - table[k - 1];
+            if (step < 0 || lt[L].cut_count + step > MAX_CUTS)
+                lt[L].cut_count = -1;
+            else
+                for (; step > 0; step--)
+                    lt[L].cuts[lt[L].cut_count++] = (uint32_t)(k - 1); /* weights above k - 1 are past this cut */
+        }
         table += 8 * block_bytes + 1;
         counts += (Py_ssize_t)1 << (lb[L] * tuple_length);
         valid = valid && lv[L].index >= 0 && (uint64_t)lv[L].index <= lt[L].mask && lv[L].blocks >= 0 &&
@@ -318,12 +372,13 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     /* the weights of the level being counted and of the next, in turn */
     uint32_t *w = malloc(2 * PIECE * sizeof *w);
+    uint8_t *letters = malloc(MAX_TUPLE_LENGTH + PIECE);
     /* the levels' spare counts, for those of at most SPARE_CELLS cells */
     Py_ssize_t spare_cells = 0;
     for (Py_ssize_t L = 0; L < levels; L++)
         spare_cells += lt[L].mask < SPARE_CELLS ? (Py_ssize_t)lt[L].mask + 1 : 0;
     int64_t *spare = calloc(spare_cells ? spare_cells : 1, sizeof *spare);
-    if (w == NULL || spare == NULL)
+    if (w == NULL || letters == NULL || spare == NULL)
         ok = 0;
     for (Py_ssize_t L = 0, at = 0; ok && L < levels; L++) {
         lt[L].spare = lt[L].mask < SPARE_CELLS ? spare + at : NULL;
@@ -341,7 +396,7 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
                 next = t;
             }
             int64_t before = lv[L].blocks;
-            count_tuples(&lv[L], &lt[L], weights, m, tuple_length, lt[L].spare);
+            count_tuples(&lv[L], &lt[L], weights, m, tuple_length, lt[L].spare, letters);
             lv[L].blocks = before + m; /* count_tuples counts only the first letters */
         }
     }
@@ -351,6 +406,7 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
                 lt[L].counts[c] += lt[L].spare[c];
     }
     free(w);
+    free(letters);
     free(spare);
     Py_END_ALLOW_THREADS
     int64_t *state = (int64_t *)st.buf;
