@@ -35,7 +35,12 @@
 /* tables of at most this many steps become compares */
 #define MAX_CUTS 15
 /* tuples indexed at a time */
-#define INDEX_RUN 256
+#define INDEX_RUN 1024
+/* run counts (see level_tables) of at most 2^MAX_RUN_BITS cells, for levels
+ * of at least RUN_USE blocks per cell */
+#define MAX_STRIDE 4
+#define MAX_RUN_BITS 16
+#define RUN_USE 16
 #define COUNT_CLONES RANDQA_CLONES("avx2", "default")
 /* base blocks read per pass of the levels */
 #define PIECE 8192
@@ -54,6 +59,12 @@ typedef struct {
     int64_t *counts;
     int64_t *head;
     int64_t *spare; /* a second table of counts, added to counts at the end of the call */
+    /* counts of the (tuple_length + stride - 1)-letter words at every
+     * stride-th block, each stride tuples, folded into counts at the end of
+     * the call: 1/stride of the increments, for levels with many more
+     * blocks than these cells (stride 1: none) */
+    uint32_t *runs;
+    int stride;
     /* a table that steps up with the weight, as weight_letters' does, is
      * first_letter plus the number of cuts below the weight: compares that
      * vectorise, where a lookup per block does not (cut_count -1: looked up) */
@@ -210,7 +221,14 @@ count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w,
         }
         const uint32_t *RESTRICT tuples = first ? longest : v;
         Py_ssize_t k = 0;
-        if (spare) {
+        if (lt->stride > 1) {
+            /* the tuple at k, then the newest stride - 1 letters of the one at k + stride - 1 */
+            uint32_t *RESTRICT runs = lt->runs;
+            const int stride = lt->stride, later = (stride - 1) * lb;
+            const uint32_t later_mask = ((uint32_t)1 << later) - 1;
+            for (; k + stride <= r; k += stride)
+                runs[(tuples[k] << later) | (tuples[k + stride - 1] & later_mask)]++;
+        } else if (spare) {
             for (; k + 2 <= r; k += 2) {
                 counts[tuples[k]]++;
                 spare[tuples[k + 1]]++;
@@ -384,6 +402,30 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
         lt[L].spare = lt[L].mask < SPARE_CELLS ? spare + at : NULL;
         at += lt[L].spare ? (Py_ssize_t)lt[L].mask + 1 : 0;
     }
+    /* run counts where a level has at least RUN_USE times their cells of
+     * blocks in this call (fewer than 2^32, so that they cannot wrap): the
+     * longest stride whose words fit in MAX_RUN_BITS */
+    Py_ssize_t run_cells = 0, level_blocks = blocks;
+    for (Py_ssize_t L = 0; L < levels; L++) {
+        if (L > 0)
+            level_blocks /= groups[L];
+        lt[L].stride = 1;
+        for (int stride = MAX_STRIDE; stride > 1 && lt[L].stride == 1; stride /= 2) {
+            int bits = lt[L].letter_bits * (tuple_length + stride - 1);
+            if (bits <= MAX_RUN_BITS && blocks < ((Py_ssize_t)1 << 32) && level_blocks >= RUN_USE * ((Py_ssize_t)1 << bits))
+                lt[L].stride = stride;
+        }
+        run_cells += lt[L].stride > 1 ? (Py_ssize_t)1 << (lt[L].letter_bits * (tuple_length + lt[L].stride - 1)) : 0;
+    }
+    uint32_t *runs = run_cells ? calloc((size_t)run_cells, sizeof *runs) : NULL;
+    if (run_cells && runs == NULL)
+        ok = 0;
+    for (Py_ssize_t L = 0, at = 0; L < levels; L++) {
+        lt[L].runs = ok && lt[L].stride > 1 ? runs + at : NULL;
+        if (lt[L].runs == NULL)
+            lt[L].stride = 1;
+        at += lt[L].stride > 1 ? (Py_ssize_t)1 << (lt[L].letter_bits * (tuple_length + lt[L].stride - 1)) : 0;
+    }
     for (Py_ssize_t start = 0; ok && start < blocks; start += PIECE) {
         Py_ssize_t m = blocks - start < PIECE ? blocks - start : PIECE;
         uint32_t *weights = w, *next = w + PIECE;
@@ -401,6 +443,14 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
         }
     }
     for (Py_ssize_t L = 0; ok && L < levels; L++) {
+        if (lt[L].stride > 1) {
+            const int lbits = lt[L].letter_bits, stride = lt[L].stride;
+            const uint64_t cells = (uint64_t)1 << (lbits * (tuple_length + stride - 1));
+            /* a word's tuples: its oldest tuple_length letters, then each one later */
+            for (uint64_t c = 0; c < cells; c++)
+                for (int j = 0; j < stride; j++)
+                    lt[L].counts[(c >> ((stride - 1 - j) * lbits)) & lt[L].mask] += lt[L].runs[c];
+        }
         if (lt[L].spare)
             for (uint64_t c = 0; c <= lt[L].mask; c++)
                 lt[L].counts[c] += lt[L].spare[c];
@@ -408,6 +458,7 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
     free(w);
     free(letters);
     free(spare);
+    free(runs);
     Py_END_ALLOW_THREADS
     int64_t *state = (int64_t *)st.buf;
     for (Py_ssize_t L = 0; L < levels; L++) {

@@ -13,6 +13,7 @@ import pytest
 from scipy import stats
 
 from accumulators import failed, results_of, same_results
+from randqa.battery import _block_weights
 from randqa.battery.bcfn import BCFN, weight_letters
 from reference_generators import pcg64_array, reference_stream
 
@@ -108,3 +109,25 @@ def test_bcfn_doubling_levels_fail_minstd_bytes_and_pass_pcg64() -> None:
 def test_bcfn_refuses_bad_tuple_lengths(params) -> None:
     with pytest.raises(ValueError):
         BCFN(**params)
+
+
+@pytest.mark.parametrize("letter_bits, steps", [(1, True), (2, True), (2, False)])
+def test_block_weight_kernel_counts_match_numpy(letter_bits: int, steps: bool) -> None:
+    # enough blocks per cell that the kernel counts runs of 4 (1 bit per
+    # letter) or 2 (2 bits) tuples at once; a table that steps up with the
+    # weight (compared with its cuts) or one that does not (looked up); two
+    # calls, so the latest letters carry over
+    t, block_bytes = 4, 2
+    data = pcg64_array(80_000, seed=56)
+    table = (np.arange(17) * 2**letter_bits // 17 if steps
+             else np.random.default_rng(5).integers(0, 2**letter_bits, 17)).astype(np.uint8)
+    counts = np.zeros(2 ** (letter_bits * t), dtype=np.int64)
+    state, heads = np.zeros(4, dtype=np.int64), np.zeros(t - 1, dtype=np.int64)
+    for part in (data[:2 * 12_345], data[2 * 12_345:]):
+        _block_weights.block_weight_tuples(part, block_bytes, np.array([1]), np.array([letter_bits]), table.tobytes(),
+                                           t, counts, state, heads)
+    letters = table[np.unpackbits(data).reshape(-1, 8 * block_bytes).sum(axis=1)].astype(np.int64)
+    index = sum(letters[j : len(letters) - t + 1 + j] << (letter_bits * (t - 1 - j)) for j in range(t))
+    assert np.array_equal(counts, np.bincount(index, minlength=len(counts)))
+    assert state[0] == index[-1] and state[1] == len(letters)
+    assert heads.tolist() == letters[: t - 1].tolist()
