@@ -185,7 +185,11 @@ count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w,
     /* tuples of 1, 2, 4 and 8 letters starting at each letter, each made of
      * two of half the length: tuple_length letters in a few passes, whatever
      * tuple_length is (below 16) */
-    uint32_t powers[5][INDEX_RUN + MAX_TUPLE_LENGTH], v[INDEX_RUN];
+    /* rows 6 KiB apart, 2 KiB past a multiple of 4 KiB: a row's loads just
+     * ahead of the next row's stores would otherwise look to the CPU like the
+     * same addresses (which it tells apart by their low 12 bits) and wait */
+    uint32_t powers[6][INDEX_RUN + 512];
+    uint32_t *RESTRICT v = powers[5];
     for (Py_ssize_t b = 0; b < n; b += INDEX_RUN) {
         Py_ssize_t r = n - b < INDEX_RUN ? n - b : INDEX_RUN;
         const uint8_t *RESTRICT q = letters + b;
@@ -243,7 +247,7 @@ count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w,
 /* The weights of the next level's blocks completed by the m weights w[],
  * written to out (room for m / group + 1); returns how many.  An unfinished
  * block is carried in s.  Out of place, so that the sums vectorise. */
-static Py_ssize_t
+COUNT_CLONES static Py_ssize_t
 group_weights(level_state *s, int64_t group, const uint32_t *RESTRICT w, Py_ssize_t m, uint32_t *RESTRICT out)
 {
     Py_ssize_t k = 0, i = 0;
