@@ -18,6 +18,70 @@
 #include "../_module.h"
 #include "_buffers.h"
 #include <stdint.h>
+#include <stdlib.h>
+
+/* Within a call the latest indices and the counts are 32-bit numbers: half
+ * the cache lines of the int64 arrays, whose random accesses set the pace.
+ * An index is kept as its offset from base = (the stretch's first index) -
+ * 2^31, 0 for none; an occurrence more than 2^31 words back is kept as 1.
+ * Both give a distance of at least 2^31 - 1 > G, so the first occurrence of
+ * a value in the part that starts the stream needs no test of its own.  A
+ * stretch has fewer than 2^30 words and a call counts fewer than 2^32. */
+#define STRETCH ((Py_ssize_t)1 << 30)
+#define OFFSET_ZERO ((uint32_t)1 << 31)
+
+/* counted: whether the words from..to are past the warm-up; later_part:
+ * whether this part starts after the stream's start */
+static inline __attribute__((always_inline)) void
+scan_words(const uint8_t *RESTRICT p, Py_ssize_t from, Py_ssize_t to, uint32_t at, int64_t base, const int later_part,
+           uint32_t cap, uint32_t *RESTRICT rel, int64_t *RESTRICT first_index, uint32_t *RESTRICT part,
+           const int counted)
+{
+    for (Py_ssize_t i = from; i < to; i++, at++) {
+        unsigned v = (unsigned)load_le(p + 2 * i, 2);
+        uint32_t prior = rel[v];
+        rel[v] = at;
+        if (__builtin_expect(prior == 0, 0) && later_part) {
+            first_index[v] = base + at; /* its distance is counted at the merge */
+            continue;
+        }
+        uint32_t d = at - prior;
+        /* min(d, cap) by a mask: GCC may make a branch of ?:, which would
+         * mispredict on a fifth of the words */
+        uint32_t below = -(uint32_t)(d < cap);
+        if (counted)
+            part[cap ^ ((d ^ cap) & below)]++;
+    }
+}
+
+/* The offsets of the latest indices from base, and back: plain loops over
+ * all values, vectorised. */
+RANDQA_CLONES("avx2", "default") static void
+offsets_from(const int64_t *RESTRICT last, int64_t base, uint32_t *RESTRICT rel)
+{
+    for (int v = 0; v < 65536; v++) {
+        int64_t offset = last[v] - base;
+        rel[v] = last[v] < 0 ? 0 : offset >= 1 ? (uint32_t)offset : 1;
+    }
+}
+
+RANDQA_CLONES("avx2", "default") static void
+indices_from(const uint32_t *RESTRICT rel, int64_t base, int64_t *RESTRICT last)
+{
+    /* only the values that occurred in the stretch moved */
+    for (int v = 0; v < 65536; v++)
+        last[v] = rel[v] >= OFFSET_ZERO ? base + (int64_t)rel[v] : last[v];
+}
+
+/* whether every latest index is -1 or in [start, n) */
+RANDQA_CLONES("avx2", "default") static int
+latest_indices_valid(const int64_t *last, int64_t start, int64_t n)
+{
+    int bad = 0;
+    for (int v = 0; v < 65536; v++)
+        bad |= (last[v] != -1) & ((last[v] < start) | (last[v] >= n));
+    return !bad;
+}
 
 static PyObject *
 value_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
@@ -46,10 +110,9 @@ value_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     int64_t *last = (int64_t *)seen.buf, *first_index = (int64_t *)first.buf, *counts = (int64_t *)out.buf;
     int64_t cap = out.len / 8 - 1;
     int64_t n = state[0], start = state[1], warm = state[2];
-    int valid = cap >= 1 && n >= start && start >= 0 && warm >= 0;
-    for (Py_ssize_t v = 0; valid && v < 65536; v++)
-        valid = last[v] >= -1 && last[v] < n && last[v] >= (last[v] < 0 ? -1 : start);
-    if (!valid) {
+    /* cap below 2^31: the distances of unseen and far values exceed it */
+    if (!(cap >= 1 && cap < OFFSET_ZERO && n >= start && start >= 0 && warm >= 0 &&
+          latest_indices_valid(last, start, n))) {
         RELEASE_BUFFERS(&in, &st, &seen, &first, &out);
         PyErr_SetString(PyExc_ValueError, "invalid value gap scan state");
         return NULL;
@@ -58,43 +121,26 @@ value_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t words = in.len / 2;
     int ok = 1;
     Py_BEGIN_ALLOW_THREADS
-    /* The latest indices and the counts as 32-bit numbers within a call:
-     * half the cache lines of the int64 arrays, whose random accesses set
-     * the pace.  An index is kept as its offset from base = (the call's
-     * first index) - 2^31, 0 for none; an occurrence more than 2^31 words
-     * back is kept as 1 (its distance is past cap anyway).  A call takes
-     * fewer than 2^31 words (the stretch loop) and counts fewer than 2^32. */
     uint32_t *part = calloc((size_t)cap + 1, sizeof *part);
     uint32_t *rel = malloc(65536 * sizeof *rel);
     if (part == NULL || rel == NULL)
         ok = 0;
-    const Py_ssize_t stretch = (Py_ssize_t)1 << 30;
-    for (Py_ssize_t from = 0; ok && from < words; from += stretch) {
-        Py_ssize_t to = words - from < stretch ? words : from + stretch;
-        int64_t base = n - ((int64_t)1 << 31);
-        for (int v = 0; v < 65536; v++)
-            rel[v] = last[v] < 0 ? 0 : last[v] - base >= 1 ? (uint32_t)(last[v] - base) : 1;
-        uint32_t at = (uint32_t)(n - base); /* 2^31 */
-        for (Py_ssize_t i = from; i < to; i++, n++, at++) {
-            unsigned v = (unsigned)p[2 * i] | ((unsigned)p[2 * i + 1] << 8);
-            uint32_t prior = rel[v];
-            rel[v] = at;
-            int64_t d;
-            if (prior)
-                d = (int64_t)(at - prior);
-            else if (start == 0)
-                d = cap;
-            else {
-                first_index[v] = n;
-                continue;
-            }
-            if (n >= warm)
-                part[d < cap ? d : cap]++;
+    for (Py_ssize_t from = 0; ok && from < words; from += STRETCH) {
+        Py_ssize_t to = words - from < STRETCH ? words : from + STRETCH;
+        int64_t base = n - OFFSET_ZERO;
+        offsets_from(last, base, rel);
+        /* the words before the warm-up's end only update the latest indices */
+        Py_ssize_t counted_from = warm - n >= to - from ? to : warm > n ? from + (warm - n) : from;
+        uint32_t at = OFFSET_ZERO + (uint32_t)(counted_from - from);
+        if (start == 0) { /* constant flags: a loop of its own for each case */
+            scan_words(p, from, counted_from, OFFSET_ZERO, base, 0, (uint32_t)cap, rel, first_index, part, 0);
+            scan_words(p, counted_from, to, at, base, 0, (uint32_t)cap, rel, first_index, part, 1);
+        } else {
+            scan_words(p, from, counted_from, OFFSET_ZERO, base, 1, (uint32_t)cap, rel, first_index, part, 0);
+            scan_words(p, counted_from, to, at, base, 1, (uint32_t)cap, rel, first_index, part, 1);
         }
-        /* the values that occurred in this stretch */
-        for (int v = 0; v < 65536; v++)
-            if (rel[v] >= ((uint32_t)1 << 31))
-                last[v] = base + rel[v];
+        indices_from(rel, base, last);
+        n += to - from;
     }
     if (ok) {
         for (int64_t d = 0; d <= cap; d++)
