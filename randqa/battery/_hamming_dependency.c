@@ -17,9 +17,29 @@
 #include "../_module.h"
 #include "_buffers.h"
 
-POPCNT_CLONES static void
-scan(const uint8_t *p, Py_ssize_t words, int word_bytes, int low, int high, int64_t *state, int64_t *head,
-     int64_t dim, int64_t *counts, int64_t *sums, int64_t top)
+/* Words are taken BLOCK at a time, in loops that vectorise: their weights
+ * and trits; then the signatures, each a sum over the dim trits before its
+ * word (the signature of the previous word divided by 3 would chain a
+ * multiplication through every word), by doubling: the values of runs of
+ * 1, 2, 4, ... trits, those of the set bits of dim added up; then the
+ * counting. */
+#define BLOCK 1024
+#define MAX_DIM 19
+
+/* A word's count and weight share one 64-bit cell, 2^32 counts + the sum
+ * of weights (one random access instead of two), in a table of the call's
+ * own, added into counts and sums once PACKED_STRETCH words have come (so
+ * both stay below 2^32); used when the call has at least
+ * PACKED_WORDS_PER_CELL words per cell to pay for clearing and adding up
+ * the table. */
+#define PACKED_STRETCH ((Py_ssize_t)1 << 25)
+#define PACKED_WORDS_PER_CELL 4
+
+/* the first words of the stream, whose weights go to head, and any word
+ * while fewer than dim precede it: one at a time */
+static void
+scan_head(const uint8_t *p, Py_ssize_t words, int word_bytes, int low, int high, int64_t *state, int64_t *head,
+          int64_t dim, int64_t *counts, int64_t *sums, int64_t top)
 {
     int64_t sig = state[0], seen = state[1];
     const int64_t half = 4 * word_bytes;
@@ -36,6 +56,148 @@ scan(const uint8_t *p, Py_ssize_t words, int word_bytes, int low, int high, int6
     }
     state[0] = sig;
     state[1] = seen;
+}
+
+/* the weights of n words and their trits, bits counted by halves so that
+ * the loop vectorises (GCC would make the textbook form one popcount per
+ * word) */
+static inline __attribute__((always_inline)) void
+weights_of(const uint8_t *RESTRICT p, int n, int word_bytes, int low, int high, uint8_t *RESTRICT weight,
+           uint8_t *RESTRICT trit)
+{
+    if (word_bytes == 4)
+        for (int j = 0; j < n; j++) {
+            uint32_t x = (uint32_t)load_le(p + 4 * j, 4);
+            x = (x & 0x55555555u) + ((x >> 1) & 0x55555555u);
+            x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+            x = (x & 0x0F0F0F0Fu) + ((x >> 4) & 0x0F0F0F0Fu);
+            x = (x & 0x00FF00FFu) + ((x >> 8) & 0x00FF00FFu);
+            int h = (int)((x & 0xFFFFu) + (x >> 16));
+            weight[j] = (uint8_t)h;
+            trit[j] = (uint8_t)((h >= low) + (h >= high));
+        }
+    else
+        for (int j = 0; j < n; j++) {
+            uint64_t x = load_le(p + 8 * j, 8);
+            x = (x & 0x5555555555555555u) + ((x >> 1) & 0x5555555555555555u);
+            x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+            x = (x & 0x0F0F0F0F0F0F0F0Fu) + ((x >> 4) & 0x0F0F0F0F0F0F0F0Fu);
+            x = (x & 0x00FF00FF00FF00FFu) + ((x >> 8) & 0x00FF00FF00FF00FFu);
+            x = (x & 0x0000FFFF0000FFFFu) + ((x >> 16) & 0x0000FFFF0000FFFFu);
+            int h = (int)((x & 0xFFFFFFFFu) + (x >> 32));
+            weight[j] = (uint8_t)h;
+            trit[j] = (uint8_t)((h >= low) + (h >= high));
+        }
+}
+
+/* sig[j] = sum over m < dim of trit[j + m] 3^m for j < n (trit holds n + dim - 1) */
+static inline __attribute__((always_inline)) void
+signatures_of(const uint8_t *RESTRICT trit, int n, int dim, uint32_t *RESTRICT sig, uint32_t *run, uint32_t *doubled)
+{
+    /* run[j]: the value of the `length` trits from j, for j <= n + dim - length - 1 */
+    int valid = n + dim - 1, length = 1, done = 0;
+    uint32_t power = 3, done_power = 1; /* 3^length, 3^done */
+    for (int j = 0; j < valid; j++)
+        run[j] = trit[j];
+    for (int j = 0; j < n; j++)
+        sig[j] = 0;
+    for (int bits = dim;;) {
+        if (bits & 1) { /* the run after the `done` trits already in sig */
+            for (int j = 0; j < n; j++)
+                sig[j] += done_power * run[j + done];
+            done += length;
+            done_power *= power;
+        }
+        bits >>= 1;
+        if (!bits)
+            break;
+        valid -= length;
+        for (int j = 0; j < valid; j++)
+            doubled[j] = run[j] + power * run[j + length];
+        uint32_t *swap = run;
+        run = doubled;
+        doubled = swap;
+        length *= 2;
+        power *= power;
+    }
+}
+
+/* With AVX-512's vector bit count (VPOPCNTDQ) the plain popcount loop
+ * vectorises; target_clones cannot pick that extension in GCC 12, so the
+ * caller asks the CPU (__builtin_cpu_supports) and calls this version. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) && \
+    !defined(RANDQA_NO_CLONES)
+#define VECTOR_POPCOUNT 1
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512vpopcntdq"))) static void
+weights_by_vpopcnt(const uint8_t *RESTRICT p, int n, int word_bytes, int low, int high, uint8_t *RESTRICT weight,
+                   uint8_t *RESTRICT trit)
+{
+    if (word_bytes == 4)
+        for (int j = 0; j < n; j++) {
+            int h = __builtin_popcount((uint32_t)load_le(p + 4 * j, 4));
+            weight[j] = (uint8_t)h;
+            trit[j] = (uint8_t)((h >= low) + (h >= high));
+        }
+    else
+        for (int j = 0; j < n; j++) {
+            int h = __builtin_popcountll(load_le(p + 8 * j, 8));
+            weight[j] = (uint8_t)h;
+            trit[j] = (uint8_t)((h >= low) + (h >= high));
+        }
+}
+#endif
+
+RANDQA_CLONES("avx2", "default") static void
+scan_blocks(const uint8_t *RESTRICT p, Py_ssize_t words, int word_bytes, int low, int high, int64_t *RESTRICT state,
+            int dim, int64_t *RESTRICT counts, int64_t *RESTRICT sums, uint64_t *RESTRICT packed, int vector_popcount)
+{
+    /* trit[m], m < dim: the trits of the dim words before the block, oldest
+     * first, so that the signature of the block's word j is
+     * sum over m of trit[j + m] 3^m */
+    uint8_t trit[MAX_DIM + BLOCK], weight[BLOCK];
+    uint32_t sig[BLOCK], run[MAX_DIM + BLOCK], doubled[MAX_DIM + BLOCK];
+    uint32_t s = (uint32_t)state[0], cells = 1;
+    for (int m = 0; m < dim; m++) {
+        trit[m] = (uint8_t)(s % 3);
+        s /= 3;
+        cells *= 3;
+    }
+    const int half = 4 * word_bytes;
+    Py_ssize_t stretch_end = 0;
+    for (Py_ssize_t from = 0; from < words; from += BLOCK) {
+        int n = words - from < BLOCK ? (int)(words - from) : BLOCK;
+#ifdef VECTOR_POPCOUNT
+        if (vector_popcount)
+            weights_by_vpopcnt(p + from * word_bytes, n, word_bytes, low, high, weight, trit + dim);
+        else
+#endif
+            weights_of(p + from * word_bytes, n, word_bytes, low, high, weight, trit + dim);
+        signatures_of(trit, n, dim, sig, run, doubled);
+        if (packed) {
+            for (int j = 0; j < n; j++)
+                packed[sig[j]] += ((uint64_t)1 << 32) + weight[j];
+            if (from + n >= stretch_end + PACKED_STRETCH || from + n == words) {
+                for (uint32_t c = 0; c < cells; c++) {
+                    int64_t count = (int64_t)(packed[c] >> 32);
+                    counts[c] += count;
+                    sums[c] += (int64_t)(packed[c] & 0xFFFFFFFFu) - half * count;
+                    packed[c] = 0;
+                }
+                stretch_end = from + n;
+            }
+        } else {
+            for (int j = 0; j < n; j++) {
+                counts[sig[j]]++;
+                sums[sig[j]] += weight[j] - half;
+            }
+        }
+        memmove(trit, trit + n, (size_t)dim);
+    }
+    uint32_t last = 0;
+    for (int m = dim - 1; m >= 0; m--)
+        last = 3 * last + trit[m];
+    state[0] = last;
+    state[1] += words;
 }
 
 static PyObject *
@@ -59,7 +221,7 @@ hamming_dependency_scan(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     int64_t dim = hd.len / 8;
-    if (dim > 19) {
+    if (dim > MAX_DIM) {
         RELEASE_BUFFERS(&st, &hd);
         return reject_parameters(&in, "head must have 1 to 19 items (the signature length)");
     }
@@ -79,11 +241,29 @@ hamming_dependency_scan(PyObject *Py_UNUSED(self), PyObject *args)
         RELEASE_BUFFERS(&st, &hd, &cn, &sm);
         return reject_parameters(&in, "state must be [signature in [0, 3^dim), words seen >= 0]");
     }
+    const uint8_t *p = (const uint8_t *)in.buf;
+    Py_ssize_t words = in.len / word_bytes;
+    Py_ssize_t first = state[1] < dim ? (words < dim - state[1] ? words : (Py_ssize_t)(dim - state[1])) : 0;
+    int ok = 1, vector_popcount = 0;
+#ifdef VECTOR_POPCOUNT
+    __builtin_cpu_init();
+    vector_popcount = __builtin_cpu_supports("avx512vpopcntdq") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512bw");
+#endif
     Py_BEGIN_ALLOW_THREADS
-    scan((const uint8_t *)in.buf, in.len / word_bytes, word_bytes, low, high, state, (int64_t *)hd.buf, dim,
-         (int64_t *)cn.buf, (int64_t *)sm.buf, cells / 3);
+    scan_head(p, first, word_bytes, low, high, state, (int64_t *)hd.buf, dim, (int64_t *)cn.buf, (int64_t *)sm.buf,
+              cells / 3);
+    uint64_t *packed = NULL;
+    if ((words - first) / PACKED_WORDS_PER_CELL >= cells && (packed = calloc((size_t)cells, sizeof *packed)) == NULL)
+        ok = 0;
+    if (ok)
+        scan_blocks(p + first * word_bytes, words - first, word_bytes, low, high, state, (int)dim, (int64_t *)cn.buf,
+                    (int64_t *)sm.buf, packed, vector_popcount);
+    free(packed);
     Py_END_ALLOW_THREADS
     RELEASE_BUFFERS(&in, &st, &hd, &cn, &sm);
+    if (!ok)
+        return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
