@@ -122,6 +122,17 @@ block_weights(const uint8_t *RESTRICT p, Py_ssize_t m, Py_ssize_t block_bytes, u
             }
             w[b] = weight;
         }
+    } else if (block_bytes % 4 == 0) {
+        for (Py_ssize_t b = 0; b < m; b++) {
+            const uint8_t *q = p + b * block_bytes;
+            uint32_t weight = 0;
+            for (Py_ssize_t j = 0; j < block_bytes; j += 4) {
+                uint32_t x;
+                memcpy(&x, q + j, 4);
+                weight += (uint32_t)__builtin_popcount(x);
+            }
+            w[b] = weight;
+        }
     } else {
         for (Py_ssize_t b = 0; b < m; b++) {
             const uint8_t *q = p + b * block_bytes;
@@ -182,13 +193,10 @@ count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w,
         for (Py_ssize_t k = 0; k < n; k++)
             l[k] = lw[wi[k]];
     }
-    /* tuples of 1, 2, 4 and 8 letters starting at each letter, each made of
-     * two of half the length: tuple_length letters in a few passes, whatever
-     * tuple_length is (below 16) */
-    /* rows 6 KiB apart, 2 KiB past a multiple of 4 KiB: a row's loads just
-     * ahead of the next row's stores would otherwise look to the CPU like the
-     * same addresses (which it tells apart by their low 12 bits) and wait */
-    uint32_t powers[6][INDEX_RUN + 512];
+    /* tuples of 1, 2, 4, 8 and 16 letters starting at each letter, each made
+     * of two of half the length: tuple_length letters in a few passes,
+     * whatever tuple_length is; v, the tuples, is the last row */
+    uint32_t powers[6][INDEX_RUN + MAX_TUPLE_LENGTH];
     uint32_t *RESTRICT v = powers[5];
     for (Py_ssize_t b = 0; b < n; b += INDEX_RUN) {
         Py_ssize_t r = n - b < INDEX_RUN ? n - b : INDEX_RUN;
