@@ -52,6 +52,15 @@ def test_counts_equal_a_python_reading(word_bits, dim):
     assert np.array_equal(acc.counts, counts) and np.array_equal(acc.sums, sums)
 
 
+def test_long_runs_count_as_a_python_reading():
+    # one run of many blocks, enough words per signature for the kernel's packed counts, dim 7 = 1 + 2 + 4 trits
+    words = skewed_words(40_000, 32)
+    acc = HammingDependency(word_bits=32, dim=7)
+    feed_in_pieces(acc, words.view(np.uint8), [4 * 5, 4 * 39_000])
+    counts, sums = reference_counts(words, 32, 7)
+    assert np.array_equal(acc.counts, counts) and np.array_equal(acc.sums, sums)
+
+
 def test_trit_probabilities_are_hwd_c_s():
     for word_bits, middle in [(64, 0.46769122397215788544), (32, 0.40338510414585471153)]:
         p = trit_probabilities(word_bits)
