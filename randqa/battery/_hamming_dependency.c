@@ -164,6 +164,9 @@ scan_blocks(const uint8_t *RESTRICT p, Py_ssize_t words, int word_bytes, int low
     }
     const int half = 4 * word_bytes;
     Py_ssize_t stretch_end = 0;
+#ifndef VECTOR_POPCOUNT
+    (void)vector_popcount; /* only builds with the AVX-512 path read it */
+#endif
     for (Py_ssize_t from = 0; from < words; from += BLOCK) {
         int n = words - from < BLOCK ? (int)(words - from) : BLOCK;
 #ifdef VECTOR_POPCOUNT
