@@ -114,6 +114,24 @@ def weight_letters(block_bits: int, letters: int) -> tuple[np.ndarray, np.ndarra
     return letter_of_weight, probs
 
 
+def tuple_counts_memory(block_bits: list[int], letters: int, tuple_length: int, chunk_bytes: int, *,
+                        finalize_arrays: int) -> tuple[int, int]:
+    """(held, working) bytes of counting overlapping ``tuple_length``-tuples
+    of Hamming-weight letters at each block size: the counts by packed
+    index, an unfinished block, the weight table; at the peak of a call the
+    first t-1 blocks' letters (one byte per bit), or at finalize
+    ``tuple_length + finalize_arrays`` arrays of 8 bytes per cell."""
+    t = tuple_length
+    cells = 1 << (max(1, (letters - 1).bit_length()) * t)
+    held, working = OBJECT_BYTES, 0
+    for bits in block_bits:
+        block = bits // 8
+        pending_held, pending_working = pending_block_bytes(block, chunk_bytes)
+        held += 8 * cells + pending_held + 16 * (bits + 1)
+        working = max(working, pending_working + 24 * t * block, (t + finalize_arrays) * 8 * cells)
+    return held, working
+
+
 class _Level:
     """What one block size is: its letters, their probabilities, its word
     count.  Its counts are kept by packed index (each letter in
@@ -255,17 +273,10 @@ class BCFN(Accumulator):
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         p = cls.with_defaults(params)
-        t = p["tuple_length"]
-        cells = 1 << (max(1, (p["letters"] - 1).bit_length()) * t)  # counts by packed index
-        held, working = OBJECT_BYTES, 0
-        for bits in p["block_bits"]:
-            block = bits // 8
-            pending_held, pending_working = pending_block_bytes(block, chunk_bytes)
-            held += 8 * cells + pending_held + 16 * (bits + 1)
-            # the first t-1 blocks' letters (one byte per bit), or at
-            # finalize the counts turned into counts of words: the packed
-            # indices, their t digits, the words and their counts
-            working = max(working, pending_working + 24 * t * block, (t + 8) * 8 * cells)
+        # at finalize the counts turned into counts of words: the packed
+        # indices, their t digits, the words and their counts
+        held, working = tuple_counts_memory(p["block_bits"], p["letters"], p["tuple_length"], chunk_bytes,
+                                            finalize_arrays=8)
         return MemoryNeed(held, working, len(p["block_bits"]))
 
     def __init__(

@@ -56,10 +56,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _counts
-from randqa.battery._blocks import WholeBlocks, pending_block_bytes
+from randqa.battery._blocks import WholeBlocks
 from randqa.battery._tuple_law import withhold_unless_close
-from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
-from randqa.battery.bcfn import MAX_BLOCK_BITS, MIN_EXPECTED, weight_letters
+from randqa.battery.base import Accumulator, MemoryNeed, Range
+from randqa.battery.bcfn import MAX_BLOCK_BITS, MIN_EXPECTED, tuple_counts_memory, weight_letters
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 
@@ -150,17 +150,10 @@ class HammingPatterns(Accumulator):
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         p = cls.with_defaults(params)
-        t = p["tuple_length"]
-        cells = 1 << (max(1, (p["letters"] - 1).bit_length()) * t)  # counts by packed index
-        held, working = OBJECT_BYTES, 0
-        for bits in p["block_bits"]:
-            block = bits // 8
-            pending_held, pending_working = pending_block_bytes(block, chunk_bytes)
-            held += 8 * cells + pending_held + 16 * (bits + 1)
-            # the first t-1 blocks' letters (one byte per bit), or at finalize
-            # the packed counts turned into words (indices, t digits, words,
-            # counts) and one length's probabilities and Pearson terms
-            working = max(working, pending_working + 24 * t * block, (t + 12) * 8 * cells)
+        # at finalize the packed counts turned into words (indices, t digits,
+        # words, counts) and one length's probabilities and Pearson terms
+        held, working = tuple_counts_memory(p["block_bits"], p["letters"], p["tuple_length"], chunk_bytes,
+                                            finalize_arrays=12)
         return MemoryNeed(held, working, (p["shorter"] + 1) * len(p["block_bits"]))
 
     def __init__(
