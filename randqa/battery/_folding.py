@@ -7,6 +7,8 @@ the folding itself and its source).
 from __future__ import annotations
 
 import math
+import threading
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +17,35 @@ from randqa.battery._sharing import SharesStatistic, declared_statistic
 from randqa.battery.base import Accumulator
 from randqa.folding import FoldCarry, check_folding, fold_low_bits
 from randqa.results import TestResult
+
+
+class FoldMemo:
+    """The latest fold of one suite's stream at one folding, for its entries
+    with that folding (``share_folds``): the entries of a suite see the same
+    bytes at the same stream position, so the first of them to fold a chunk
+    folds it for all.  Not state: a copy (pickle, checkpoint) starts empty."""
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int, FoldCarry | None] | None = None
+        self._folded: tuple[np.ndarray, FoldCarry] | None = None
+        self._lock = threading.Lock()  # --jobs updates entries in parallel threads
+
+    def fold(self, chunk: np.ndarray, position: int, word_bytes: int, low_bits: int,
+             carry: FoldCarry | None) -> tuple[np.ndarray, FoldCarry]:
+        """``fold_low_bits`` of ``chunk``, which starts at stream byte ``position``."""
+        key = (position, len(chunk), carry)
+        with self._lock:
+            if self._key != key:
+                self._folded = fold_low_bits(chunk, word_bytes, low_bits, carry)
+                self._key = key
+            assert self._folded is not None
+            return self._folded
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
 
 
 class FoldedTest(SharesStatistic):
@@ -38,6 +69,8 @@ class FoldedTest(SharesStatistic):
         self.name = inner.name + self.suffix
         self.word_bytes = word_bits // 8
         self.carry: FoldCarry | None = None
+        #: shared with the suite's other entries of this folding (share_folds)
+        self.memo: FoldMemo | None = None
 
     def parameters(self) -> dict:
         return {"inner": repr(self.inner), "word_bits": self.word_bits, "low_bits": self.low_bits}
@@ -68,8 +101,15 @@ class FoldedTest(SharesStatistic):
         assert isinstance(self.inner, SharesStatistic)  # it declared the inner statistic
         self.inner.use_shared_statistic(statistic.inner, owner=False, sees_stream=False)
 
+    def _state_saved_elsewhere(self) -> tuple[str, ...]:
+        return (*super()._state_saved_elsewhere(), "memo")
+
     def _update(self, chunk: np.ndarray) -> None:
-        packed, self.carry = fold_low_bits(chunk, self.word_bytes, self.low_bits, self.carry)
+        if self.memo is None:
+            packed, self.carry = fold_low_bits(chunk, self.word_bytes, self.low_bits, self.carry)
+        else:
+            packed, self.carry = self.memo.fold(chunk, self.start + self.bytes_seen, self.word_bytes,
+                                                self.low_bits, self.carry)
         if len(packed):
             self.inner.update(packed)
 
@@ -87,3 +127,19 @@ class FoldedTest(SharesStatistic):
         for r in results:
             r.name += self.suffix
         return results
+
+
+def share_folds(accumulators: list[Accumulator]) -> None:
+    """Give the folded entries of one suite's list that fold alike, and
+    fold the stream themselves, one ``FoldMemo``: the stream is folded
+    once per chunk for all of them.  Like shared statistics, it holds while
+    the list is updated together (randqa/battery/_sharing.py)."""
+    groups: dict[tuple[int, int], list[FoldedTest]] = {}
+    for acc in accumulators:
+        if isinstance(acc, FoldedTest) and acc.shared is None:
+            groups.setdefault((acc.word_bits, acc.low_bits), []).append(acc)
+    for members in groups.values():
+        if len(members) > 1:
+            memo = FoldMemo()
+            for acc in members:
+                acc.memo = memo

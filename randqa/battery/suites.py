@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from randqa.battery import Accumulator, accumulator_class, available_tests, parameter_defaults
-from randqa.battery._folding import FoldedTest
+from randqa.battery._folding import FoldedTest, share_folds
 from randqa.battery._sequences import PerSequence
 from randqa.battery._streams import PAIR_SUITE, StreamViews, stream_pairs
 from randqa.battery._sharing import share_statistics
@@ -131,6 +131,7 @@ class StreamViewsSpec(TestSpec):
         def tests(specs: list[TestSpec]) -> list[Accumulator]:
             built = [spec.build() for spec in specs]
             share_statistics(built)
+            share_folds(built)
             return built
 
         return StreamViews([tests(self.members) for _ in range(self.streams)],
@@ -182,6 +183,7 @@ class Suite:
         together: merge lists element by element, pickle the whole list."""
         accumulators = [spec.build() for spec in self.tests]
         share_statistics(accumulators)
+        share_folds(accumulators)
         return accumulators
 
     def select(self, names: list[str]) -> "Suite":

@@ -27,3 +27,53 @@ def test_folded_test_streams_and_merges_like_the_folded_stream() -> None:
     right.update(data[split:])
     left.merge(right)
     assert summary(left.finalize()) == expected
+
+
+def _folded_entries() -> list:
+    from randqa.battery.binary_rank import BinaryRank
+    from randqa.battery.fpf import Fpf
+    from randqa.battery.mod3 import Mod3
+
+    return [FoldedTest(Digraph(position_mod=0), word_bits=32, low_bits=8),
+            FoldedTest(BinaryRank(min_size=128, max_size=256), word_bits=32, low_bits=8),
+            FoldedTest(Fpf(), word_bits=32, low_bits=8),
+            FoldedTest(Mod3(levels=3), word_bits=32, low_bits=8),
+            FoldedTest(Digraph(position_mod=0), word_bits=32, low_bits=4)]
+
+
+def _run(accumulators: list, data: np.ndarray, cuts: list[int]) -> list:
+    bounds = [0, *cuts, len(data)]
+    for a, b in zip(bounds, bounds[1:]):
+        for acc in accumulators:
+            acc.update(data[a:b])
+    return [summary(acc.finalize()) for acc in accumulators]
+
+
+def test_entries_that_fold_alike_fold_each_chunk_once_with_the_results_of_folding_alone(monkeypatch) -> None:
+    import pickle
+
+    import randqa.battery._folding as folding_module
+    from randqa.battery._folding import share_folds
+
+    data = pcg64_array(400_000, seed=71)
+    cuts = [4, 100_003, 200_000, 333_331]  # a word split across chunks: the carry is part of the key
+    alone = _run(_folded_entries(), data, cuts)
+    calls = []
+    real = folding_module.fold_low_bits
+    monkeypatch.setattr(folding_module, "fold_low_bits", lambda *a: calls.append(a[1:3]) or real(*a))
+    shared = _folded_entries()
+    share_folds(shared)
+    assert shared[0].memo is shared[3].memo and shared[4].memo is None  # 32/4 has one entry
+    assert _run(shared, data, cuts) == alone
+    # one fold per chunk at 32/8 (and one for the single 32/4 entry), not four
+    assert calls.count((4, 8)) == len(cuts) + 1 and calls.count((4, 4)) == len(cuts) + 1
+    # a copy (a checkpoint, a worker) goes on folding for its own entries
+    half = _folded_entries()
+    share_folds(half)
+    for acc in half:
+        acc.update(data[:200_000])
+    copy = pickle.loads(pickle.dumps(half))
+    assert copy[0].memo is copy[1].memo is not half[0].memo
+    for acc in copy:
+        acc.update(data[200_000:])
+    assert [summary(acc.finalize()) for acc in copy] == alone
