@@ -90,33 +90,70 @@ weights_of(const uint8_t *RESTRICT p, int n, int word_bytes, int low, int high, 
         }
 }
 
-/* sig[j] = sum over m < dim of trit[j + m] 3^m for j < n (trit holds n + dim - 1) */
+/* The steps of the doubling, each in a function of its own so that the
+ * compiler knows the arrays apart and vectorises the loops (with the run
+ * pointers swapped inside one loop it kept them scalar). */
 static inline __attribute__((always_inline)) void
-signatures_of(const uint8_t *RESTRICT trit, int n, int dim, uint32_t *RESTRICT sig, uint32_t *run, uint32_t *doubled)
+pairs_of(const uint8_t *RESTRICT trit, int n, uint32_t *RESTRICT out)
 {
-    /* run[j]: the value of the `length` trits from j, for j <= n + dim - length - 1 */
-    int valid = n + dim - 1, length = 1, done = 0;
-    uint32_t power = 3, done_power = 1; /* 3^length, 3^done */
-    for (int j = 0; j < valid; j++)
-        run[j] = trit[j];
     for (int j = 0; j < n; j++)
-        sig[j] = 0;
-    for (int bits = dim;;) {
+        out[j] = trit[j] + 3u * trit[j + 1];
+}
+
+static inline __attribute__((always_inline)) void
+combine(const uint32_t *RESTRICT lo, const uint32_t *RESTRICT hi, uint32_t power, int n, uint32_t *RESTRICT out)
+{
+    for (int j = 0; j < n; j++)
+        out[j] = lo[j] + power * hi[j];
+}
+
+static inline __attribute__((always_inline)) void
+accumulate(uint32_t *RESTRICT sig, const uint32_t *RESTRICT run, uint32_t power, int n)
+{
+    for (int j = 0; j < n; j++)
+        sig[j] += power * run[j];
+}
+
+/* the signatures sum over m < dim of trit[j + m] 3^m for j < n (trit holds
+ * n + dim - 1): the values of runs of 1, 2, 4, ... trits, those of the set
+ * bits of dim added up; in run, spare or sig, whichever it returns */
+static inline __attribute__((always_inline)) const uint32_t *
+signatures_of(const uint8_t *RESTRICT trit, int n, int dim, uint32_t *RESTRICT run, uint32_t *RESTRICT spare,
+              uint32_t *RESTRICT sig)
+{
+    int started = dim & 1, done = dim & 1;
+    uint32_t done_power = started ? 3 : 1; /* 3^done */
+    if (started)
+        for (int j = 0; j < n; j++)
+            sig[j] = trit[j];
+    if (dim == 1)
+        return sig;
+    /* run[j], j < valid: the value of the `length` trits from j */
+    int valid = n + dim - 2, length = 2;
+    uint32_t power = 9; /* 3^length */
+    pairs_of(trit, valid, run);
+    for (int bits = dim >> 1;;) {
         if (bits & 1) { /* the run after the `done` trits already in sig */
-            for (int j = 0; j < n; j++)
-                sig[j] += done_power * run[j + done];
+            if (!started) {
+                if (bits == 1) /* dim a power of 2: the run is the signature */
+                    return run;
+                for (int j = 0; j < n; j++)
+                    sig[j] = run[j];
+                started = 1;
+            } else {
+                accumulate(sig, run + done, done_power, n);
+            }
             done += length;
             done_power *= power;
         }
         bits >>= 1;
         if (!bits)
-            break;
+            return sig;
         valid -= length;
-        for (int j = 0; j < valid; j++)
-            doubled[j] = run[j] + power * run[j + length];
+        combine(run, run + length, power, valid, spare);
         uint32_t *swap = run;
-        run = doubled;
-        doubled = swap;
+        run = spare;
+        spare = swap;
         length *= 2;
         power *= power;
     }
@@ -155,7 +192,7 @@ scan_blocks(const uint8_t *RESTRICT p, Py_ssize_t words, int word_bytes, int low
      * first, so that the signature of the block's word j is
      * sum over m of trit[j + m] 3^m */
     uint8_t trit[MAX_DIM + BLOCK], weight[BLOCK];
-    uint32_t sig[BLOCK], run[MAX_DIM + BLOCK], doubled[MAX_DIM + BLOCK];
+    uint32_t run[MAX_DIM + BLOCK], spare[MAX_DIM + BLOCK], signature[BLOCK];
     uint32_t s = (uint32_t)state[0], cells = 1;
     for (int m = 0; m < dim; m++) {
         trit[m] = (uint8_t)(s % 3);
@@ -175,7 +212,7 @@ scan_blocks(const uint8_t *RESTRICT p, Py_ssize_t words, int word_bytes, int low
         else
 #endif
             weights_of(p + from * word_bytes, n, word_bytes, low, high, weight, trit + dim);
-        signatures_of(trit, n, dim, sig, run, doubled);
+        const uint32_t *sig = signatures_of(trit, n, dim, run, spare, signature);
         if (packed) {
             for (int j = 0; j < n; j++)
                 packed[sig[j]] += ((uint64_t)1 << 32) + weight[j];
