@@ -100,8 +100,9 @@ class TestSpec:
             inner = cls.memory_need(folded, None if stream_bits is None else stream_bits * low_bits // word_bits + 8,
                                     **self.params)
             # the unfinished word and its carry, and each chunk's packed low
-            # bits (twice when a word straddles chunks: the pieces, joined)
-            need = MemoryNeed(inner.held + OBJECT_BYTES, inner.working + 2 * folded, inner.results)
+            # bits (twice when a word straddles chunks: the pieces, joined);
+            # the last chunk's stays held for the entries that fold alike (share_folds)
+            need = MemoryNeed(inner.held + OBJECT_BYTES + folded, inner.working + 2 * folded, inner.results)
         if self.sequence_bits is not None:
             # the next sequence's accumulator is built while the last one is
             # still held; the first sequence's results and per-result summaries
