@@ -2,7 +2,7 @@
  * Berlekamp-Massey over GF(2) on bit-packed sequences, shared by the NIST
  * linear complexity test and the long single-bit-position one (both in
  * battery/_linear.c) and by the GF(2) predictor (predict/_gf2_recurrence.c).
- * Include after _module.h (POPCNT_CLONES).
+ * Include after _module.h (RANDQA_CLONES, RESTRICT).
  */
 #ifndef RANDQA_GF2_H
 #define RANDQA_GF2_H
@@ -27,59 +27,66 @@ bit_reverse64(uint64_t x)
     return __builtin_bswap64(x);
 }
 
-/* C ^= x^shift * B, B having `bwords` possibly non-zero words */
+/* Vector versions chosen when the module loads (RANDQA_CLONES in _module.h):
+ * the loops of a step are funnel shifts, ANDs and XORs over the words,
+ * which compilers vectorise; popcnt for the parity. */
+#define GF2_CLONES RANDQA_CLONES("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default")
+
+/* C ^= x^s B over words 0..bwords, as one pass that writes each word of C
+ * once (vectorisable); B[-1] = 0 and B is 0 from word bwords on */
 static inline void
-xor_shifted(uint64_t *C, const uint64_t *B, int bwords, int shift)
+add_shifted(uint64_t *RESTRICT C, const uint64_t *RESTRICT B, int bwords, int s)
 {
-    int q = shift >> 6, r = shift & 63;
-    if (r == 0) {
-        for (int w = 0; w < bwords; w++)
-            C[w + q] ^= B[w];
-    } else {
-        for (int w = 0; w < bwords; w++) {
-            C[w + q] ^= B[w] << r;
-            C[w + q + 1] ^= B[w] >> (64 - r);
-        }
-    }
+    /* (x >> 1) >> (63 - s) is 0 when s = 0 */
+    for (int w = 0; w <= bwords; w++)
+        C[w] ^= (B[w] << s) | ((B[w - 1] >> 1) >> (63 - s));
+}
+
+static inline void
+copy_words(uint64_t *RESTRICT dst, const uint64_t *RESTRICT src, int words)
+{
+    for (int w = 0; w < words; w++)
+        dst[w] = src[w];
 }
 
 /* The linear complexity of s_0..s_{n-1}, given R with R_j = s_{n-1-j} (bit
  * j&63 of word j>>6) and zero-padded to ceil(n/64) + 3 words.  `work` must
- * hold 3 * (ceil(n/64) + 3) words. */
-POPCNT_CLONES static int
+ * hold 3 * (ceil(n/64) + 3) words; C is left in its first ceil(n/64) + 3. */
+GF2_CLONES static int
 berlekamp_massey_reversed(const uint64_t *R, int n, uint64_t *work)
 {
     int stride = (n + 63) / 64 + 3;
-    uint64_t *C = work, *B = work + stride, *T = work + 2 * stride;
-    memset(C, 0, (size_t)stride * 8);
-    memset(B, 0, (size_t)stride * 8);
+    /* B and T (the next B) start one word into their areas, so that word -1
+     * stays 0 for add_shifted; they swap when L changes.  Each is 0 from word
+     * cwords on whenever it becomes B: what it held before lies below the
+     * bwords of that time, which is at most cwords, and C was copied over it. */
+    uint64_t *C = work, *B = work + stride + 1, *T = work + 2 * stride + 1;
+    memset(work, 0, (size_t)3 * stride * 8);
     C[0] = B[0] = 1;
     int L = 0, m = 1, bwords = 1;
     for (int N = 0; N < n; N++) {
-        int off = n - 1 - N, q = off >> 6, r = off & 63, cwords = (L >> 6) + 1;
+        int off = n - 1 - N, r = off & 63, cwords = (L >> 6) + 1;
+        const uint64_t *Rq = R + (off >> 6);
+        /* word w of R >> off; (x << 1) << (63 - r) is 0 when r = 0 */
         uint64_t acc = 0;
-        if (r == 0) {
-            for (int w = 0; w < cwords; w++)
-                acc ^= C[w] & R[q + w];
-        } else {
-            for (int w = 0; w < cwords; w++)
-                acc ^= C[w] & ((R[q + w] >> r) | (R[q + w + 1] << (64 - r)));
-        }
+        for (int w = 0; w < cwords; w++)
+            acc ^= C[w] & ((Rq[w] >> r) | ((Rq[w + 1] << 1) << (63 - r)));
         if (!__builtin_parityll(acc)) {
             m++;
             continue;
         }
         if (2 * L <= N) {
-            memcpy(T, C, (size_t)cwords * 8);
-            xor_shifted(C, B, bwords, m);
-            L = N + 1 - L;
-            memcpy(B, T, (size_t)cwords * 8);
-            for (int w = cwords; w < bwords; w++)
-                B[w] = 0;
+            /* L changes: the old C becomes B (pointers swap instead of a second copy) */
+            copy_words(T, C, cwords);
+            add_shifted(C + (m >> 6), B, bwords, m & 63);
+            uint64_t *old = B;
+            B = T;
+            T = old;
             bwords = cwords;
+            L = N + 1 - L;
             m = 1;
         } else {
-            xor_shifted(C, B, bwords, m);
+            add_shifted(C + (m >> 6), B, bwords, m & 63);
             m++;
         }
     }
