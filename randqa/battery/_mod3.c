@@ -33,13 +33,84 @@ typedef struct {
     int64_t index, seen, pending, has_pending;
 } level_state;
 
+/* tuple indices are made BLOCK at a time, so that their buffers stay in
+ * the first-level cache next to the counts */
+#define BLOCK 512
+
+/* The steps of the doubling below, each in a function of its own so that
+ * the compiler knows the arrays apart and vectorises the loops. */
+static inline __attribute__((always_inline)) void
+pairs_of(const uint8_t *RESTRICT r, int n, uint32_t *RESTRICT out)
+{
+    for (int j = 0; j < n; j++)
+        out[j] = 3u * r[j] + r[j + 1];
+}
+
+static inline __attribute__((always_inline)) void
+combine(const uint32_t *RESTRICT high, const uint32_t *RESTRICT low, uint32_t power, int n, uint32_t *RESTRICT out)
+{
+    for (int j = 0; j < n; j++)
+        out[j] = high[j] * power + low[j];
+}
+
+static inline __attribute__((always_inline)) void
+append(uint32_t *RESTRICT index, const uint32_t *RESTRICT low, uint32_t power, int n)
+{
+    for (int j = 0; j < n; j++)
+        index[j] = index[j] * power + low[j];
+}
+
+/* index[j] = the base-3 number of r[j .. j + t - 1], r[j] the most
+ * significant digit, for j < n: the values of runs of 1, 2, 4, ... letters,
+ * those of the set bits of t joined (a Horner pass per letter cost twice
+ * as much); in run, spare or index, whichever it returns */
+static inline __attribute__((always_inline)) const uint32_t *
+tuple_indices(const uint8_t *RESTRICT r, int n, int t, uint32_t *RESTRICT run, uint32_t *RESTRICT spare,
+              uint32_t *RESTRICT index)
+{
+    int started = t & 1, done = t & 1;
+    if (started)
+        for (int j = 0; j < n; j++)
+            index[j] = r[j];
+    if (t == 1)
+        return index;
+    /* run[j], j < valid: the value of the `length` letters from j */
+    int valid = n + t - 2, length = 2;
+    uint32_t power = 9; /* 3^length */
+    pairs_of(r, valid, run);
+    for (int bits = t >> 1;;) {
+        if (bits & 1) { /* the run after the `done` letters already in index */
+            if (!started) {
+                if (bits == 1) /* t a power of 2: the run is the index */
+                    return run;
+                for (int j = 0; j < n; j++)
+                    index[j] = run[j];
+                started = 1;
+            } else {
+                append(index, run + done, power, n);
+            }
+            done += length;
+        }
+        bits >>= 1;
+        if (!bits)
+            return index;
+        valid -= length;
+        combine(run, run + length, power, valid, spare);
+        uint32_t *swap = run;
+        run = spare;
+        spare = swap;
+        length *= 2;
+        power *= power;
+    }
+}
+
 /* Adds the tuples that end at each of the m remainders r[] of one level.
  * The index of each tuple is made from the window of remainders before it
  * (no chain from one index to the next, so the loops vectorise): the first
  * tuple_length - 1 from the carried index, the rest from r itself. */
 SCAN_CLONES static void
 count_tuples(level_state *s, const uint8_t *RESTRICT r, Py_ssize_t m, int tuple_length, int64_t cells,
-             uint32_t *RESTRICT index, int64_t *RESTRICT counts)
+             int64_t *RESTRICT counts)
 {
     Py_ssize_t i = 0;
     /* the first tuple_length - 1 remainders complete tuples that start in
@@ -55,19 +126,19 @@ count_tuples(level_state *s, const uint8_t *RESTRICT r, Py_ssize_t m, int tuple_
     }
     if (i == m)
         return;
-    Py_ssize_t first = i; /* tuples r[j - t + 1 .. j] for j >= first lie wholly in r */
-    Py_ssize_t count = m - first;
-    for (Py_ssize_t j = 0; j < count; j++)
-        index[j] = r[j];
-    for (int k = 1; k < tuple_length; k++) {
-        const uint8_t *rk = r + k;
-        for (Py_ssize_t j = 0; j < count; j++)
-            index[j] = index[j] * 3 + rk[j];
+    /* tuples r[j .. j + t - 1] for j < count lie wholly in r */
+    Py_ssize_t count = m - i;
+    uint32_t run[BLOCK + MAX_TUPLE_LENGTH], spare[BLOCK + MAX_TUPLE_LENGTH], made[BLOCK];
+    const uint32_t *index = made;
+    for (Py_ssize_t from = 0; from < count; from += BLOCK) {
+        int n = count - from < BLOCK ? (int)(count - from) : BLOCK;
+        index = tuple_indices(r + from, n, tuple_length, run, spare, made);
+        for (int j = 0; j < n; j++)
+            counts[index[j]]++;
+        if (from + n == count)
+            s->index = index[n - 1];
     }
-    for (Py_ssize_t j = 0; j < count; j++)
-        counts[index[j]]++;
     s->seen += count;
-    s->index = index[count - 1];
 }
 
 /* The remainders mod 3 of m bytes: a division by a constant, which
@@ -128,15 +199,14 @@ mod3_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
     int ok = 1;
     Py_BEGIN_ALLOW_THREADS
     uint8_t *letters = malloc(2 * PIECE);
-    uint32_t *index = malloc(PIECE * sizeof(uint32_t));
-    if (letters == NULL || index == NULL)
+    if (letters == NULL)
         ok = 0;
     for (Py_ssize_t start = 0; ok && start < n; start += PIECE) {
         Py_ssize_t m = n - start < PIECE ? n - start : PIECE;
         uint8_t *r = letters, *next = letters + PIECE;
         byte_remainders(p + start, m, r);
         for (int L = 0; L < levels && m > 0; L++) {
-            count_tuples(&lv[L], r, m, tuple_length, cells, index, counts + L * cells);
+            count_tuples(&lv[L], r, m, tuple_length, cells, counts + L * cells);
             if (L + 1 == levels)
                 break;
             /* the next level's remainders: sums of pairs, the first half of
@@ -163,7 +233,6 @@ mod3_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
         }
     }
     free(letters);
-    free(index);
     Py_END_ALLOW_THREADS
     if (!ok) {
         RELEASE_BUFFERS(&in, &out, &st);
