@@ -38,23 +38,25 @@ typedef struct {
 #define BLOCK 512
 
 /* The steps of the doubling below, each in a function of its own so that
- * the compiler knows the arrays apart and vectorises the loops. */
+ * the compiler knows the arrays apart and vectorises the loops.  Runs are
+ * at most 8 letters long (t <= 11), below 3^8, so 16 bits hold them and a
+ * vector holds twice as many as of the 32-bit indices. */
 static inline __attribute__((always_inline)) void
-pairs_of(const uint8_t *RESTRICT r, int n, uint32_t *RESTRICT out)
+pairs_of(const uint8_t *RESTRICT r, int n, uint16_t *RESTRICT out)
 {
     for (int j = 0; j < n; j++)
-        out[j] = 3u * r[j] + r[j + 1];
+        out[j] = (uint16_t)(3 * r[j] + r[j + 1]);
 }
 
 static inline __attribute__((always_inline)) void
-combine(const uint32_t *RESTRICT high, const uint32_t *RESTRICT low, uint32_t power, int n, uint32_t *RESTRICT out)
+combine(const uint16_t *RESTRICT high, const uint16_t *RESTRICT low, uint16_t power, int n, uint16_t *RESTRICT out)
 {
     for (int j = 0; j < n; j++)
-        out[j] = high[j] * power + low[j];
+        out[j] = (uint16_t)(high[j] * power + low[j]);
 }
 
 static inline __attribute__((always_inline)) void
-append(uint32_t *RESTRICT index, const uint32_t *RESTRICT low, uint32_t power, int n)
+append(uint32_t *RESTRICT index, const uint16_t *RESTRICT low, uint32_t power, int n)
 {
     for (int j = 0; j < n; j++)
         index[j] = index[j] * power + low[j];
@@ -63,9 +65,9 @@ append(uint32_t *RESTRICT index, const uint32_t *RESTRICT low, uint32_t power, i
 /* index[j] = the base-3 number of r[j .. j + t - 1], r[j] the most
  * significant digit, for j < n: the values of runs of 1, 2, 4, ... letters,
  * those of the set bits of t joined (a Horner pass per letter cost twice
- * as much); in run, spare or index, whichever it returns */
-static inline __attribute__((always_inline)) const uint32_t *
-tuple_indices(const uint8_t *RESTRICT r, int n, int t, uint32_t *RESTRICT run, uint32_t *RESTRICT spare,
+ * as much) */
+static inline __attribute__((always_inline)) void
+tuple_indices(const uint8_t *RESTRICT r, int n, int t, uint16_t *RESTRICT run, uint16_t *RESTRICT spare,
               uint32_t *RESTRICT index)
 {
     int started = t & 1, done = t & 1;
@@ -73,16 +75,14 @@ tuple_indices(const uint8_t *RESTRICT r, int n, int t, uint32_t *RESTRICT run, u
         for (int j = 0; j < n; j++)
             index[j] = r[j];
     if (t == 1)
-        return index;
+        return;
     /* run[j], j < valid: the value of the `length` letters from j */
     int valid = n + t - 2, length = 2;
-    uint32_t power = 9; /* 3^length */
+    uint16_t power = 9; /* 3^length */
     pairs_of(r, valid, run);
     for (int bits = t >> 1;;) {
         if (bits & 1) { /* the run after the `done` letters already in index */
             if (!started) {
-                if (bits == 1) /* t a power of 2: the run is the index */
-                    return run;
                 for (int j = 0; j < n; j++)
                     index[j] = run[j];
                 started = 1;
@@ -93,14 +93,14 @@ tuple_indices(const uint8_t *RESTRICT r, int n, int t, uint32_t *RESTRICT run, u
         }
         bits >>= 1;
         if (!bits)
-            return index;
+            return;
         valid -= length;
         combine(run, run + length, power, valid, spare);
-        uint32_t *swap = run;
+        uint16_t *swap = run;
         run = spare;
         spare = swap;
         length *= 2;
-        power *= power;
+        power = (uint16_t)(power * power);
     }
 }
 
@@ -128,11 +128,11 @@ count_tuples(level_state *s, const uint8_t *RESTRICT r, Py_ssize_t m, int tuple_
         return;
     /* tuples r[j .. j + t - 1] for j < count lie wholly in r */
     Py_ssize_t count = m - i;
-    uint32_t run[BLOCK + MAX_TUPLE_LENGTH], spare[BLOCK + MAX_TUPLE_LENGTH], made[BLOCK];
-    const uint32_t *index = made;
+    uint16_t run[BLOCK + MAX_TUPLE_LENGTH], spare[BLOCK + MAX_TUPLE_LENGTH];
+    uint32_t index[BLOCK];
     for (Py_ssize_t from = 0; from < count; from += BLOCK) {
         int n = count - from < BLOCK ? (int)(count - from) : BLOCK;
-        index = tuple_indices(r + from, n, tuple_length, run, spare, made);
+        tuple_indices(r + from, n, tuple_length, run, spare, index);
         for (int j = 0; j < n; j++)
             counts[index[j]]++;
         if (from + n == count)
