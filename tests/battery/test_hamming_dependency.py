@@ -52,12 +52,14 @@ def test_counts_equal_a_python_reading(word_bits, dim):
     assert np.array_equal(acc.counts, counts) and np.array_equal(acc.sums, sums)
 
 
-def test_long_runs_count_as_a_python_reading():
-    # one run of many blocks, enough words per signature for the kernel's packed counts, dim 7 = 1 + 2 + 4 trits
+@pytest.mark.parametrize("dim", [7, 8])
+def test_long_runs_count_as_a_python_reading(dim):
+    # one run of many blocks, enough words per signature for the kernel's packed counts; the kernel's signatures
+    # from runs of trits: dim 7 = 1 + 2 + 4, dim 8 (the standard suite's) one run of 8
     words = skewed_words(40_000, 32)
-    acc = HammingDependency(word_bits=32, dim=7)
+    acc = HammingDependency(word_bits=32, dim=dim)
     feed_in_pieces(acc, words.view(np.uint8), [4 * 5, 4 * 39_000])
-    counts, sums = reference_counts(words, 32, 7)
+    counts, sums = reference_counts(words, 32, dim)
     assert np.array_equal(acc.counts, counts) and np.array_equal(acc.sums, sums)
 
 

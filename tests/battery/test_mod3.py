@@ -145,6 +145,27 @@ def test_mod3_refuses_bad_parameters(params) -> None:
         Mod3(**params)
 
 
+@pytest.mark.parametrize("tuple_length", [1, 2, 8, 9, 11])
+def test_mod3_kernel_counts_the_tuples_of_every_level(tuple_length: int) -> None:
+    # the kernel's tuple indices from runs of 1, 2, 4 and 8 remainders, in blocks of hundreds: each remainder that
+    # completes a tuple counts it, the newest remainder least significant, however the bytes are cut
+    data = pcg64_array(30_011, seed=69).copy()
+    data[1000:3000] = 3  # a stretch of zero remainders: one cell counted many times over
+    levels, cells = 3, 3**tuple_length
+    counts, state = np.zeros(levels * cells, np.int64), np.zeros(4 * levels, np.int64)
+    for lo, hi in zip([0, 1, 7, 4099], [1, 7, 4099, len(data)]):
+        _mod3.mod3_tuple_scan(data[lo:hi], levels, tuple_length, counts, state)
+    letters = data.astype(np.int64) % 3
+    for level in range(levels):
+        index = np.zeros(len(letters) - tuple_length + 1, dtype=np.int64)
+        for j in range(tuple_length):
+            index = 3 * index + letters[j : j + len(index)]
+        expected = np.bincount(index, minlength=cells)
+        assert np.array_equal(counts[level * cells : (level + 1) * cells], expected), level
+        pairs = len(letters) // 2
+        letters = (letters[: 2 * pairs : 2] + letters[1 : 2 * pairs : 2]) % 3
+
+
 def test_mod3_kernel_refuses_bad_arguments() -> None:
     data = np.zeros(16, dtype=np.uint8)
     with pytest.raises(ValueError):
