@@ -144,6 +144,48 @@ block_weights(const uint8_t *RESTRICT p, Py_ssize_t m, Py_ssize_t block_bytes, u
     }
 }
 
+/* count_tuples' counting for one-bit letters (bcfn's two letters), whose
+ * tuples are windows of a bit string: the letters l[0..n) are packed 8 to a
+ * byte by one multiplication (the oldest highest) into a word that holds
+ * the latest of them, the newest lowest, and each tuple (or run word, see
+ * level_tables) is a shift and a mask of it, instead of the passes over
+ * arrays of the general case. */
+static inline void
+count_bit_tuples(level_state *s, const level_tables *lt, const uint8_t *RESTRICT l, Py_ssize_t n, int tuple_length,
+                 int64_t *RESTRICT spare)
+{
+    int64_t *RESTRICT counts = lt->counts;
+    const uint64_t mask = lt->mask;
+    const int stride = lt->stride;
+    /* the (tuple_length + stride - 1)-letter words at every stride-th letter */
+    const uint64_t word_mask = ((uint64_t)1 << (tuple_length + stride - 1)) - 1;
+    uint64_t window = (uint64_t)s->index;
+    Py_ssize_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t x;
+        memcpy(&x, l + k, 8);
+        /* bytes of 0 or 1: byte i lands at bit 7 - i of the top byte, no two products overlap */
+        window = (window << 8) | ((x * 0x8040201008040201ull) >> 56);
+        if (stride > 1) {
+            for (int j = stride - 1; j < 8; j += stride)
+                lt->runs[(window >> (7 - j)) & word_mask]++;
+        } else if (spare) {
+            for (int j = 0; j < 8; j += 2) {
+                counts[(window >> (7 - j)) & mask]++;
+                spare[(window >> (6 - j)) & mask]++;
+            }
+        } else {
+            for (int j = 0; j < 8; j++)
+                counts[(window >> (7 - j)) & mask]++;
+        }
+    }
+    for (; k < n; k++) {
+        window = (window << 1) | l[k];
+        counts[window & mask]++;
+    }
+    s->index = (int64_t)(window & mask);
+}
+
 /* Adds the tuples that end at each of the m weights w[] of one level;
  * letters has room for tuple_length - 1 + m.  The letters are made for the
  * whole run, then INDEX_RUN tuple indices at a time, each from its
@@ -192,6 +234,10 @@ count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w,
     } else {
         for (Py_ssize_t k = 0; k < n; k++)
             l[k] = lw[wi[k]];
+    }
+    if (lb == 1) {
+        count_bit_tuples(s, lt, l, n, tuple_length, spare);
+        return;
     }
     /* tuples of 1, 2, 4, 8 and 16 letters starting at each letter, each made
      * of two of half the length: tuple_length letters in a few passes,
@@ -424,7 +470,9 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
         lt[L].stride = 1;
         for (int stride = MAX_STRIDE; stride > 1 && lt[L].stride == 1; stride /= 2) {
             int bits = lt[L].letter_bits * (tuple_length + stride - 1);
-            if (bits <= MAX_RUN_BITS && blocks < ((Py_ssize_t)1 << 32) && level_blocks >= RUN_USE * ((Py_ssize_t)1 << bits))
+            /* a run word's newest stride - 1 letters come from one tuple, so
+             * it must hold them (2-letter tuples took 3 and lost one) */
+            if (stride - 1 <= tuple_length && bits <= MAX_RUN_BITS && blocks < ((Py_ssize_t)1 << 32) && level_blocks >= RUN_USE * ((Py_ssize_t)1 << bits))
                 lt[L].stride = stride;
         }
         run_cells += lt[L].stride > 1 ? (Py_ssize_t)1 << (lt[L].letter_bits * (tuple_length + lt[L].stride - 1)) : 0;

@@ -111,13 +111,16 @@ def test_bcfn_refuses_bad_tuple_lengths(params) -> None:
         BCFN(**params)
 
 
-@pytest.mark.parametrize("letter_bits, steps", [(1, True), (2, True), (2, False)])
-def test_block_weight_kernel_counts_match_numpy(letter_bits: int, steps: bool) -> None:
+@pytest.mark.parametrize("letter_bits, steps, t", [(1, True, 4), (2, True, 4), (2, False, 4), (1, True, 2), (2, True, 2),
+                                                    (1, False, 12), (1, True, 7)])
+def test_block_weight_kernel_counts_match_numpy(letter_bits: int, steps: bool, t: int) -> None:
     # enough blocks per cell that the kernel counts runs of 4 (1 bit per
-    # letter) or 2 (2 bits) tuples at once; a table that steps up with the
-    # weight (compared with its cuts) or one that does not (looked up); two
-    # calls, so the latest letters carry over
-    t, block_bytes = 4, 2
+    # letter) or 2 (2 bits, or 2-letter tuples) tuples at once, or few
+    # enough that it counts one at a time (12 letters); a table that steps up
+    # with the weight (compared with its cuts) or one that does not (looked
+    # up); one-bit letters take the packed-bits path; two calls, so the
+    # latest letters carry over
+    block_bytes = 2
     data = pcg64_array(80_000, seed=56)
     table = (np.arange(17) * 2**letter_bits // 17 if steps
              else np.random.default_rng(5).integers(0, 2**letter_bits, 17)).astype(np.uint8)
