@@ -716,6 +716,135 @@ byte_tuples_ssse3(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weigh
     free(even);
     return index;
 }
+
+/* The same with AVX2, 32 bytes at a time, for any tuple whose index fits in
+ * 16 bits (hamming_patterns' 8 two-bit letters too), except 5 three-bit
+ * letters.  Per run: the letters into a buffer, then the indices from it.
+ * A byte holds the s = 8 / lb newest letters of a tuple (shifts within
+ * bytes that cannot spill: each part stays below 2^8), another byte the
+ * t - s older ones, and the index is the two widened and joined.  The
+ * widening works within 128-bit halves, so the indices of a run come out
+ * in another order, which counting does not see; the index after the run is
+ * made from its last letters. */
+#define HAVE_BYTE_TUPLES_AVX2 1
+#include <immintrin.h>
+
+/* calls of fewer bytes than this times the cells count straight into the
+ * int64 counts: zeroing and adding up 32-bit tables would cost more */
+#define BYTE_TUPLE_TABLE_USE 8
+/* pair words (see byte_tuples_avx2) of at most 2^BYTE_TUPLE_PAIR_BITS cells,
+ * for calls of at least BYTE_TUPLE_TABLE_USE times their cells */
+#define BYTE_TUPLE_PAIR_BITS 18
+
+/* whether byte_tuples_avx2 takes t letters of lb bits */
+static inline int
+byte_tuples_avx2_fits(int lb, int64_t t)
+{
+    int64_t s = 8 / lb;
+    return t * lb <= 16 && (t <= s || (t - s) * lb <= 8);
+}
+
+/* Counts the t-letter tuples ending at each of the n (a multiple of 32)
+ * bytes p[0..n) into counts; `index` holds the t - 1 letters before p[0]
+ * (the newest lowest); returns the index after p[n-1]. */
+__attribute__((target("avx2"))) static uint64_t
+byte_tuples_avx2(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight, int lb, int t, uint64_t index,
+                 int64_t *counts)
+{
+    uint8_t weights16[16] = {0};
+    memcpy(weights16, letter_of_weight, 9);
+    const __m256i nibble_weight = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2,
+                                                   2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i letter = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)weights16));
+    const __m256i low4 = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    const int s = t < 8 / lb ? t : 8 / lb, older = t - s; /* letters in the newer and the older byte */
+    const __m128i newer_shift = _mm_cvtsi32_si128(s * lb);
+    const uint64_t lmask = ((uint64_t)1 << lb) - 1;
+    /* letters[LEAD - h .. LEAD): the h = t - 1 letters before the run, oldest first */
+    enum { LEAD = 16 };
+    const int h = t - 1;
+    uint8_t letters[LEAD + BYTE_TUPLE_RUN];
+    uint16_t ix[BYTE_TUPLE_RUN];
+    for (int j = 0; j < h; j++)
+        letters[LEAD - 1 - j] = (uint8_t)((index >> (j * lb)) & lmask);
+    /* two tables of 32-bit counts when the call is long enough to repay
+     * them: a repeated tuple's increments alternate between them instead of
+     * waiting on each other (fewer than 2^32 tuples per call: see the caller) */
+    Py_ssize_t cells = (Py_ssize_t)1 << (t * lb);
+    /* on long calls, the (t + 1)-letter words that end at each odd
+     * position: half the increments, in a table that still fits in L2 (the
+     * increments' cache misses set the pace); folded into counts at the end,
+     * each word's older and newer tuple */
+    const int pair_bits = (t + 1) * lb;
+    uint32_t *pairs = pair_bits <= BYTE_TUPLE_PAIR_BITS && n >= BYTE_TUPLE_TABLE_USE * ((Py_ssize_t)1 << pair_bits)
+                          ? calloc((size_t)1 << pair_bits, sizeof *pairs)
+                          : NULL;
+    uint32_t pair_words[BYTE_TUPLE_RUN / 2];
+    const __m256i low16 = _mm256_set1_epi32(0xffff), letter32 = _mm256_set1_epi32((int)lmask);
+    uint32_t *even = !pairs && n >= BYTE_TUPLE_TABLE_USE * cells ? calloc(2 * (size_t)cells, sizeof *even) : NULL;
+    uint32_t *odd = even ? even + cells : NULL;
+    for (Py_ssize_t start = 0; start < n; start += BYTE_TUPLE_RUN) {
+        const Py_ssize_t m = n - start < BYTE_TUPLE_RUN ? n - start : BYTE_TUPLE_RUN;
+        for (Py_ssize_t i = 0; i < m; i += 32) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(p + start + i));
+            __m256i w = _mm256_add_epi8(_mm256_shuffle_epi8(nibble_weight, _mm256_and_si256(v, low4)),
+                                        _mm256_shuffle_epi8(nibble_weight, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4)));
+            _mm256_storeu_si256((__m256i *)(letters + LEAD + i), _mm256_shuffle_epi8(letter, w));
+        }
+        for (Py_ssize_t i = 0; i < m; i += 32) {
+            const uint8_t *q = letters + LEAD + i; /* the newest letter of each tuple */
+            __m256i lo = _mm256_loadu_si256((const __m256i *)q), hi = zero;
+            for (int j = 1; j < s; j++)
+                lo = _mm256_or_si256(lo, _mm256_sll_epi16(_mm256_loadu_si256((const __m256i *)(q - j)), _mm_cvtsi32_si128(j * lb)));
+            if (older) {
+                hi = _mm256_loadu_si256((const __m256i *)(q - s));
+                for (int j = 1; j < older; j++)
+                    hi = _mm256_or_si256(hi, _mm256_sll_epi16(_mm256_loadu_si256((const __m256i *)(q - s - j)),
+                                                              _mm_cvtsi32_si128(j * lb)));
+            }
+            __m256i a = _mm256_or_si256(_mm256_unpacklo_epi8(lo, zero), _mm256_sll_epi16(_mm256_unpacklo_epi8(hi, zero), newer_shift));
+            __m256i b = _mm256_or_si256(_mm256_unpackhi_epi8(lo, zero), _mm256_sll_epi16(_mm256_unpackhi_epi8(hi, zero), newer_shift));
+            _mm256_storeu_si256((__m256i *)(ix + i), a);
+            _mm256_storeu_si256((__m256i *)(ix + i + 16), b);
+            /* each 32-bit lane holds the tuples at an even position (low) and the next */
+            _mm256_storeu_si256((__m256i *)(pair_words + i / 2),
+                                _mm256_or_si256(_mm256_sll_epi32(_mm256_and_si256(a, low16), _mm_cvtsi32_si128(lb)),
+                                                _mm256_and_si256(_mm256_srli_epi32(a, 16), letter32)));
+            _mm256_storeu_si256((__m256i *)(pair_words + i / 2 + 8),
+                                _mm256_or_si256(_mm256_sll_epi32(_mm256_and_si256(b, low16), _mm_cvtsi32_si128(lb)),
+                                                _mm256_and_si256(_mm256_srli_epi32(b, 16), letter32)));
+        }
+        if (pairs) {
+            for (Py_ssize_t k = 0; k < m / 2; k++)
+                pairs[pair_words[k]]++;
+        } else if (even) {
+            for (Py_ssize_t k = 0; k < m; k += 2) {
+                even[ix[k]]++;
+                odd[ix[k + 1]]++;
+            }
+        } else {
+            for (Py_ssize_t k = 0; k < m; k++)
+                counts[ix[k]]++;
+        }
+        index = 0;
+        for (int j = t; j > 0; j--)
+            index = (index << lb) | letters[LEAD + m - j];
+        memcpy(letters + LEAD - h, letters + LEAD + m - h, (size_t)h);
+    }
+    if (pairs) {
+        for (Py_ssize_t c = 0; c < (Py_ssize_t)1 << pair_bits; c++) {
+            counts[c >> lb] += pairs[c];
+            counts[c & (cells - 1)] += pairs[c];
+        }
+        free(pairs);
+    }
+    if (even) {
+        for (Py_ssize_t c = 0; c < cells; c++)
+            counts[c] += (int64_t)even[c] + odd[c];
+        free(even);
+    }
+    return index;
+}
 #endif
 
 POPCNT_CLONES static void
@@ -742,6 +871,16 @@ block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes
         uint8_t letter_of_byte[256];
         for (int v = 0; v < 256; v++)
             letter_of_byte[v] = letter[__builtin_popcount(v)];
+#ifdef HAVE_BYTE_TUPLES_AVX2
+        /* at most 2^32 bytes at a time, so the 32-bit counts cannot wrap */
+        while (byte_tuples_avx2_fits(letter_bits, tuple_length) && blocks - b >= 32 && __builtin_cpu_supports("avx2")) {
+            Py_ssize_t whole = (blocks - b) - (blocks - b) % 32;
+            if (whole > ((Py_ssize_t)1 << 32))
+                whole = (Py_ssize_t)1 << 32;
+            index = byte_tuples_avx2(p + b, whole, letter, letter_bits, (int)tuple_length, index, counts);
+            b += whole;
+        }
+#endif
 #ifdef HAVE_BYTE_TUPLES_SSSE3
         /* at most 2^32 bytes at a time, so the 32-bit counts cannot wrap */
         while (tuple_length == 4 && 4 * letter_bits <= 16 && blocks - b >= 16 && __builtin_cpu_supports("ssse3")) {
