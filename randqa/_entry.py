@@ -9,6 +9,7 @@ nothing of randqa's until its handlers are in place.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Any
@@ -28,6 +29,10 @@ def main() -> None:
     for signum in _STOP_SIGNALS:
         if signal.getsignal(signum) != signal.SIG_IGN:
             signal.signal(signum, stop)
+    # numpy's OpenBLAS starts a thread per core that spins after each call:
+    # CPU time for nothing in a command that spreads its own work (--jobs);
+    # set before numpy is imported, and left to the caller when set already
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         from randqa.cli import main as run_command
     except KeyboardInterrupt:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -238,3 +239,16 @@ def test_seed_sweep_of_an_unseedable_source_is_refused(source):
     result = randqa("test", source, "--seed-sweep", "2000")
     assert result.code == 2
     assert_one_error_line(result, "--seed-sweep", source, "cannot be seeded")
+
+
+def test_the_command_keeps_numpys_blas_to_one_thread() -> None:
+    # OpenBLAS threads spin after each call: CPU time a run would count as its own
+    script = ("import os, sys\n"
+              "sys.argv = ['randqa', '--version']\n"
+              "from randqa._entry import main\n"
+              "try:\n    main()\nexcept SystemExit:\n    pass\n"
+              "import numpy\n"
+              "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split()[-2:] == ["1", "1"]
