@@ -70,6 +70,27 @@ byte_histogram(PyObject *Py_UNUSED(self), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* calls of fewer bytes count straight into counts: zeroing and adding up a
+ * table of 32-bit counts would cost more than it saves */
+#define WORD16_TABLE_USE ((Py_ssize_t)1 << 19)
+
+/* h[w] += the little-endian 16-bit words w of p[0..n), n even; four words
+ * per 64-bit load (a load and a shift each, where two byte loads per word
+ * made the loop 1.2x slower) */
+#define ADD_WORD16_COUNTS(h, p, n)                     \
+    do {                                               \
+        Py_ssize_t i_ = 0;                             \
+        for (; i_ + 8 <= (n); i_ += 8) {               \
+            uint64_t v_ = load_le((p) + i_, 8);        \
+            (h)[v_ & 0xffff]++;                        \
+            (h)[(v_ >> 16) & 0xffff]++;                \
+            (h)[(v_ >> 32) & 0xffff]++;                \
+            (h)[v_ >> 48]++;                           \
+        }                                              \
+        for (; i_ < (n); i_ += 2)                      \
+            (h)[(p)[i_] | ((unsigned)(p)[i_ + 1] << 8)]++; \
+    } while (0)
+
 /* word16_histogram(data, counts): counts[w] += occurrences of each
  * little-endian 16-bit word; len(data) must be even. */
 static PyObject *
@@ -85,10 +106,23 @@ word16_histogram(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     const uint8_t *p = (const uint8_t *)in.buf;
     int64_t *counts = (int64_t *)out.buf;
-    Py_ssize_t n = in.len;
+    Py_ssize_t n = in.len, i = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i += 2)
-        counts[p[i] | ((unsigned)p[i + 1] << 8)]++;
+    /* a long call counts into a table of 32-bit counts, half the cache
+     * footprint of counts (the increments' misses set the pace; a few
+     * percent), added to counts every 2^32 bytes, before it can wrap */
+    uint32_t *table = n >= WORD16_TABLE_USE ? calloc(65536, sizeof *table) : NULL;
+    while (table && i < n) {
+        Py_ssize_t m = n - i > ((Py_ssize_t)1 << 32) ? (Py_ssize_t)1 << 32 : n - i;
+        ADD_WORD16_COUNTS(table, p + i, m);
+        i += m;
+        for (int w = 0; w < 65536; w++) {
+            counts[w] += table[w];
+            table[w] = 0;
+        }
+    }
+    free(table);
+    ADD_WORD16_COUNTS(counts, p + i, n - i);
     Py_END_ALLOW_THREADS
     RELEASE_BUFFERS(&in, &out);
     Py_RETURN_NONE;
