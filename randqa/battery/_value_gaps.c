@@ -153,19 +153,25 @@ scan_stretch(const uint8_t *RESTRICT p, Py_ssize_t from, Py_ssize_t counted_from
              uint32_t *RESTRICT part, uint64_t *RESTRICT far, int picked)
 {
     uint32_t at = OFFSET_ZERO + (uint32_t)(counted_from - from);
-    if (later_part) {
+    if (later_part)
         skip_words(p, from, counted_from, OFFSET_ZERO, base, 1, rel, first_index);
-        if (picked)
+    else
+        skip_words(p, from, counted_from, OFFSET_ZERO, base, 0, rel, first_index);
+#ifdef HAVE_AVX2_PICK
+    if (picked) {
+        if (later_part)
             count_words(p, counted_from, to, at, base, 1, cap, rel, first_index, part, far, 1);
         else
-            count_words(p, counted_from, to, at, base, 1, cap, rel, first_index, part, far, 0);
-    } else {
-        skip_words(p, from, counted_from, OFFSET_ZERO, base, 0, rel, first_index);
-        if (picked)
             count_words(p, counted_from, to, at, base, 0, cap, rel, first_index, part, far, 1);
-        else
-            count_words(p, counted_from, to, at, base, 0, cap, rel, first_index, part, far, 0);
+        return;
     }
+#else
+    (void)picked;
+#endif
+    if (later_part)
+        count_words(p, counted_from, to, at, base, 1, cap, rel, first_index, part, far, 0);
+    else
+        count_words(p, counted_from, to, at, base, 0, cap, rel, first_index, part, far, 0);
 }
 
 /* The offsets of the latest indices from base, and back: plain loops over
