@@ -759,7 +759,9 @@ byte_tuples_ssse3(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weigh
  * t - s older ones, and the index is the two widened and joined.  The
  * widening works within 128-bit halves, so the indices of a run come out
  * in another order, which counting does not see; the index after the run is
- * made from its last letters. */
+ * made from its last letters.  On long calls the tuples are counted in
+ * pairs, as words of t + 1 letters (half the increments, which set the
+ * pace), numbered densely where that fits in L1. */
 #define HAVE_BYTE_TUPLES_AVX2 1
 #include <immintrin.h>
 
@@ -769,6 +771,9 @@ byte_tuples_ssse3(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weigh
 /* pair words (see byte_tuples_avx2) of at most 2^BYTE_TUPLE_PAIR_BITS cells,
  * for calls of at least BYTE_TUPLE_TABLE_USE times their cells */
 #define BYTE_TUPLE_PAIR_BITS 18
+/* dense pair words (see byte_tuples_avx2) of at most this many cells: a
+ * table of 32-bit counts that stays in L1 */
+#define BYTE_TUPLE_DENSE_CELLS 4096
 
 /* whether byte_tuples_avx2 takes t letters of lb bits */
 static inline int
@@ -797,8 +802,8 @@ byte_tuples_avx2(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight
     /* letters[LEAD - h .. LEAD): the h = t - 1 letters before the run, oldest first */
     enum { LEAD = 16 };
     const int h = t - 1;
-    uint8_t letters[LEAD + BYTE_TUPLE_RUN];
-    uint16_t ix[BYTE_TUPLE_RUN];
+    _Alignas(64) uint8_t letters[LEAD + BYTE_TUPLE_RUN];
+    _Alignas(64) uint16_t ix[BYTE_TUPLE_RUN];
     for (int j = 0; j < h; j++)
         letters[LEAD - 1 - j] = (uint8_t)((index >> (j * lb)) & lmask);
     /* two tables of 32-bit counts when the call is long enough to repay
@@ -810,12 +815,29 @@ byte_tuples_avx2(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight
      * increments' cache misses set the pace); folded into counts at the end,
      * each word's older and newer tuple */
     const int pair_bits = (t + 1) * lb;
-    uint32_t *pairs = pair_bits <= BYTE_TUPLE_PAIR_BITS && n >= BYTE_TUPLE_TABLE_USE * ((Py_ssize_t)1 << pair_bits)
+    /* the same words numbered densely, base d = the largest letter + 1
+     * (bcfn's 5 letters: 5^5 cells, where 3-bit fields take 2^15), where
+     * they fit in L1: each the sum of its pairs of letters d a + b (pmaddubsw)
+     * times powers of d^2, and for an even t its oldest letter times d^t */
+    int d = 1;
+    for (int w = 0; w <= 8; w++)
+        d = letter_of_weight[w] >= d ? letter_of_weight[w] + 1 : d;
+    Py_ssize_t dense_cells = 1;
+    for (int j = 0; j <= t && dense_cells <= BYTE_TUPLE_DENSE_CELLS; j++)
+        dense_cells *= d;
+    for (int j = 0; j < h; j++) /* the caller's letters too, or a word would pass the table */
+        dense_cells = letters[LEAD - 1 - j] >= d ? BYTE_TUPLE_DENSE_CELLS + 1 : dense_cells;
+    uint32_t *dense = dense_cells <= BYTE_TUPLE_DENSE_CELLS && n >= BYTE_TUPLE_TABLE_USE * dense_cells
+                          ? calloc((size_t)dense_cells, sizeof *dense)
+                          : NULL;
+    const __m256i pair_weight = _mm256_set1_epi16((short)(d | 1 << 8)); /* bytes d, 1: the older letter times d */
+    _Alignas(64) uint16_t dense_words[BYTE_TUPLE_RUN / 2];
+    uint32_t *pairs = !dense && pair_bits <= BYTE_TUPLE_PAIR_BITS && n >= BYTE_TUPLE_TABLE_USE * ((Py_ssize_t)1 << pair_bits)
                           ? calloc((size_t)1 << pair_bits, sizeof *pairs)
                           : NULL;
-    uint32_t pair_words[BYTE_TUPLE_RUN / 2];
+    _Alignas(64) uint32_t pair_words[BYTE_TUPLE_RUN / 2];
     const __m256i low16 = _mm256_set1_epi32(0xffff), letter32 = _mm256_set1_epi32((int)lmask);
-    uint32_t *even = !pairs && n >= BYTE_TUPLE_TABLE_USE * cells ? calloc(2 * (size_t)cells, sizeof *even) : NULL;
+    uint32_t *even = !dense && !pairs && n >= BYTE_TUPLE_TABLE_USE * cells ? calloc(2 * (size_t)cells, sizeof *even) : NULL;
     uint32_t *odd = even ? even + cells : NULL;
     for (Py_ssize_t start = 0; start < n; start += BYTE_TUPLE_RUN) {
         const Py_ssize_t m = n - start < BYTE_TUPLE_RUN ? n - start : BYTE_TUPLE_RUN;
@@ -825,7 +847,20 @@ byte_tuples_avx2(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight
                                         _mm256_shuffle_epi8(nibble_weight, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4)));
             _mm256_storeu_si256((__m256i *)(letters + LEAD + i), _mm256_shuffle_epi8(letter, w));
         }
-        for (Py_ssize_t i = 0; i < m; i += 32) {
+        for (Py_ssize_t i = 0; dense && i < m; i += 32) {
+            /* 16-bit lane j: the word of the t + 1 letters up to q[2j + 1] */
+            const uint8_t *q = letters + LEAD + i;
+            __m256i word = _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)q), pair_weight);
+            int power = d * d;
+            for (int j = 2; j < t; j += 2, power *= d * d)
+                word = _mm256_add_epi16(word, _mm256_mullo_epi16(_mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(q - j)), pair_weight),
+                                                                 _mm256_set1_epi16((short)power)));
+            if (t % 2 == 0) /* the high byte of lane j at q - t is q[2j + 1 - t] */
+                word = _mm256_add_epi16(word, _mm256_mullo_epi16(_mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(q - t)), 8),
+                                                                 _mm256_set1_epi16((short)power)));
+            _mm256_storeu_si256((__m256i *)(dense_words + i / 2), word);
+        }
+        for (Py_ssize_t i = 0; !dense && i < m; i += 32) {
             const uint8_t *q = letters + LEAD + i; /* the newest letter of each tuple */
             __m256i lo = _mm256_loadu_si256((const __m256i *)q), hi = zero;
             for (int j = 1; j < s; j++)
@@ -848,7 +883,10 @@ byte_tuples_avx2(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight
                                 _mm256_or_si256(_mm256_sll_epi32(_mm256_and_si256(b, low16), _mm_cvtsi32_si128(lb)),
                                                 _mm256_and_si256(_mm256_srli_epi32(b, 16), letter32)));
         }
-        if (pairs) {
+        if (dense) {
+            for (Py_ssize_t k = 0; k < m / 2; k++)
+                dense[dense_words[k]]++;
+        } else if (pairs) {
             for (Py_ssize_t k = 0; k < m / 2; k++)
                 pairs[pair_words[k]]++;
         } else if (even) {
@@ -864,6 +902,22 @@ byte_tuples_avx2(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight
         for (int j = t; j > 0; j--)
             index = (index << lb) | letters[LEAD + m - j];
         memcpy(letters + LEAD - h, letters + LEAD + m - h, (size_t)h);
+    }
+    if (dense) {
+        for (Py_ssize_t c = 0; c < dense_cells; c++) {
+            /* the word's letters, newest first, into its older and newer tuple's index */
+            uint64_t older = 0, newer = 0, rest = (uint64_t)c;
+            for (int j = 0; j <= t; j++, rest /= (uint64_t)d) {
+                uint64_t l = rest % (uint64_t)d;
+                if (j < t)
+                    newer |= l << (j * lb);
+                if (j > 0)
+                    older |= l << ((j - 1) * lb);
+            }
+            counts[older] += dense[c];
+            counts[newer] += dense[c];
+        }
+        free(dense);
     }
     if (pairs) {
         for (Py_ssize_t c = 0; c < (Py_ssize_t)1 << pair_bits; c++) {
