@@ -51,3 +51,20 @@ def test_tuple_counts_equal_numpy(data_name, block_bytes, letters, t):
             run = data[lo * block_bytes : hi * block_bytes]
             index, have = _counts.hamming_tuple_scan(run, block_bytes, table.tobytes(), letter_bits, t, counts, index, have)
         assert np.array_equal(counts, expected), cuts
+
+
+@pytest.mark.parametrize("letters, t, size", [(4, 8, 2_300_000), (5, 4, 60_000), (16, 4, 600_000), (2, 16, 2_300_000)])
+def test_long_calls_count_as_numpy(letters, t, size):
+    # calls long enough for the byte level's tables: (t + 1)-letter words at
+    # every second byte in bit fields (4 letters, tuples of 8; 2 letters,
+    # tuples of 16) or numbered base 5 (5 letters, tuples of 4), or two
+    # 32-bit tables (9 letters, tuples of 4); the second call starts from the
+    # first's letters
+    data = np.random.default_rng(t).integers(0, 256, size=size, dtype=np.uint8)
+    table, probs = weight_letters(8, letters)
+    letter_bits = max(1, (len(probs) - 1).bit_length())
+    counts = np.zeros(1 << (letter_bits * t), dtype=np.int64)
+    index, have = 0, 0
+    for run in (data[: size // 3], data[size // 3 :]):
+        index, have = _counts.hamming_tuple_scan(run, 1, table.tobytes(), letter_bits, t, counts, index, have)
+    assert np.array_equal(counts, reference_counts(data, 1, table, letter_bits, t))
