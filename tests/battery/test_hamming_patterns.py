@@ -44,7 +44,7 @@ def test_hamming_patterns_statistics_match_direct_computation() -> None:
     data = pcg64_array(5000, seed=70)
     results = results_of(HammingPatterns(tuple_length=6, shorter=2), data, [3, 999])
     assert [r.name for r in results] == ["hamming_patterns[block_bits=8,longest]", "hamming_patterns[block_bits=8,longest-1]",
-                                         "hamming_patterns[block_bits=8,longest-2]"]
+                                         "hamming_patterns[block_bits=8,longest-2]", "hamming_patterns[block_bits=8,halves]"]
     for result, t in zip(results[:2], (3, 2)):
         assert result.details["tuple_length"] == t and result.details["dof"] == 4**t - 4 ** (t - 1)
         q = direct_statistic(data, t)
@@ -56,8 +56,11 @@ def test_hamming_patterns_statistics_match_direct_computation() -> None:
 def test_hamming_patterns_too_little_data_is_insufficient() -> None:
     # 2-tuples need 14 / (37/256)^2 = 671 bytes
     results = results_of(HammingPatterns(), pcg64_array(600, seed=71))
-    assert all(r.verdict == "insufficient" for r in results)
-    assert [r.needs.split()[2] for r in results] == ["671", "4638", "32084"]  # 14 / (37/256)^t, t = 2, 3, 4
+    assert all(r.verdict == "insufficient" for r in results[:3])
+    assert [r.needs.split()[2] for r in results[:3]] == ["671", "4638", "32084"]  # 14 / (37/256)^t, t = 2, 3, 4
+    # the halves' rarest letter has 93/256: 2-tuples from 107 bytes, 3-tuples here
+    assert results[3].details["tuple_length"] == 3
+    assert results_of(HammingPatterns(), pcg64_array(100, seed=71))[3].needs.split()[2] == "107"
     assert results_of(HammingPatterns(), pcg64_array(700, seed=71))[0].details["tuple_length"] == 2
 
 
@@ -94,8 +97,25 @@ def repeating_bytes(n: int, lag: int, rate: float, seed: int) -> np.ndarray:
 
 def test_hamming_patterns_fails_long_range_repeats_that_bcfn_passes() -> None:
     data = repeating_bytes(2 << 20, lag=5, rate=0.05, seed=74)
-    assert failed(results_of(HammingPatterns(), data)) == ["hamming_patterns[block_bits=8,longest]"]
+    assert failed(results_of(HammingPatterns(), data)) == ["hamming_patterns[block_bits=8,longest]",
+                                                           "hamming_patterns[block_bits=8,halves]"]
     assert not failed(results_of(BCFN(block_bits=[8]), data))
+
+
+def test_the_halves_are_the_tuples_of_two_letters_read_from_the_same_counts() -> None:
+    data = pcg64_array(200_000, seed=77)
+    halves = results_of(HammingPatterns(), data, [3, 99_999])[3]
+    two = results_of(HammingPatterns(letters=2, shorter=0), data)
+    assert len(two) == 1 and halves.details["tuple_length"] == two[0].details["tuple_length"] == 8
+    assert math.isclose(halves.statistic, two[0].statistic, rel_tol=1e-12)
+    assert halves.pvalue == pytest.approx(two[0].pvalue, rel=1e-9)
+    assert len(results_of(HammingPatterns(letters=5, tuple_length=6), data)) == 3  # an odd number of letters has no halves
+
+
+def test_the_halves_see_a_dependence_farther_than_the_longest_tuples_reach() -> None:
+    # each byte copies the one 7 before at 2%: at 1 MiB the 4-letter tuples hold 6 bytes
+    data = repeating_bytes(1 << 20, lag=7, rate=0.02, seed=76)
+    assert failed(results_of(HammingPatterns(), data)) == ["hamming_patterns[block_bits=8,halves]"]
 
 
 def test_hamming_patterns_passes_pcg64() -> None:
