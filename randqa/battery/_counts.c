@@ -488,6 +488,62 @@ gaps_by_pieces(uint64_t mask, long long open, int64_t *hist, long long top)
     return open;
 }
 
+/* Bytes whose top bit is `top_bit` (beta - alpha = 1/2 on the byte's
+ * halves, gap's default): one movemask per 16 bytes, without the interval
+ * compare. */
+static inline uint64_t
+byte_top_bit_hits64(const uint8_t *p, int top_bit)
+{
+    uint64_t mask = 0;
+#if defined(__SSE2__)
+    for (int k = 0; k < 4; k++)
+        mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * k))) << (16 * k);
+#else
+    for (int k = 0; k < 64; k++)
+        mask |= (uint64_t)(p[k] >> 7) << k;
+#endif
+    return top_bit ? mask : ~mask;
+}
+
+/* gaps of at most this many classes are counted by bit patterns */
+#define GAP_PATTERN_TOP 16
+/* hit masks made per pass of the pattern counting */
+#define GAP_MASK_RUN 64
+
+/* Where hits are common and the classes few: the gaps that close at each
+ * hit of m[0..r) counted by patterns of the masks instead of hit by hit.
+ * A gap of g < top words closes at hit j when words j-1..j-g are not hits
+ * and j-g-1 is; `run` keeps the hits whose previous g words are not hits, so
+ * each class is a shift, an AND and a popcount per 64 words, and the hits
+ * left after `top` classes close gaps of top or more.  prev is the 64 words
+ * before m[0]: only their last hit matters, which the caller may give
+ * alone.  c[g] accumulates class g (c[top] the last); returns m[r - 1]. */
+static inline __attribute__((always_inline)) uint64_t
+gap_patterns(const uint64_t *m, Py_ssize_t r, uint64_t prev, int top, uint64_t *c)
+{
+    for (Py_ssize_t k = 0; k < r; k++) {
+        uint64_t cur = m[k], run = cur;
+        for (int g = 0; g < top; g++) {
+            uint64_t before = (cur << (g + 1)) | (prev >> (63 - g)); /* bit j: word j-g-1 a hit */
+            c[g] += (uint64_t)__builtin_popcountll(run & before);
+            run &= ~before;
+        }
+        c[top] += (uint64_t)__builtin_popcountll(run);
+        prev = cur;
+    }
+    return prev;
+}
+
+/* gap's default of 8 classes with constants (the class loop unrolls and c
+ * stays in registers), any other top up to GAP_PATTERN_TOP as a loop */
+POPCNT_CLONES static uint64_t
+gap_patterns_run(const uint64_t *m, Py_ssize_t r, uint64_t prev, int top, uint64_t *c)
+{
+    if (top == 8)
+        return gap_patterns(m, r, prev, 8, c);
+    return gap_patterns(m, r, prev, top, c);
+}
+
 static PyObject *
 gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -515,7 +571,10 @@ gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
     long long last = -1 - open, first = -1;
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t i = 0;
-    for (; i + 64 <= words; i += 64) {
+    /* after the call's first hit, dense hits and few classes go by patterns */
+    int by_patterns = by_pieces && top >= 0 && top <= GAP_PATTERN_TOP;
+    int top_bit = word_bytes == 1 && width == 128 ? (int)(lo >> 7) : -1;
+    for (; i + 64 <= words && !(by_patterns && first >= 0); i += 64) {
         uint64_t mask = word_bytes == 1 ? byte_hits64(p + i, (uint8_t)lo, (uint8_t)(width - 1))
                                         : word_hits64(p + i * word_bytes, word_bytes, lo, width);
         if (by_pieces && first >= 0) {
@@ -525,6 +584,29 @@ gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
         }
         for (; mask; mask &= mask - 1)
             gap_hit(i + __builtin_ctzll(mask), &last, &first, hist, top);
+    }
+    if (by_patterns && first >= 0 && i + 64 <= words) {
+        uint64_t c[GAP_PATTERN_TOP + 1] = {0}, m[GAP_MASK_RUN];
+        long long open_before = i - last - 1; /* the one hit of prev that matters */
+        uint64_t prev = open_before < 64 ? (uint64_t)1 << (63 - open_before) : 0;
+        while (i + 64 <= words) {
+            Py_ssize_t r = (words - i) / 64 < GAP_MASK_RUN ? (words - i) / 64 : GAP_MASK_RUN;
+            for (Py_ssize_t k = 0; k < r; k++) {
+                Py_ssize_t at = i + 64 * k;
+                m[k] = top_bit >= 0    ? byte_top_bit_hits64(p + at, top_bit)
+                       : word_bytes == 1 ? byte_hits64(p + at, (uint8_t)lo, (uint8_t)(width - 1))
+                                         : word_hits64(p + at * word_bytes, word_bytes, lo, width);
+            }
+            prev = gap_patterns_run(m, r, prev, (int)top, c);
+            for (Py_ssize_t k = r - 1; k >= 0; k--)
+                if (m[k]) {
+                    last = i + 64 * k + 63 - __builtin_clzll(m[k]);
+                    break;
+                }
+            i += 64 * r;
+        }
+        for (long long g = 0; g <= top; g++)
+            hist[g] += (int64_t)c[g];
     }
     for (; i < words; i++)
         if (load_le(p + i * word_bytes, word_bytes) - lo < width)
