@@ -233,6 +233,79 @@ count_bit_tuples(level_state *s, const level_tables *lt, const uint8_t *RESTRICT
     s->index = (int64_t)(window & mask);
 }
 
+/* One-bit letters of one cut (weights above `cut` are 1), 32 weights at a
+ * time with AVX2: the compares packed to bytes, put in reverse order (the
+ * oldest letter highest, as count_bit_tuples packs them) and taken by one
+ * movemask, instead of the letters written out and packed by a
+ * multiplication.  The tuples are counted as count_bit_tuples does, from the
+ * same window.  Returns the weights done (a multiple of 32); the caller
+ * counts the rest. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(RANDQA_NO_CLONES)
+__attribute__((target("avx2"))) static Py_ssize_t
+bit_tuples_avx2(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w, Py_ssize_t n, int tuple_length,
+                int64_t *RESTRICT spare)
+{
+    int64_t *RESTRICT counts = lt->counts;
+    uint32_t *RESTRICT runs = lt->runs;
+    const uint64_t mask = lt->mask;
+    const int stride = lt->stride;
+    const uint64_t word_mask = ((uint64_t)1 << (tuple_length + stride - 1)) - 1;
+    const __m256i vcut = _mm256_set1_epi32((int)lt->cuts[0]);
+    /* after the packs the dwords hold blocks 0-3, 8-11, 16-19, 24-27, 4-7, ...: the newest dword first, each reversed */
+    const __m256i order = _mm256_setr_epi32(7, 3, 6, 2, 5, 1, 4, 0);
+    const __m256i reverse = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5,
+                                             4, 11, 10, 9, 8, 15, 14, 13, 12);
+    uint64_t window = (uint64_t)s->index;
+    Py_ssize_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        /* weights are at most 2^27 * 8, so the signed compare is exact */
+        __m256i a = _mm256_cmpgt_epi32(_mm256_loadu_si256((const __m256i *)(w + k)), vcut);
+        __m256i b = _mm256_cmpgt_epi32(_mm256_loadu_si256((const __m256i *)(w + k + 8)), vcut);
+        __m256i c = _mm256_cmpgt_epi32(_mm256_loadu_si256((const __m256i *)(w + k + 16)), vcut);
+        __m256i d = _mm256_cmpgt_epi32(_mm256_loadu_si256((const __m256i *)(w + k + 24)), vcut);
+        __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+        bytes = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(bytes, order), reverse);
+        window = (window << 32) | (uint32_t)_mm256_movemask_epi8(bytes);
+        if (stride == 4) {
+            for (int j = 3; j < 32; j += 4)
+                runs[(window >> (31 - j)) & word_mask]++;
+        } else if (stride > 1) {
+            for (int j = stride - 1; j < 32; j += stride)
+                runs[(window >> (31 - j)) & word_mask]++;
+        } else if (spare) {
+            for (int j = 0; j < 32; j += 2) {
+                counts[(window >> (31 - j)) & mask]++;
+                spare[(window >> (30 - j)) & mask]++;
+            }
+        } else {
+            for (int j = 0; j < 32; j++)
+                counts[(window >> (31 - j)) & mask]++;
+        }
+    }
+    s->index = (int64_t)(window & mask);
+    return k;
+}
+
+static int
+have_avx2(void)
+{
+    return __builtin_cpu_supports("avx2");
+}
+#else
+static Py_ssize_t
+bit_tuples_avx2(level_state *Py_UNUSED(s), const level_tables *Py_UNUSED(lt), const uint32_t *Py_UNUSED(w),
+                Py_ssize_t Py_UNUSED(n), int Py_UNUSED(tuple_length), int64_t *Py_UNUSED(spare))
+{
+    return 0;
+}
+
+static int
+have_avx2(void)
+{
+    return 0;
+}
+#endif
+
 /* Adds the tuples that end at each of the m weights w[] of one level;
  * letters has room for tuple_length - 1 + m.  The letters are made for the
  * whole run, then INDEX_RUN tuple indices at a time, each from its
@@ -262,6 +335,13 @@ count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w,
     Py_ssize_t n = m - i;
     if (n <= 0)
         return;
+    if (lb == 1 && lt->cut_count == 1 && lt->first_letter == 0 && n >= 32 && have_avx2()) {
+        Py_ssize_t done = bit_tuples_avx2(s, lt, w + i, n, tuple_length, spare);
+        i += done;
+        n -= done;
+        if (n == 0)
+            return;
+    }
     /* the tuple_length - 1 letters before these, oldest first */
     const int h = tuple_length - 1;
     const uint64_t index = (uint64_t)s->index, letter_mask = ((uint64_t)1 << lb) - 1;
