@@ -472,6 +472,64 @@ group_weights(level_state *s, int64_t group, const uint32_t *RESTRICT w, Py_ssiz
     return k;
 }
 
+/* Adds a level's run counts into its counts; 0 if out of memory.  A run
+ * word's tuples are its oldest tuple_length letters, then each one later:
+ * tuple j, the one `below` bits above the word's lowest, adds each word's
+ * count to counts[its bits there].  So the counts are summed over their
+ * lowest bits, letter by letter (cur), and at each step the words that
+ * agree in their lowest tuple bits are added up in whole rows (loops that
+ * vectorise, where adding each word into stride cells did not).  Every sum
+ * is below the call's run words, so below 2^32. */
+static int
+fold_runs(const level_tables *lt, int tuple_length)
+{
+    const int lbits = lt->letter_bits, stride = lt->stride;
+    const uint64_t cells = lt->mask + 1;
+    uint64_t size = (uint64_t)1 << (lbits * (tuple_length + stride - 1));
+    /* the sums over 1, 2, ... letters one after another, each 2^lbits times shorter */
+    uint32_t *sums = malloc(size * sizeof *sums), *acc = malloc(cells * sizeof *acc);
+    if (sums == NULL || acc == NULL) {
+        free(sums);
+        free(acc);
+        return 0;
+    }
+    const uint32_t *cur = lt->runs;
+    uint32_t *next = sums;
+    int64_t *RESTRICT counts = lt->counts;
+    for (int j = stride - 1;; j--) {
+        /* cur[x]: the counts of the words whose bits above the lowest (stride - 1 - j) letters are x */
+        for (uint64_t t = 0; t < cells; t++)
+            acc[t] = cur[t];
+        for (uint64_t row = cells; row < size; row += cells) {
+            const uint32_t *RESTRICT r = cur + row;
+            for (uint64_t t = 0; t < cells; t++)
+                acc[t] += r[t];
+        }
+        for (uint64_t t = 0; t < cells; t++)
+            counts[t] += acc[t];
+        if (j == 0)
+            break;
+        size >>= lbits;
+        if (lbits == 1) {
+            for (uint64_t x = 0; x < size; x++)
+                next[x] = cur[2 * x] + cur[2 * x + 1];
+        } else {
+            const uint64_t letters = (uint64_t)1 << lbits;
+            for (uint64_t x = 0; x < size; x++) {
+                uint32_t sum = 0;
+                for (uint64_t lo = 0; lo < letters; lo++)
+                    sum += cur[x * letters + lo];
+                next[x] = sum;
+            }
+        }
+        cur = next;
+        next += size;
+    }
+    free(sums);
+    free(acc);
+    return 1;
+}
+
 static PyObject *
 block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -631,14 +689,8 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
         }
     }
     for (Py_ssize_t L = 0; ok && L < levels; L++) {
-        if (lt[L].stride > 1) {
-            const int lbits = lt[L].letter_bits, stride = lt[L].stride;
-            const uint64_t cells = (uint64_t)1 << (lbits * (tuple_length + stride - 1));
-            /* a word's tuples: its oldest tuple_length letters, then each one later */
-            for (uint64_t c = 0; c < cells; c++)
-                for (int j = 0; j < stride; j++)
-                    lt[L].counts[(c >> ((stride - 1 - j) * lbits)) & lt[L].mask] += lt[L].runs[c];
-        }
+        if (lt[L].stride > 1 && !fold_runs(&lt[L], tuple_length))
+            ok = 0;
         if (lt[L].spare)
             for (uint64_t c = 0; c <= lt[L].mask; c++)
                 lt[L].counts[c] += lt[L].spare[c];
