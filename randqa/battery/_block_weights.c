@@ -634,17 +634,6 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
     /* the weights of the level being counted and of the next, in turn */
     uint32_t *w = malloc(2 * PIECE * sizeof *w);
     uint8_t *letters = malloc(MAX_TUPLE_LENGTH + PIECE);
-    /* the levels' spare counts, for those of at most SPARE_CELLS cells */
-    Py_ssize_t spare_cells = 0;
-    for (Py_ssize_t L = 0; L < levels; L++)
-        spare_cells += lt[L].mask < SPARE_CELLS ? (Py_ssize_t)lt[L].mask + 1 : 0;
-    int64_t *spare = calloc(spare_cells ? spare_cells : 1, sizeof *spare);
-    if (w == NULL || letters == NULL || spare == NULL)
-        ok = 0;
-    for (Py_ssize_t L = 0, at = 0; ok && L < levels; L++) {
-        lt[L].spare = lt[L].mask < SPARE_CELLS ? spare + at : NULL;
-        at += lt[L].spare ? (Py_ssize_t)lt[L].mask + 1 : 0;
-    }
     /* run counts where a level has at least RUN_USE times their cells of
      * blocks in this call (fewer than 2^32, so that they cannot wrap): the
      * longest stride whose words fit in MAX_RUN_BITS */
@@ -661,6 +650,22 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
                 lt[L].stride = stride;
         }
         run_cells += lt[L].stride > 1 ? (Py_ssize_t)1 << (lt[L].letter_bits * (tuple_length + lt[L].stride - 1)) : 0;
+    }
+    /* the levels' spare counts, for those of at most SPARE_CELLS cells that
+     * count tuples one at a time (stride 1): the levels with run counts
+     * never use theirs, which only cost their zeroing and the final adds */
+    Py_ssize_t spare_cells = 0;
+    int spared[MAX_LEVELS];
+    for (Py_ssize_t L = 0; L < levels; L++) {
+        spared[L] = lt[L].mask < SPARE_CELLS && lt[L].stride == 1;
+        spare_cells += spared[L] ? (Py_ssize_t)lt[L].mask + 1 : 0;
+    }
+    int64_t *spare = calloc(spare_cells ? spare_cells : 1, sizeof *spare);
+    if (w == NULL || letters == NULL || spare == NULL)
+        ok = 0;
+    for (Py_ssize_t L = 0, at = 0; L < levels; L++) {
+        lt[L].spare = ok && spared[L] ? spare + at : NULL;
+        at += spared[L] ? (Py_ssize_t)lt[L].mask + 1 : 0;
     }
     uint32_t *runs = run_cells ? calloc((size_t)run_cells, sizeof *runs) : NULL;
     if (run_cells && runs == NULL)
