@@ -62,12 +62,8 @@ typedef struct {
     /* counts of the (tuple_length + stride - 1)-letter words at every
      * stride-th block, each stride tuples, folded into counts at the end of
      * the call: 1/stride of the increments, for levels with many more
-     * blocks than these cells (stride 1: none).  Counted in 16 bits, half
-     * the cache lines that the increments miss, and added to run_totals
-     * before they can wrap: `pending` bounds the increments since. */
-    uint16_t *runs;
-    uint32_t *run_totals;
-    int64_t pending;
+     * blocks than these cells (stride 1: none) */
+    uint32_t *runs;
     int stride;
     /* a table that steps up with the weight, as weight_letters' does, is
      * first_letter plus the number of cuts below the weight: compares that
@@ -250,7 +246,7 @@ bit_tuples_avx2(level_state *s, const level_tables *lt, const uint32_t *RESTRICT
                 int64_t *RESTRICT spare)
 {
     int64_t *RESTRICT counts = lt->counts;
-    uint16_t *RESTRICT runs = lt->runs;
+    uint32_t *RESTRICT runs = lt->runs;
     const uint64_t mask = lt->mask;
     const int stride = lt->stride;
     const uint64_t word_mask = ((uint64_t)1 << (tuple_length + stride - 1)) - 1;
@@ -412,7 +408,7 @@ count_tuples(level_state *s, const level_tables *lt, const uint32_t *RESTRICT w,
         Py_ssize_t k = 0;
         if (lt->stride > 1) {
             /* the tuple at k, then the newest stride - 1 letters of the one at k + stride - 1 */
-            uint16_t *RESTRICT runs = lt->runs;
+            uint32_t *RESTRICT runs = lt->runs;
             const int stride = lt->stride, later = (stride - 1) * lb;
             const uint32_t later_mask = ((uint32_t)1 << later) - 1;
             for (; k + stride <= r; k += stride)
@@ -476,19 +472,6 @@ group_weights(level_state *s, int64_t group, const uint32_t *RESTRICT w, Py_ssiz
     return k;
 }
 
-/* Adds a level's 16-bit run counts into its run totals and clears them. */
-static void
-flush_runs(level_tables *lt, int tuple_length)
-{
-    const uint64_t cells = (uint64_t)1 << (lt->letter_bits * (tuple_length + lt->stride - 1));
-    uint16_t *RESTRICT runs = lt->runs;
-    uint32_t *RESTRICT totals = lt->run_totals;
-    for (uint64_t c = 0; c < cells; c++)
-        totals[c] += runs[c];
-    memset(runs, 0, cells * sizeof *runs);
-    lt->pending = 0;
-}
-
 /* Adds a level's run counts into its counts; 0 if out of memory.  A run
  * word's tuples are its oldest tuple_length letters, then each one later:
  * tuple j, the one `below` bits above the word's lowest, adds each word's
@@ -510,7 +493,7 @@ fold_runs(const level_tables *lt, int tuple_length)
         free(acc);
         return 0;
     }
-    const uint32_t *cur = lt->run_totals;
+    const uint32_t *cur = lt->runs;
     uint32_t *next = sums;
     int64_t *RESTRICT counts = lt->counts;
     for (int j = stride - 1;; j--) {
@@ -684,14 +667,11 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
         lt[L].spare = ok && spared[L] ? spare + at : NULL;
         at += spared[L] ? (Py_ssize_t)lt[L].mask + 1 : 0;
     }
-    uint16_t *runs = run_cells ? calloc((size_t)run_cells, sizeof *runs) : NULL;
-    uint32_t *run_totals = run_cells ? calloc((size_t)run_cells, sizeof *run_totals) : NULL;
-    if (run_cells && (runs == NULL || run_totals == NULL))
+    uint32_t *runs = run_cells ? calloc((size_t)run_cells, sizeof *runs) : NULL;
+    if (run_cells && runs == NULL)
         ok = 0;
     for (Py_ssize_t L = 0, at = 0; L < levels; L++) {
         lt[L].runs = ok && lt[L].stride > 1 ? runs + at : NULL;
-        lt[L].run_totals = ok && lt[L].stride > 1 ? run_totals + at : NULL;
-        lt[L].pending = 0;
         if (lt[L].runs == NULL)
             lt[L].stride = 1;
         at += lt[L].stride > 1 ? (Py_ssize_t)1 << (lt[L].letter_bits * (tuple_length + lt[L].stride - 1)) : 0;
@@ -708,20 +688,12 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
                 weights = next;
                 next = t;
             }
-            if (lt[L].stride > 1) {
-                /* at most one increment per stride letters, so no cell passes 65535 */
-                if (lt[L].pending + m / lt[L].stride + 1 > 65535)
-                    flush_runs(&lt[L], tuple_length);
-                lt[L].pending += m / lt[L].stride + 1;
-            }
             int64_t before = lv[L].blocks;
             count_tuples(&lv[L], &lt[L], weights, m, tuple_length, lt[L].spare, letters);
             lv[L].blocks = before + m; /* count_tuples counts only the first letters */
         }
     }
     for (Py_ssize_t L = 0; ok && L < levels; L++) {
-        if (lt[L].stride > 1)
-            flush_runs(&lt[L], tuple_length);
         if (lt[L].stride > 1 && !fold_runs(&lt[L], tuple_length))
             ok = 0;
         if (lt[L].spare)
@@ -732,7 +704,6 @@ block_weight_tuples(PyObject *Py_UNUSED(self), PyObject *args)
     free(letters);
     free(spare);
     free(runs);
-    free(run_totals);
     Py_END_ALLOW_THREADS
     int64_t *state = (int64_t *)st.buf;
     for (Py_ssize_t L = 0; L < levels; L++) {
