@@ -1305,6 +1305,38 @@ set_insert(PyObject *Py_UNUSED(self), PyObject *args)
     return PyLong_FromLongLong(repeats);
 }
 
+#define MAX_REPEATS_WALKED 64
+#define MAX_REPEAT_LAG 65536
+/* words per block: the first pass over a block places its words and notes
+ * which ones have an equal word within max_lag, the second walks only those */
+#define REPEAT_BLOCK 2048
+/* positions are kept as index + REPEAT_OFFSET, 0 for none: a word's
+ * distance to none is then above any lag, with no test of its own.  A
+ * multiple of every ring, so that offset positions index the ring alike. */
+#define REPEAT_OFFSET ((uint32_t)1 << 17)
+
+/* The words of one block at positions k0.. (offset): last[v] and the ring
+ * are updated, and the j whose word has an equal one within `lag` words
+ * are written to near[]; returns how many.  Branch-free: only 1 word in
+ * 65536 / max_lag has one (32 at 2048), a branch per word mispredicted it,
+ * and the random accesses of several words (unrolled) are in flight at once. */
+static inline __attribute__((always_inline)) int
+place_block(const uint8_t *RESTRICT w, int n, const int word_bytes, uint32_t k0, uint32_t lag,
+            uint32_t *RESTRICT last, uint32_t *RESTRICT prev, uint32_t ring_mask, uint16_t *RESTRICT near)
+{
+    int kept = 0;
+#pragma GCC unroll 8
+    for (int j = 0; j < n; j++) {
+        unsigned v = (unsigned)w[(size_t)j * word_bytes] | (unsigned)w[(size_t)j * word_bytes + 1] << 8;
+        uint32_t k = k0 + (uint32_t)j, q = last[v];
+        prev[k & ring_mask] = q;
+        last[v] = k;
+        near[kept] = (uint16_t)j;
+        kept += k - q <= lag;
+    }
+    return kept;
+}
+
 /* ------------------------------------------------------------------------
  * lagged_repeat_scan(history, words, word_bytes, max_lag, cross_only, counts)
  *
@@ -1315,19 +1347,54 @@ set_insert(PyObject *Py_UNUSED(self), PyObject *args)
  * counts[d] += 1; with cross_only, only the pairs whose i lies in
  * `history` (the pairs a merge joins).  The earlier words equal to x_j are
  * reached through a chain: last[v] is the latest position of v, prev[] (a
- * ring of the last 2^k >= max_lag + 1 positions) the one before each.  A
- * walk stops after MAX_REPEATS_WALKED: a word that equals that many of its
- * max_lag predecessors adds 1 to counts[0] instead (for random words that
- * is impossible in practice: Poisson(max_lag / 65536 <= 1) >= 64 has
- * probability below 1e-88), so a constant stream cannot cost max_lag steps
- * per word; with cross_only, only where the stop falls in `history`, the
- * walks having reached it through the same words of `words` as the part's
- * own scan did.
+ * ring of the last 2^k >= max_lag + 1 + REPEAT_BLOCK positions, so that a
+ * block's first pass overwrites no entry its walks read) the one before
+ * each.  A walk stops after MAX_REPEATS_WALKED: a word that equals that
+ * many of its max_lag predecessors adds 1 to counts[0] instead (for random
+ * words that is impossible in practice: Poisson(max_lag / 65536 <= 1) >= 64
+ * has probability below 1e-88), so a constant stream cannot cost max_lag
+ * steps per word; with cross_only, only where the stop falls in `history`,
+ * the walks having reached it through the same words of `words` as the
+ * part's own scan did.
  * ---------------------------------------------------------------------- */
-#define MAX_REPEATS_WALKED 64
-#define MAX_REPEAT_LAG 65536
-/* words ahead whose last[] entry is prefetched */
-#define REPEAT_PREFETCH 16
+static void
+repeat_scan(const uint8_t *hp, int32_t h, const uint8_t *p, int32_t n, const int word_bytes, uint32_t lag,
+            int cross_only, uint32_t *RESTRICT last, uint32_t *RESTRICT prev, uint32_t ring_mask,
+            int64_t *RESTRICT counts)
+{
+    uint16_t near[REPEAT_BLOCK];
+    const uint32_t history_end = REPEAT_OFFSET + (uint32_t)h;
+    for (int v = 0; v < 65536; v++)
+        last[v] = 0;
+    for (int32_t k = 0; k < h; k++) { /* the history only places its words */
+        const uint8_t *w = hp + (size_t)k * word_bytes;
+        unsigned v = (unsigned)w[0] | (unsigned)w[1] << 8;
+        prev[(REPEAT_OFFSET + (uint32_t)k) & ring_mask] = last[v];
+        last[v] = REPEAT_OFFSET + (uint32_t)k;
+    }
+    for (int32_t b = 0; b < n; b += REPEAT_BLOCK) {
+        int m = n - b < REPEAT_BLOCK ? (int)(n - b) : REPEAT_BLOCK;
+        const uint8_t *w = p + (size_t)b * word_bytes;
+        uint32_t k0 = history_end + (uint32_t)b;
+        int kept = word_bytes == 2   ? place_block(w, m, 2, k0, lag, last, prev, ring_mask, near)
+                   : word_bytes == 4 ? place_block(w, m, 4, k0, lag, last, prev, ring_mask, near)
+                                     : place_block(w, m, 8, k0, lag, last, prev, ring_mask, near);
+        for (int i = 0; i < kept; i++) {
+            uint32_t k = k0 + near[i], q = prev[k & ring_mask];
+            int walked = 0;
+            do {
+                if (++walked > MAX_REPEATS_WALKED) {
+                    if (!cross_only || q < history_end)
+                        counts[0]++;
+                    break;
+                }
+                if (!cross_only || q < history_end)
+                    counts[k - q]++;
+                q = prev[q & ring_mask];
+            } while (k - q <= lag);
+        }
+    }
+}
 
 static PyObject *
 lagged_repeat_scan(PyObject *Py_UNUSED(self), PyObject *args)
@@ -1350,50 +1417,19 @@ lagged_repeat_scan(PyObject *Py_UNUSED(self), PyObject *args)
     }
     int32_t h = (int32_t)(hist.len / word_bytes), n = (int32_t)(in.len / word_bytes);
     uint32_t ring = 1;
-    while (ring < (uint32_t)max_lag + 1)
-        ring <<= 1;
-    int32_t *last = malloc(65536 * sizeof(int32_t));
-    int32_t *prev = malloc(ring * sizeof(int32_t));
+    while (ring < (uint32_t)max_lag + 1 + REPEAT_BLOCK)
+        ring <<= 1; /* at most REPEAT_OFFSET */
+    uint32_t *last = malloc(65536 * sizeof(uint32_t));
+    uint32_t *prev = malloc(ring * sizeof(uint32_t));
     if (!last || !prev) {
         free(last);
         free(prev);
         RELEASE_BUFFERS(&hist, &in, &out);
         return PyErr_NoMemory();
     }
-    const uint8_t *hp = (const uint8_t *)hist.buf, *p = (const uint8_t *)in.buf;
-    int64_t *counts = (int64_t *)out.buf;
-    int32_t lag = (int32_t)max_lag;
     Py_BEGIN_ALLOW_THREADS
-    for (int v = 0; v < 65536; v++)
-        last[v] = -1;
-    for (int32_t k = 0; k < h; k++) { /* the history only places its words */
-        unsigned v = (unsigned)hp[(size_t)k * word_bytes] | (unsigned)hp[(size_t)k * word_bytes + 1] << 8;
-        prev[(uint32_t)k & (ring - 1)] = last[v];
-        last[v] = k;
-    }
-    for (int32_t k = h; k < h + n; k++) {
-        const uint8_t *w = p + (size_t)(k - h) * word_bytes;
-        unsigned v = (unsigned)w[0] | (unsigned)w[1] << 8;
-        /* the lookup that each word's branch waits on misses L1 (last[] is
-         * 256 KiB): fetched some words ahead, 1.07x */
-        if (k + REPEAT_PREFETCH < h + n)
-            __builtin_prefetch(&last[(unsigned)w[REPEAT_PREFETCH * word_bytes] |
-                                     (unsigned)w[REPEAT_PREFETCH * word_bytes + 1] << 8], 1);
-        int32_t q = last[v];
-        prev[(uint32_t)k & (ring - 1)] = q;
-        last[v] = k;
-        int walked = 0;
-        while (q >= 0 && k - q <= lag) {
-            if (++walked > MAX_REPEATS_WALKED) {
-                if (!cross_only || q < h)
-                    counts[0]++;
-                break;
-            }
-            if (!cross_only || q < h)
-                counts[k - q]++;
-            q = prev[(uint32_t)q & (ring - 1)];
-        }
-    }
+    repeat_scan((const uint8_t *)hist.buf, h, (const uint8_t *)in.buf, n, word_bytes, (uint32_t)max_lag, cross_only,
+                last, prev, ring - 1, (int64_t *)out.buf);
     Py_END_ALLOW_THREADS
     free(last);
     free(prev);
