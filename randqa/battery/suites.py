@@ -31,6 +31,7 @@ from __future__ import annotations
 import difflib
 import math
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -101,8 +102,8 @@ class TestSpec:
                                     **self.params)
             # the unfinished word and its carry, and each chunk's packed low
             # bits (twice when a word straddles chunks: the pieces, joined);
-            # the last chunk's stays held for the entries that fold alike (share_folds)
-            need = MemoryNeed(inner.held + OBJECT_BYTES + folded, inner.working + 2 * folded, inner.results)
+            # the fold kept for the entries that fold alike is the suite's (fold_memo_bytes)
+            need = MemoryNeed(inner.held + OBJECT_BYTES, inner.working + 2 * folded, inner.results)
         if self.sequence_bits is not None:
             # the next sequence's accumulator is built while the last one is
             # still held; the first sequence's results and per-result summaries
@@ -146,7 +147,10 @@ class StreamViewsSpec(TestSpec):
         alone = [spec.memory_need(view) for spec in self.members]
         paired = [spec.memory_need(view) for spec in self.pair_members] if self.pairs else []
         held = (self.streams * sum(n.held for n in alone) + len(self.pairs) * sum(n.held for n in paired)
-                + OBJECT_BYTES + self.streams * self.interleave)
+                + OBJECT_BYTES + self.streams * self.interleave
+                # each stream's and each pair's tests fold alike apart (share_folds)
+                + self.streams * fold_memo_bytes(self.members, view)
+                + len(self.pairs) * fold_memo_bytes(self.pair_members, view))
         copies = (2 * self.streams + len(self.pairs) if self.pairs else self.streams) * view
         return MemoryNeed(held, max(n.working for n in alone + paired) + copies,
                           self.streams * sum(n.results for n in alone) + len(self.pairs) * sum(n.results for n in paired))
@@ -415,6 +419,15 @@ def _tell_apart(spec: TestSpec, names: set[str], earlier: list[tuple[TestSpec, s
     spec.name_suffix = f"[entry={spec.entry}]"
 
 
+def fold_memo_bytes(specs: list[TestSpec], chunk_bytes: int) -> int:
+    """What the suite's fold memos keep between its entries' updates
+    (randqa/battery/_folding.py, ``share_folds``): one chunk's fold for each
+    folding that two or more entries use.  Not state: a checkpoint or a
+    segment does not carry it."""
+    uses = Counter(spec.fold for spec in specs if isinstance(spec, TestSpec) and spec.fold is not None)
+    return sum(chunk_bytes * low_bits // word_bits + 1 for (word_bits, low_bits), n in uses.items() if n > 1)
+
+
 def check_memory(suite: Suite, limit: int, *, chunk_bytes: int, other_bytes: int = 0, jobs: int = 1,
                  lengths: int = 1, option: str = "--max-memory") -> int:
     """The memory a run of ``suite`` takes (bytes): what every entry holds,
@@ -424,7 +437,8 @@ def check_memory(suite: Suite, limit: int, *, chunk_bytes: int, other_bytes: int
     needs the most and the figures, before anything is allocated."""
     needs = [(spec, spec.memory_need(chunk_bytes)) for spec in suite.tests]
     held = sum(need.held + lengths * need.results * RESULT_BYTES for _, need in needs)
-    total = other_bytes + held + jobs * max(need.working for _, need in needs)
+    total = (other_bytes + held + fold_memo_bytes(suite.tests, chunk_bytes)
+             + jobs * max(need.working for _, need in needs))
     if total <= limit:
         return total
     spec, need = max(needs, key=lambda pair: pair[1].peak + lengths * pair[1].results * RESULT_BYTES)

@@ -77,3 +77,11 @@ def test_entries_that_fold_alike_fold_each_chunk_once_with_the_results_of_foldin
     for acc in copy:
         acc.update(data[200_000:])
     assert [summary(acc.finalize()) for acc in copy] == alone
+
+
+def test_a_suites_memory_holds_one_fold_per_folding_that_entries_share() -> None:
+    from randqa.battery.suites import TestSpec, fold_memo_bytes
+
+    specs = [TestSpec("digraph", {}, None, (32, 8)), TestSpec("fpf", {}, None, (32, 8)),
+             TestSpec("digraph", {}, None, (32, 4)), TestSpec("digraph", {}, None, None)]
+    assert fold_memo_bytes(specs, 4 << 20) == (1 << 20) + 1  # 32/8 only: the 32/4 entry folds alone
