@@ -111,36 +111,9 @@ block_weights(const uint8_t *RESTRICT p, Py_ssize_t m, Py_ssize_t block_bytes, u
             memcpy(x, p + 8 * b, 8);
             w[b] = bit_count32(x[0]) + bit_count32(x[1]);
         }
-    } else if (block_bytes % 8 == 0) {
-        for (Py_ssize_t b = 0; b < m; b++) {
-            const uint8_t *q = p + b * block_bytes;
-            uint32_t weight = 0;
-            for (Py_ssize_t j = 0; j < block_bytes; j += 8) {
-                uint64_t x;
-                memcpy(&x, q + j, 8);
-                weight += (uint32_t)__builtin_popcountll(x);
-            }
-            w[b] = weight;
-        }
-    } else if (block_bytes % 4 == 0) {
-        for (Py_ssize_t b = 0; b < m; b++) {
-            const uint8_t *q = p + b * block_bytes;
-            uint32_t weight = 0;
-            for (Py_ssize_t j = 0; j < block_bytes; j += 4) {
-                uint32_t x;
-                memcpy(&x, q + j, 4);
-                weight += (uint32_t)__builtin_popcount(x);
-            }
-            w[b] = weight;
-        }
     } else {
-        for (Py_ssize_t b = 0; b < m; b++) {
-            const uint8_t *q = p + b * block_bytes;
-            uint32_t weight = 0;
-            for (Py_ssize_t j = 0; j < block_bytes; j++)
-                weight += (uint32_t)__builtin_popcount(q[j]);
-            w[b] = weight;
-        }
+        for (Py_ssize_t b = 0; b < m; b++)
+            w[b] = bytes_weight(p + b * block_bytes, block_bytes);
     }
 }
 

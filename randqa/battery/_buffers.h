@@ -1,5 +1,5 @@
 /*
- * Helpers shared by the battery's compiled modules (_counts.c, _linear.c,
+ * Helpers shared by the battery's compiled modules (_counts.c, _block_weights.c, _linear.c,
  * _nist.c, _spacings.c, _pair_table.c, _differences.c): reading
  * caller-owned numpy arrays through the buffer protocol, and bit-stream
  * loads in NIST SP 800-22 order.
@@ -153,6 +153,23 @@ get_bits(const uint8_t *p, Py_ssize_t len, uint64_t pos, int count)
     if (shift)
         w = (w << shift) | (uint64_t)(extra >> (8 - shift));
     return count >= 64 ? w : w & ~(~0ULL >> count);
+}
+
+/* The Hamming weight of the n bytes at q (a block of a Hamming-weight
+ * test, 2^20 bits at most): 8 bytes at a time, then the rest one by one. */
+static inline uint32_t
+bytes_weight(const uint8_t *q, Py_ssize_t n)
+{
+    uint32_t weight = 0;
+    Py_ssize_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        uint64_t x;
+        memcpy(&x, q + j, 8);
+        weight += (uint32_t)__builtin_popcountll(x);
+    }
+    for (; j < n; j++)
+        weight += (uint32_t)__builtin_popcount(q[j]);
+    return weight;
 }
 
 /* Parse (data, nbits, ...) and check nbits against the buffer. */

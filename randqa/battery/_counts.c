@@ -1052,11 +1052,7 @@ block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes
     Py_ssize_t b = 0;
     /* the first tuple_length - 1 letters complete no tuple */
     for (; b < blocks && have < tuple_length; b++) {
-        const uint8_t *q = p + b * block_bytes;
-        uint64_t weight = 0;
-        for (Py_ssize_t j = 0; j < block_bytes; j++)
-            weight += (uint64_t)__builtin_popcount(q[j]);
-        index = ((index << letter_bits) | letter[weight]) & index_mask;
+        index = ((index << letter_bits) | letter[bytes_weight(p + b * block_bytes, block_bytes)]) & index_mask;
         if (++have >= tuple_length)
             counts[index]++;
     }
@@ -1124,25 +1120,9 @@ block_weights_tuples(const uint8_t *p, Py_ssize_t blocks, Py_ssize_t block_bytes
                     index_mask;
             counts[index]++;
         }
-    } else if (block_bytes % 8 == 0) {
-        for (; b < blocks; b++) {
-            const uint8_t *q = p + b * block_bytes;
-            uint64_t weight = 0;
-            for (Py_ssize_t j = 0; j < block_bytes; j += 8) {
-                uint64_t w;
-                memcpy(&w, q + j, 8);
-                weight += (uint64_t)__builtin_popcountll(w);
-            }
-            index = ((index << letter_bits) | letter[weight]) & index_mask;
-            counts[index]++;
-        }
     } else {
         for (; b < blocks; b++) {
-            const uint8_t *q = p + b * block_bytes;
-            uint64_t weight = 0;
-            for (Py_ssize_t j = 0; j < block_bytes; j++)
-                weight += (uint64_t)__builtin_popcount(q[j]);
-            index = ((index << letter_bits) | letter[weight]) & index_mask;
+            index = ((index << letter_bits) | letter[bytes_weight(p + b * block_bytes, block_bytes)]) & index_mask;
             counts[index]++;
         }
     }
