@@ -47,11 +47,28 @@ words are independent, and the law is exact:
   the chi-square platters' X^2 (PractRand's ":all"), chi-square with the
   sum of their degrees of freedom.
 
+32-bit windows (``window_bits = 32``): each 32-bit word is one window,
+read as above (``"lsb"`` a little-endian word from its lowest bit,
+``"msb"`` a big-endian word from its highest), so exponents run to 31 (32
+for a zero word) and every exponent up to 17 has a full 14-bit mantissa,
+where 16-bit windows give exponent e only 15 - e bits: PractRand's
+windows at 16-bit boundaries reach the same bits, and some generators fail
+it only there (exponents 17-21, or 14 bits after a short exponent).  The
+laws are those above with 16 replaced by 32: P(e = k) = 2^-(k+1) for k <
+32, P(e = 32) = 2^-32, and given e the 31 - e bits after the first one are
+uniform.  The kernel (_fpf_windows.c) counts, per platter, the first
+min(mantissa_bits, 31 - e) mantissa bits only.  Results are named with a
+``[window_bits=32]`` suffix (``fpf:exponent[window_bits=32]``), as other
+tests name a non-default variant.
+
 Parameters:
   mantissa_bits  the most mantissa bits tested per platter (1-15, default 14)
   bit_order      "lsb" (default) or "msb", as above
-Minimum data: 1,024 words (2 KiB); the mantissa sum needs 8,192 words of
-exponent 0 (32 KiB).  Memory: the 65,536 counts of the words (512 KiB).
+  window_bits    16 (default) or 32, as above
+Minimum data: 1,024 windows (2 KiB; 4 KiB of 32-bit ones); the mantissa sum
+needs 8,192 windows of exponent 0 (32 KiB; 64 KiB).  Memory: the 65,536
+counts of the words (512 KiB); with 32-bit windows the (33 - b) 2^b
+counts of the platters' first b = mantissa_bits bits (2.4 MiB for 14).
 """
 
 from __future__ import annotations
@@ -62,18 +79,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from randqa.battery import _counts
+from randqa.battery import _counts, _fpf_windows
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery._multinomial import EXACT_MAX_SAMPLES, choose_classes, class_result
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, chi_square_cdf, chi_square_sf, insufficient, smallest_of, \
     symmetric_binomial_two_sided
 
-#: bits of one window
+#: bits of one window by default (the 16-bit counts' tables below are for these)
 WORD_BITS = 16
-#: words below which no result is given
+#: the window widths a suite entry may choose
+WINDOW_BITS = (16, 32)
+#: windows below which no result is given
 MIN_WORDS = 1024
-#: an exponent level is looked at when this many words are expected to reach it
+#: an exponent level is looked at when this many windows are expected to reach it
 LEVEL_MIN_EXPECTED = 16
 #: expected per class, in at least ``CHI_SQUARE_MIN_CLASSES`` equal classes, for the chi-square law
 CHI_SQUARE_MIN_EXPECTED = 32
@@ -106,27 +125,29 @@ def msb_window_index() -> np.ndarray:
     return reversed_byte[words & 0xFF] | (reversed_byte[words >> 8] << 8)
 
 
-def exponent_probabilities() -> np.ndarray:
-    """P(e = k) for k = 0..16."""
-    return np.array([2.0 ** -(k + 1) for k in range(WORD_BITS)] + [2.0 ** -WORD_BITS])
+def exponent_probabilities(window_bits: int = WORD_BITS) -> np.ndarray:
+    """P(e = k) for k = 0..window_bits."""
+    return np.array([2.0 ** -(k + 1) for k in range(window_bits)] + [2.0 ** -window_bits])
 
 
-def exponent_result(name: str, by_exponent: np.ndarray) -> TestResult:
-    """Fisher's combination of the exact binomial p-values of the exponent levels (module doc)."""
+def exponent_result(name: str, by_exponent: np.ndarray, suffix: str = "") -> TestResult:
+    """Fisher's combination of the exact binomial p-values of the exponent
+    levels (module doc); the window's width is len(by_exponent) - 1."""
+    window_bits = len(by_exponent) - 1
     words = int(by_exponent.sum())
     reaching = np.cumsum(by_exponent[::-1])[::-1]  # n_(>=k)
-    levels = [k for k in range(WORD_BITS) if words * 2.0 ** -k >= LEVEL_MIN_EXPECTED]
+    levels = [k for k in range(window_bits) if words * 2.0 ** -k >= LEVEL_MIN_EXPECTED]
     pvalues = [symmetric_binomial_two_sided(int(by_exponent[k]), int(reaching[k])) if reaching[k] else 1.0
                for k in levels]
     statistic = float(-2 * sum(math.log(max(p, SMALLEST_LEVEL_PVALUE)) for p in pvalues))
     worst = int(np.argmin(pvalues))
     return TestResult(
-        name=f"{name}:exponent", statistic=statistic, pvalue=chi_square_sf(statistic, 2 * len(levels)),
+        name=f"{name}:exponent{suffix}", statistic=statistic, pvalue=chi_square_sf(statistic, 2 * len(levels)),
         pvalue_kind="bound",
         details={"words": words, "levels": len(levels), "worst_level": levels[worst],
                  "worst_level_p_value": float(pvalues[worst]),
                  "at_level": int(by_exponent[levels[worst]]), "reaching_level": int(reaching[levels[worst]]),
-                 "expected": [float(words * p) for p in exponent_probabilities()[: len(levels)]],
+                 "expected": [float(words * p) for p in exponent_probabilities(window_bits)[: len(levels)]],
                  "observed": [int(c) for c in by_exponent[: len(levels)]]})
 
 
@@ -134,6 +155,14 @@ def platter_mantissas(windows: np.ndarray, exponent: int) -> np.ndarray:
     """Counts of each full mantissa (the 15 - e bits after the first one bit) of platter ``exponent``."""
     mantissas = np.arange(1 << (WORD_BITS - 1 - exponent), dtype=np.int64)
     return windows[(mantissas << (exponent + 1)) | (1 << exponent)]
+
+
+def platter_offsets(mantissa_bits: int) -> np.ndarray:
+    """Where each platter e = 0..32 of the 32-bit windows' counts starts, and
+    (last) where they end: platter e holds 2^min(b, 31 - e) counts, the zero
+    word one (as _fpf_windows.c lays them out)."""
+    sizes = [1 << min(mantissa_bits, 31 - e) for e in range(32)] + [1]
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
 
 def first_bits(full: np.ndarray, bits: int) -> np.ndarray:
@@ -144,55 +173,91 @@ def first_bits(full: np.ndarray, bits: int) -> np.ndarray:
 class Fpf(WholeBlockTest):
     name = "fpf"
     parameter_ranges: ClassVar[dict[str, Range]] = {"mantissa_bits": Range(1, WORD_BITS - 1),
-                                                    "bit_order": Range(3, 3, text=True)}
+                                                    "bit_order": Range(3, 3, text=True),
+                                                    "window_bits": Range(min(WINDOW_BITS), max(WINDOW_BITS))}
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
-        table = 8 << WORD_BITS
-        # the counts; at finalize the windows, the exponent and index tables and a platter's counts
-        return MemoryNeed(table + 64 + OBJECT_BYTES, 6 * table, results=3)
+        p = cls.with_defaults(params)
+        if p["window_bits"] == WORD_BITS:
+            table = 8 << WORD_BITS
+            # the counts; at finalize the windows, the exponent and index tables and a platter's counts
+            return MemoryNeed(table + 64 + OBJECT_BYTES, 6 * table, results=3)
+        platter = 8 << p["mantissa_bits"]
+        # the counts; at finalize a platter's first bits and Pearson's temporaries
+        return MemoryNeed(int(platter_offsets(p["mantissa_bits"])[-1]) * 8 + 64 + OBJECT_BYTES, 4 * platter,
+                          results=3)
 
-    def __init__(self, *, mantissa_bits: int = 14, bit_order: str = "lsb") -> None:
+    def __init__(self, *, mantissa_bits: int = 14, bit_order: str = "lsb", window_bits: int = WORD_BITS) -> None:
         if not (isinstance(mantissa_bits, int) and not isinstance(mantissa_bits, bool)
                 and 1 <= mantissa_bits <= WORD_BITS - 1):
             raise ValueError(f"mantissa_bits must be an integer from 1 to {WORD_BITS - 1}, not {mantissa_bits!r}")
         if bit_order not in BIT_ORDERS:
             raise ValueError(f"bit_order must be 'lsb' or 'msb', not {bit_order!r}")
-        super().__init__(WORD_BITS // 8)
+        if not (isinstance(window_bits, int) and not isinstance(window_bits, bool) and window_bits in WINDOW_BITS):
+            raise ValueError(f"window_bits must be 16 or 32, not {window_bits!r}")
+        super().__init__(window_bits // 8)
         self.mantissa_bits = mantissa_bits
         self.bit_order = bit_order
-        self.counts = np.zeros(1 << WORD_BITS, dtype=np.int64)
+        self.window_bits = window_bits
+        cells = 1 << WORD_BITS if window_bits == WORD_BITS else int(platter_offsets(mantissa_bits)[-1])
+        self.counts = np.zeros(cells, dtype=np.int64)
 
     def _scan(self, run: np.ndarray) -> None:
-        _counts.word16_histogram(run, self.counts)
+        if self.window_bits == WORD_BITS:
+            _counts.word16_histogram(run, self.counts)
+        else:
+            _fpf_windows.fpf_window32_counts(run, int(self.bit_order == "msb"), self.mantissa_bits, self.counts)
 
     def _add_counts(self, other: "Fpf") -> None:
         self.counts += other.counts
 
+    @property
+    def result_suffix(self) -> str:
+        """What the result names add for a window other than the default (module doc)."""
+        return "" if self.window_bits == WORD_BITS else f"[window_bits={self.window_bits}]"
+
     def windows(self) -> np.ndarray:
-        """The count of every window value (the stream's first bit of a word as bit 0)."""
+        """The count of every window value (the stream's first bit of a word as bit 0); 16-bit windows only."""
+        if self.window_bits != WORD_BITS:
+            raise ValueError("windows() counts 16-bit windows; 32-bit ones are counted by platter (platters())")
         if self.bit_order == "lsb":
             return self.counts
         windows = np.zeros_like(self.counts)
         windows[msb_window_index()] = self.counts
         return windows
 
+    def platters(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The count of each exponent (0 to the window's width), and for
+        each exponent e below width - 1 the counts of its mantissas' first
+        bits, as many as counted (the low bits of the index are the first
+        read): all 15 - e with 16-bit windows, min(mantissa_bits, 31 - e)
+        with 32-bit ones."""
+        if self.window_bits == WORD_BITS:
+            windows = self.windows()
+            by_exponent = np.bincount(exponent_table(), weights=windows,
+                                      minlength=WORD_BITS + 1).round().astype(np.int64)
+            return by_exponent, [platter_mantissas(windows, e) for e in range(WORD_BITS - 1)]
+        offsets = platter_offsets(self.mantissa_bits)
+        platters = [self.counts[offsets[e]:offsets[e + 1]] for e in range(self.window_bits + 1)]
+        return np.array([int(c.sum()) for c in platters], dtype=np.int64), platters[: self.window_bits - 1]
+
     def finalize(self) -> list[TestResult]:
         words = int(self.counts.sum())
-        names = [f"{self.name}:exponent", f"{self.name}:mantissa", f"{self.name}:mantissa_sum"]
+        names = [f"{self.name}:{part}{self.result_suffix}" for part in ("exponent", "mantissa", "mantissa_sum")]
         if words < MIN_WORDS:
-            return [insufficient(n, f"{MIN_WORDS} 16-bit words ({2 * MIN_WORDS} bytes)", words=words) for n in names]
-        windows = self.windows()
-        by_exponent = np.bincount(exponent_table(), weights=windows, minlength=WORD_BITS + 1).round().astype(np.int64)
-        return [exponent_result(self.name, by_exponent), *self._mantissa_results(windows, by_exponent)]
+            return [insufficient(n, f"{MIN_WORDS} {self.window_bits}-bit words ({self.window_bits // 8 * MIN_WORDS} "
+                                    "bytes)", words=words) for n in names]
+        by_exponent, platters = self.platters()
+        return [exponent_result(self.name, by_exponent, self.result_suffix),
+                *self._mantissa_results(platters, by_exponent)]
 
-    def _mantissa_results(self, windows: np.ndarray, by_exponent: np.ndarray) -> list[TestResult]:
+    def _mantissa_results(self, platters: list[np.ndarray], by_exponent: np.ndarray) -> list[TestResult]:
         tails: list[tuple[float, str, int, int, float]] = []  # p, side, platter, bits, X^2
         total, dof, summed = 0.0, 0, []
-        for exponent in range(WORD_BITS - 1):
+        for exponent, full in enumerate(platters):
             n = int(by_exponent[exponent])
-            most = min(self.mantissa_bits, WORD_BITS - 1 - exponent)
-            full = platter_mantissas(windows, exponent)
+            most = min(self.mantissa_bits, self.window_bits - 1 - exponent)
             bits = most
             while bits > 0 and n < CHI_SQUARE_MIN_EXPECTED << bits:
                 bits -= 1
@@ -218,21 +283,24 @@ class Fpf(WholeBlockTest):
             result = class_result(self.name, first_bits(full, bits), classes, lower_tail=False)
             assert result.pvalue is not None and result.statistic is not None  # class_result gives both
             tails.append((result.pvalue, "upper", exponent, bits, result.statistic))
+        window_bytes = self.window_bits // 8
         results = []
         if tails:
             p, side, exponent, bits, x2 = min(tails)
             results.append(TestResult(
-                name=f"{self.name}:mantissa", statistic=float(x2), pvalue=smallest_of(p, len(tails)),
-                pvalue_kind="bound",
+                name=f"{self.name}:mantissa{self.result_suffix}", statistic=float(x2),
+                pvalue=smallest_of(p, len(tails)), pvalue_kind="bound",
                 details={"platter": exponent, "bits": bits, "tail": side, "platter_p_value": float(p),
                          "tails": len(tails), "words_in_platter": int(by_exponent[exponent])}))
         else:
-            results.append(insufficient(f"{self.name}:mantissa", "10 words of exponent 0 (40 bytes)"))
+            results.append(insufficient(f"{self.name}:mantissa{self.result_suffix}",
+                                        f"10 words of exponent 0 ({20 * window_bytes} bytes)"))
         if summed:
             results.append(TestResult(
-                name=f"{self.name}:mantissa_sum", statistic=total, pvalue=chi_square_sf(total, dof),
+                name=f"{self.name}:mantissa_sum{self.result_suffix}", statistic=total, pvalue=chi_square_sf(total, dof),
                 pvalue_low=chi_square_cdf(total, dof), details={"dof": dof, "platters": summed}))
         else:
-            needs = f"{CHI_SQUARE_MIN_EXPECTED * CHI_SQUARE_MIN_CLASSES} words of exponent 0 (32 KiB)"
-            results.append(insufficient(f"{self.name}:mantissa_sum", needs))
+            least = CHI_SQUARE_MIN_EXPECTED * CHI_SQUARE_MIN_CLASSES
+            needs = f"{least} words of exponent 0 ({2 * least * window_bytes >> 10} KiB)"
+            results.append(insufficient(f"{self.name}:mantissa_sum{self.result_suffix}", needs))
         return results

@@ -1,10 +1,11 @@
 """fpf (PractRand's floating-point frequency test, one window per 16-bit
-word): the exponents and mantissas equal a bit-by-bit Python reading of the
-stream in either bit order, the exponent p-value bounds the exact tail of
-its statistic (full enumeration), the mantissa sum is Pearson's X^2 of the
-reference counts, results do not depend on how the stream is cut or merged,
-bad parameters are refused, PCG64 passes, and java.util.Random's folded low
-bits fail."""
+or 32-bit word): the exponents and mantissas equal a bit-by-bit Python
+reading of the stream in either bit order, the exponent p-value bounds the
+exact tail of its statistic (full enumeration), the mantissa sum is
+Pearson's X^2 of the reference counts, results do not depend on how the
+stream is cut or merged, bad parameters are refused, PCG64 passes,
+java.util.Random's folded low bits fail, and a bias planted after 17 zero
+bits is seen by 32-bit windows and not by 16-bit ones."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 
 from accumulators import feed_in_pieces, same_results
 from randqa.battery._folding import FoldedTest
-from randqa.battery.fpf import MIN_WORDS, Fpf, exponent_probabilities, exponent_result, platter_mantissas
+from randqa.battery.fpf import MIN_WORDS, Fpf, exponent_probabilities, exponent_result, platter_mantissas, \
+    platter_offsets
 from randqa.results import Verdict, chi_square_sf
 from reference_generators import backend_bytes, pcg64_array
 
@@ -36,13 +38,15 @@ def stream_bits(data: np.ndarray, bit_order: str) -> list[int]:
     return bits
 
 
-def reference_windows(data: np.ndarray, bit_order: str) -> list[tuple[int, tuple[int, ...]]]:
-    """(exponent, mantissa bits in stream order) of every word, read bit by bit."""
+def reference_windows(data: np.ndarray, bit_order: str, window_bits: int = 16) -> list[tuple[int, tuple[int, ...]]]:
+    """(exponent, mantissa bits in stream order) of every word, read bit by
+    bit (a 32-bit word read from its lowest bit little-endian, or from its
+    highest big-endian, is two 16-bit words' bits in a row)."""
     bits = stream_bits(data, bit_order)
     out = []
-    for start in range(0, len(bits), 16):
-        window = bits[start:start + 16]
-        exponent = window.index(1) if 1 in window else 16
+    for start in range(0, len(bits) - window_bits + 1, window_bits):
+        window = bits[start:start + window_bits]
+        exponent = window.index(1) if 1 in window else window_bits
         out.append((exponent, tuple(window[exponent + 1:])))
     return out
 
@@ -185,3 +189,139 @@ def test_java_random_low_bit_fold_fails_at_4_mib():
     assert [r.name for r in results] == ["fpf:exponent[low1/32]", "fpf:mantissa[low1/32]",
                                          "fpf:mantissa_sum[low1/32]"]
     assert min(r.pvalue for r in results) < 1e-20
+
+
+# ---- 32-bit windows
+
+def window32_data() -> np.ndarray:
+    """Random bytes with zero words, and runs of 17 to 31 zero bits before a one in either bit order."""
+    data = rng.integers(0, 256, 40_000, dtype=np.uint8)
+    data[400:440] = 0
+    for k, e in enumerate(range(12, 32)):
+        at = 800 + 8 * k
+        low = (int.from_bytes(data[at:at + 4].tobytes(), "little") | 1 << e) >> e << e  # e zero bits, lowest first
+        high = int.from_bytes(data[at + 4:at + 8].tobytes(), "big") & ((2 << (31 - e)) - 1) | 1 << (31 - e)
+        data[at:at + 8] = np.frombuffer(low.to_bytes(4, "little") + high.to_bytes(4, "big"), dtype=np.uint8)
+    return data
+
+
+def test_exponent_probabilities_of_32_bit_windows():
+    probs = exponent_probabilities(32)
+    assert len(probs) == 33 and probs.sum() == 1.0 and probs[31] == probs[32] == 2.0 ** -32
+    assert np.array_equal(probs[:17], np.append(exponent_probabilities()[:16], 2.0 ** -17))
+
+
+@pytest.mark.parametrize("bit_order", ["lsb", "msb"])
+@pytest.mark.parametrize("mantissa_bits", [14, 5])
+def test_32_bit_platter_counts_equal_a_bit_by_bit_reading(bit_order, mantissa_bits):
+    data = window32_data()
+    acc = Fpf(bit_order=bit_order, mantissa_bits=mantissa_bits, window_bits=32)
+    feed_in_pieces(acc, data, [1, 3, 999, 3001])
+    by_exponent, platters = acc.platters()
+    offsets = platter_offsets(mantissa_bits)
+    assert len(acc.counts) == offsets[-1] == (33 - mantissa_bits) << mantissa_bits
+
+    reference = reference_windows(data, bit_order, 32)
+    assert len(reference) == 10_000
+    seen = sorted({e for e, _ in reference})
+    assert set(range(12, 33)) <= set(seen)  # the planted long runs and zero words
+    for exponent in range(33):
+        mantissas = [m[:mantissa_bits] for e, m in reference if e == exponent]
+        assert by_exponent[exponent] == len(mantissas), exponent
+        expected = np.zeros(1 << max(0, min(mantissa_bits, 31 - exponent)), dtype=np.int64)  # the zero word: one
+        for m in mantissas:
+            expected[sum(bit << i for i, bit in enumerate(m))] += 1  # the first bit read is the lowest
+        assert np.array_equal(acc.counts[offsets[exponent]:offsets[exponent + 1]], expected), exponent
+        if exponent < 31:
+            assert platters[exponent] is not None and np.array_equal(platters[exponent], expected)
+    assert len(platters) == 31
+
+
+def test_32_bit_results_are_named_apart_and_use_32_levels():
+    acc = Fpf(window_bits=32)
+    acc.update(pcg64_array(1 << 22, seed=5))
+    results = acc.finalize()
+    assert [r.name for r in results] == ["fpf:exponent[window_bits=32]", "fpf:mantissa[window_bits=32]",
+                                         "fpf:mantissa_sum[window_bits=32]"]
+    words = 1 << 20
+    assert results[0].details["words"] == words
+    assert results[0].details["levels"] == 17  # 2^20 / 2^16 = 16 words reach level 16
+    by_exponent, _ = acc.platters()
+    assert results[0].pvalue == exponent_result("fpf", by_exponent).pvalue
+
+
+def test_32_bit_chunks_and_merged_parts_give_one_pass_results():
+    data = pcg64_array(400_003, seed=4)
+    whole = Fpf(bit_order="msb", window_bits=32)
+    whole.update(data)
+    pieces = Fpf(bit_order="msb", window_bits=32)
+    feed_in_pieces(pieces, data, [1, 2, 5, 4097, 100_001, 100_002])
+    same_results(pieces.finalize(), whole.finalize())
+    merged = None
+    for lo, hi in [(0, 80_000), (80_000, 80_004), (80_004, 400_003)]:
+        part = Fpf(bit_order="msb", window_bits=32)
+        part.begin_at(lo)
+        part.update(data[lo:hi])
+        sent = Fpf(bit_order="msb", window_bits=32)
+        sent.begin_at(lo)
+        sent.load_state(part.state())
+        merged = sent if merged is None else (merged.merge(sent) or merged)
+    same_results(merged.finalize(), whole.finalize())
+    with pytest.raises(ValueError):  # a 32-bit window may not start inside a word
+        Fpf(window_bits=32).begin_at(2)
+    with pytest.raises(ValueError):  # nor merge with 16-bit windows
+        Fpf(window_bits=32).merge(Fpf())
+
+
+@pytest.mark.parametrize("window_bits", [0, 8, 24, 64, True, 32.0, "32", None])
+def test_bad_window_bits_are_refused(window_bits):
+    with pytest.raises(ValueError):
+        Fpf(window_bits=window_bits)
+
+
+def test_the_kernel_refuses_bad_arguments():
+    from randqa.battery import _fpf_windows
+
+    counts = np.zeros((33 - 14) << 14, dtype=np.int64)
+    for args in [(b"abc", 0, 14, counts), (b"abcd", 2, 14, counts), (b"abcd", 0, 0, counts),
+                 (b"abcd", 0, 16, counts), (b"abcd", 0, 13, counts), (b"abcd", 0, 14, counts[:-1]),
+                 (b"abcd", 0, 14, counts.astype(np.int32))]:
+        with pytest.raises(ValueError):
+            _fpf_windows.fpf_window32_counts(*args)
+    _fpf_windows.fpf_window32_counts(b"\x00\x00\x02\x00", 0, 14, counts)  # exponent 17, mantissa 0
+    assert counts.sum() == 1 and counts[platter_offsets(14)[17]] == 1
+
+
+def test_too_little_data_is_insufficient_with_32_bit_windows():
+    acc = Fpf(window_bits=32)
+    acc.update(pcg64_array(4 * MIN_WORDS - 1, seed=1))
+    results = acc.finalize()
+    assert all(r.verdict == Verdict.INSUFFICIENT and "4096 bytes" in r.needs for r in results)
+    acc.update(pcg64_array(1, seed=2))
+    assert acc.finalize()[0].verdict is None
+
+
+@pytest.mark.parametrize("bit_order", ["lsb", "msb"])
+def test_pcg64_passes_with_32_bit_windows(bit_order):
+    acc = Fpf(bit_order=bit_order, window_bits=32)
+    acc.update(pcg64_array(16 << 20, seed=12))
+    assert min(min(r.pvalue, r.pvalue_low if r.pvalue_low is not None else 1) for r in acc.finalize()) > 1e-4
+
+
+def test_a_bias_after_17_zero_bits_is_seen_by_32_bit_windows_only():
+    # PCG64's 32-bit words, except that a word whose lowest 17 bits are zero
+    # becomes 2^17: exponent 17 and a zero mantissa.  A 16-bit window sees a
+    # zero word, as it would anyway, then the value 2 at an extra rate of
+    # 2^-17, inside a platter of 2^14 classes
+    words = pcg64_array(16 << 20, seed=13).view("<u4").copy()
+    words[(words & ((1 << 17) - 1)) == 0] = 1 << 17
+    data = words.view(np.uint8)
+    results = {}
+    for window_bits in (16, 32):
+        acc = Fpf(window_bits=window_bits)
+        acc.update(data)
+        results[window_bits] = {r.name.split("[")[0]: r for r in acc.finalize()}
+    assert min(r.pvalue for r in results[16].values()) > 1e-3
+    exponent = results[32]["fpf:exponent"]  # every word reaching level 17 stops there
+    assert exponent.details["worst_level"] == 17 and exponent.details["worst_level_p_value"] < 1e-9
+    assert results[32]["fpf:mantissa"].pvalue < 1e-10 and results[32]["fpf:mantissa"].details["platter"] == 17
