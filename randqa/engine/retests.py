@@ -102,6 +102,18 @@ class Retests:
             failed = self._settle_or_read_on(retest, self._block_read(retest)) or failed
         return failed
 
+    def _settle_interrupted(self) -> bool:
+        """At an interruption: settle each retest that rode along with the
+        run's reading on the part of its block it had read, if that gives its
+        test a result (fresh data all the same, and where it stops does not
+        depend on it); True when one of them turned a result into a failure."""
+        failed = False
+        for retest in [r for r in self.retests if r.fed > 0 and self.plan.progressive]:
+            self.retests.remove(retest)
+            retest.length = retest.fed
+            failed = self._settle(retest, retest.fed) or failed
+        return failed
+
     def _block_read(self, retest: Retest) -> int | None:
         """The units of its block a due retest had: along the run's reading,
         or read again now (None: the source cannot be read again)."""

@@ -21,7 +21,8 @@ from randqa.engine.loop import RunLoop
 from randqa.engine.records import CheckpointRecord
 from randqa.engine.workloads import StreamWorkload
 from randqa.results import TestResult
-from randqa.sources import Source, open_backend
+from randqa.sources import open_backend
+from process_checks import StopsAfter
 from reference_generators import msvc_rand_low_bytes, pcg64_bytes
 
 
@@ -108,28 +109,6 @@ def test_a_saved_state_of_another_number_of_tests_is_refused():
             RunLoop(workload, Plan(limit=1024), segment=None, resume=(CheckpointRecord(), []))
 
 
-class _StopsAfter(Source):
-    """A stream read in order (as stdin is) over ``data``, where a stop
-    signal (Ctrl-C) arrives once ``stop_at`` bytes have been read."""
-
-    def __init__(self, data: bytes, stop_at: int) -> None:
-        self.data, self.stop_at, self.read = data, stop_at, 0
-        self.name = "stdin"
-
-    def readinto(self, buffer: memoryview) -> int:
-        if self.read == self.stop_at:
-            self.stop_at = -1
-            os.kill(os.getpid(), signal.SIGINT)  # the run's handler raises KeyboardInterrupt here
-            for _ in range(1000):
-                time.sleep(0.01)
-            raise AssertionError("the stop signal was not seen")
-        end = len(self.data) if self.stop_at < 0 else self.stop_at
-        got = min(len(buffer), end - self.read)
-        buffer[:got] = self.data[self.read:self.read + got]
-        self.read += got
-        return got
-
-
 @pytest.mark.parametrize("limit", [None, 4 << 20], ids=["until-the-end", "n-4M"])
 def test_a_stop_while_segments_of_a_stream_are_read_tests_every_byte_read(monkeypatch, limit):
     """Default mode on a stream read in order (stdin, a live runtime): a
@@ -147,11 +126,11 @@ def test_a_stop_while_segments_of_a_stream_are_read_tests_every_byte_read(monkey
     data = pcg64_bytes(4 << 20, seed=9)
     arrived = (2 << 20) + 12345  # inside the ninth segment, with segments still in flight
     suite = load_suite("quick")
-    stopped = run_stream(_StopsAfter(data, arrived), suite, limit=limit, threads=2)
+    stopped = run_stream(StopsAfter(data, arrived), suite, limit=limit, threads=2)
     assert stopped.execution["run_mode"] == "segment-threads" and stopped.execution["segments_on_workers"] >= 4
     assert stopped.interrupted and not stopped.input_ended_early
     assert stopped.bytes_tested == arrived
-    expected = run_stream(_StopsAfter(data[:arrived], -1), suite)
+    expected = run_stream(StopsAfter(data[:arrived], -1), suite)
     assert [r.to_json() for r in stopped.results] == [r.to_json() for r in expected.results]
 
 
@@ -169,7 +148,7 @@ def test_a_second_stop_ends_the_segments_a_first_lets_finish(monkeypatch):
     monkeypatch.setattr(segment_policy, "PRODUCED_SEGMENT_BYTES", 256 << 10)
     monkeypatch.setattr(StreamWorkload, "state_bytes", lambda self: 0)  # segments of 256 KiB, whatever the suite
     data = pcg64_bytes(4 << 20, seed=9)
-    source = _StopsAfter(data, (1 << 20) + 5)
+    source = StopsAfter(data, (1 << 20) + 5)
     compute = StreamJob.compute
     second_sent, release = threading.Lock(), threading.Event()
 

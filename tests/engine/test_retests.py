@@ -162,3 +162,31 @@ def test_a_progressive_runs_unrepeated_failure_at_an_earlier_length_fails_the_ru
     assert doc["lengths"][1]["verdict"] == "pass"
     assert doc["verdict"] == "unconfirmed" and doc["first_failure_bytes"] == 8192
     assert doc["tests"][0]["p_value"] == pytest.approx(1.876e-12, rel=1e-3)
+
+
+@pytest.mark.parametrize("stop_at, verdict", [(12288, "fail"), (8192 + 8, "suspicious")],
+                         ids=["half-the-block", "too-little"])
+def test_a_run_stopped_while_a_failure_is_retested_settles_it_on_the_fresh_data_read(stop_at, verdict):
+    """A progressive run stopped (Ctrl-C, a CPU budget) while a failure waits
+    for its repeat judges the repeat on the part of the next block it read:
+    fresh data all the same.  Too little of it for the test settles the
+    failure as a run whose data ended: suspicious, above fail_unrepeated."""
+    from process_checks import StopsAfter
+    from randqa.battery.suites import load_suite
+    from randqa.engine import run_progressive
+
+    rng = np.random.default_rng(1)
+    data = np.packbits(rng.random(8 * 65536) < 0.512).tobytes()  # biased throughout: 64 KiB
+    suite = load_suite("quick").select(["frequency"])
+    result = run_progressive(StopsAfter(data, stop_at), suite, 8192, 1 << 16)
+    assert result.interrupted and result.bytes_tested == stop_at
+    first = result.progression.lengths[0]
+    test = first["tests"][0]
+    assert 1e-9 < test["p_value"] < 1e-6 and test["verdict"] == verdict
+    if verdict == "fail":
+        assert test["retest"]["from_bytes"] == 8192 and test["retest"]["bytes"] == stop_at - 8192
+        assert test["retest"]["repeated"] is True and test["retest"]["p_value"] < 1e-3
+        assert result.first_failure_bytes == stop_at and result.results[0].verdict == "fail"
+    else:
+        assert test["retest"]["reason"] == "too little data in the retest"
+        assert result.first_failure_bytes is None
