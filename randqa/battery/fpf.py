@@ -51,10 +51,12 @@ words are independent, and the law is exact:
 read as above (``"lsb"`` a little-endian word from its lowest bit,
 ``"msb"`` a big-endian word from its highest), so exponents run to 31 (32
 for a zero word) and every exponent up to 17 has a full 14-bit mantissa,
-where 16-bit windows give exponent e only 15 - e bits: PractRand's
-windows at 16-bit boundaries reach the same bits, and some generators fail
-it only there (exponents 17-21, or 14 bits after a short exponent).  The
-laws are those above with 16 replaced by 32: P(e = k) = 2^-(k+1) for k <
+where 16-bit windows give exponent e only 15 - e bits.  PractRand's
+windows, which start at every 16-bit boundary, read that far, and some
+generators fail them only there (exponents 17-21, or 14 bits after a short
+exponent); these windows are the half of them that start at 32-bit
+boundaries, independent of each other.  The laws are those above with 16
+replaced by 32: P(e = k) = 2^-(k+1) for k <
 32, P(e = 32) = 2^-32, and given e the 31 - e bits after the first one are
 uniform.  The kernel (_fpf_windows.c) counts, per platter, the first
 min(mantissa_bits, 31 - e) mantissa bits only.  Results are named with a
