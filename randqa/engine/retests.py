@@ -107,8 +107,10 @@ class Retests:
         run's reading on the part of its block it had read, if that gives its
         test a result (fresh data all the same, and where it stops does not
         depend on it); True when one of them turned a result into a failure."""
+        if not self.plan.progressive:  # a plain run's retests read past its end: an interrupted one is judged anew
+            return False
         failed = False
-        for retest in [r for r in self.retests if r.fed > 0 and self.plan.progressive]:
+        for retest in [r for r in self.retests if r.fed > 0]:
             self.retests.remove(retest)
             retest.length = retest.fed
             failed = self._settle(retest, retest.fed) or failed
