@@ -156,19 +156,20 @@ get_bits(const uint8_t *p, Py_ssize_t len, uint64_t pos, int count)
 }
 
 /* The Hamming weight of the n bytes at q (a block of a Hamming-weight
- * test, 2^20 bits at most): 8 bytes at a time, then the rest one by one. */
-static inline uint32_t
+ * test, or NIST's ranges of whole bytes): 8 bytes at a time, then the rest
+ * one by one. */
+static inline uint64_t
 bytes_weight(const uint8_t *q, Py_ssize_t n)
 {
-    uint32_t weight = 0;
+    uint64_t weight = 0;
     Py_ssize_t j = 0;
     for (; j + 8 <= n; j += 8) {
         uint64_t x;
         memcpy(&x, q + j, 8);
-        weight += (uint32_t)__builtin_popcountll(x);
+        weight += (uint64_t)__builtin_popcountll(x);
     }
     for (; j < n; j++)
-        weight += (uint32_t)__builtin_popcount(q[j]);
+        weight += (uint64_t)__builtin_popcount(q[j]);
     return weight;
 }
 

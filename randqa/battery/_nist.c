@@ -34,13 +34,7 @@ ones_in_range(const uint8_t *p, uint64_t start, uint64_t count)
         ones += (uint64_t)__builtin_popcount(p[b] & (0xFFu >> head));
         b++;
     }
-    for (; b + 8 <= e; b += 8) {
-        uint64_t w;
-        memcpy(&w, p + b, 8);
-        ones += (uint64_t)__builtin_popcountll(w);
-    }
-    for (; b < e; b++)
-        ones += (uint64_t)__builtin_popcount(p[b]);
+    ones += bytes_weight(p + b, (Py_ssize_t)(e - b));
     if (tail)
         ones += (uint64_t)__builtin_popcount(p[e] & (0xFFu << (8 - tail)) & 0xFFu);
     return ones;
