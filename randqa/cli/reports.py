@@ -20,11 +20,12 @@ from randqa.cli.common import (
     write_then_print,
 )
 from randqa.cli.streams import stream_options
-from randqa.cli.workers import checkpoint_lock, closing, parallel_options, workers_for
+from randqa.cli.workers import checkpoint_lock, closing, parallel_options, with_checkpoint_failure, workers_for
 from randqa.engine import compare as comparing
 from randqa.engine.options import click_option
 from randqa.engine.plan import plan_compare
 from randqa.engine.read_options import DEFAULT_PROGRESSIVE_MIN
+from randqa.engine.records import SaveFailed
 from randqa.errors import InputError, RandqaError
 from randqa.files import check_output_paths
 from randqa._report.environment import environment
@@ -151,9 +152,12 @@ def _compare(sources: list[str], options: Any, *, scheduler: str | None, schedul
         stopped = write_then_print(doc.to_json(), lambda: render_compare(doc), json_path, html_path)
         if html_path:
             emit(f"report: {html_path}", sys.stderr)
-    if failures:
-        raise failures[0]
-    return interrupted_exit_code() if doc.interrupted or stopped else EXIT_OK
+    lost = [str(f) for f in failures if isinstance(f, SaveFailed)]
+    for failure in failures:
+        if not isinstance(failure, SaveFailed):
+            raise failure
+    return with_checkpoint_failure(interrupted_exit_code() if doc.interrupted or stopped else EXIT_OK,
+                                   lost[0] if lost else None)
 
 
 @click.command("report")

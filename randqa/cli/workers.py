@@ -117,9 +117,16 @@ def launch_run(run: Any, *, jobs: int, scheduler: str | None, scheduler_timeout:
                           resume_note=resume_note)
     with closing(workers):
         code = report(execute(run, execution, lambda total: ProgressBar(progress, total), saved=saved))
-    if execution.checkpoint_failure:
-        # the results are reported whole; what is lost is the run's resumption, an error of its own
-        print(f"randqa: error: {execution.checkpoint_failure}; the results were written and shown, but the "
-              f"checkpoint does not hold them", file=sys.stderr, flush=True)
-        return code if code not in (EXIT_OK, EXIT_FAILED) else SaveFailed.exit_code
-    return code
+    return with_checkpoint_failure(code, execution.checkpoint_failure)
+
+
+def with_checkpoint_failure(code: int, failure: str | None) -> int:
+    """The exit code of a run reported with ``code`` whose last checkpoint
+    save failed with ``failure`` (None: saved, or no checkpoint), said on
+    one line: the results are reported whole; what is lost is the run's
+    resumption, an error of its own (an interruption's code stays)."""
+    if not failure:
+        return code
+    print(f"randqa: error: {failure}; the results were written and shown, but the checkpoint does not hold them",
+          file=sys.stderr, flush=True)
+    return code if code not in (EXIT_OK, EXIT_FAILED) else SaveFailed.exit_code

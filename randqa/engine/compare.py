@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
 from randqa.battery.suites import Suite
-from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S
+from randqa.engine.records import DEFAULT_CHECKPOINT_EVERY_S, SaveFailed
 from randqa.engine.compare_sources import check_sources, measure_speed, predictability, runtime_facts
 from randqa.engine.read_options import ReadOptions
 from randqa.errors import RandqaError, UsageError
@@ -194,9 +194,10 @@ def source_run(spec: str, options: CompareOptions, layout: StreamLayout | None =
 def run_source_tests(spec: str, options: CompareOptions,
                 progress: Callable[[str, int | None], ContextManager[Callable[[int], None]]] | None = None,
                 *, saved: Saved | None = None, context: dict[str, Any] | None = None, command: str | None = None,
-                layout: StreamLayout | None = None) -> RunResult:
+                layout: StreamLayout | None = None) -> tuple[RunResult, str | None]:
     """Test one source with the suite: a plain run, or a progressive one,
-    on the comparison's workers when it has them.
+    on the comparison's workers when it has them; with why its last
+    checkpoint save failed (None: saved, or no checkpoint).
 
     ``progress(name, total_bytes)`` returns a context manager that is called
     with byte counts (a ProgressBar); total is None when unknown (a file).
@@ -214,8 +215,9 @@ def run_source_tests(spec: str, options: CompareOptions,
                           checkpoint_every_s=options.checkpoint_every_s, command=command, outputs=options.outputs,
                           context=context, resume_note=options.resume_note)
     bar = (lambda total: progress(name, total)) if progress else None
-    return execute(saved.run if saved is not None else source_run(spec, options, layout), execution, bar, saved=saved,
-                   fresh=saved is None)
+    result = execute(saved.run if saved is not None else source_run(spec, options, layout), execution, bar,
+                     saved=saved, fresh=saved is None)
+    return result, execution.checkpoint_failure
 
 
 def planned_bytes(options: CompareOptions) -> int:
@@ -245,7 +247,9 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
     back) continues a comparison from there.  Given a ``failures`` list, a
     source that fails (RandqaError) after others have finished ends the
     comparison too: the error is appended there and the comparison holds the
-    finished runs.
+    finished runs.  When the last checkpoint save fails (each source's
+    saves hold the finished sources, so the last one is what a resume
+    reads), a ``SaveFailed`` ends the ``failures`` list.
     """
     layouts = options.layouts()
     check_sources(specs, options.seed, layouts)
@@ -264,6 +268,7 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
                              f"`randqa resume {options.checkpoint}`, or give another --checkpoint path")
         runs = list(previous["runs"])
     interrupted = False
+    save_failure: str | None = None
     speeds: dict[str, AsCalledSpeed | None] = {}
     for index, (spec, layout) in enumerate(units):
         if index < len(runs):
@@ -279,8 +284,8 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
                 interrupted = True
                 break
             current = saved if saved is not None and saved.run.source == spec and index == len(runs) else None
-            result = run_source_tests(spec, options, progress, saved=current, context=context, command=command,
-                                      layout=layout)
+            result, save_failure = run_source_tests(spec, options, progress, saved=current, context=context,
+                                                    command=command, layout=layout)
         except RandqaError as exc:
             if failures is None or not runs:
                 raise
@@ -310,5 +315,9 @@ def run_comparison(specs: list[str], options: CompareOptions, command: str, envi
         if interrupted or result.interrupted:
             interrupted = True
             break
+    if save_failure is not None:
+        if failures is None:
+            raise SaveFailed(save_failure)
+        failures.append(SaveFailed(save_failure))
     return compare_result(command, environment, options, [RunResult.from_json(run) for run in runs],
                           time.perf_counter() - start, interrupted)
