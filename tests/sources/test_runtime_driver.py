@@ -9,6 +9,7 @@ drivers (keyed by sources and compiler, built once).  Everything here runs
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,18 @@ def test_close_kills_what_the_live_driver_forked(tmp_path):
     child = pids(record)[0]
     source.close()
     assert gone(child)
+
+
+def test_what_a_killed_runtime_leaves_in_its_temporary_folder_goes_with_it(tmp_path):
+    # R makes /tmp/RtmpXXXXXX and removes it only when it exits by itself;
+    # a live source's driver is killed when the run has read enough
+    record = tmp_path / "made"
+    source = live(["sh", "-c", f'made=$(mktemp -d) && echo "$made" > {record} && exec cat /dev/zero'])
+    assert source.readinto(memoryview(bytearray(1 << 12))) > 0
+    made = Path(record.read_text().strip())
+    assert made.is_dir() and not made.parent.samefile(tempfile.gettempdir())  # in a folder of its own
+    source.close()
+    assert not made.exists() and not made.parent.exists()
 
 
 def test_a_hung_version_query_and_its_children_are_killed(tmp_path, monkeypatch):

@@ -9,6 +9,9 @@ line naming the runtime, its exit status and what it said on stderr (kept in a
 temporary file, which cannot fill up and block it as a pipe could): the
 first line naming an error, exception, panic or fatal condition, as the
 runtimes put the cause before their stack traces, else the last line.
+The process gets a temporary folder of its own as TMPDIR, removed after it
+is reaped: a runtime that is killed leaves its files there (R's
+/tmp/RtmpXXXXXX is removed only when R exits by itself).
 """
 
 from __future__ import annotations
@@ -51,12 +54,14 @@ class LiveSource(Source):
         self.bytes_read = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr = tempfile.TemporaryFile()
+        self._tmpdir = tempfile.TemporaryDirectory(prefix="randqa-live-")
         try:
             self._process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._stderr,
-                start_new_session=True, bufsize=0)
+                start_new_session=True, bufsize=0, env={**os.environ, "TMPDIR": self._tmpdir.name})
         except OSError as exc:
             self._stderr.close()
+            self._tmpdir.cleanup()
             raise InputError(f"backend {self.name}: cannot start {command[0]} ({exc.strerror or exc})") from None
         assert self._process.stdout is not None
         self._fd = self._process.stdout.fileno()
@@ -97,6 +102,7 @@ class LiveSource(Source):
         if process.stdout is not None:
             process.stdout.close()
         self._stderr.close()
+        self._tmpdir.cleanup()
 
     def __del__(self) -> None:
         self.close()
