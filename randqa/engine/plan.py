@@ -109,7 +109,9 @@ class TestPlan:
     def check_sweep_source(self, spec: str) -> None:
         """A seed sweep re-seeds a named generator: refuse anything else
         (an unknown name first gets open_source's own message)."""
-        if spec not in backend_names():
+        from randqa.sources.user_code import is_user_code_spec
+
+        if spec not in backend_names() and not is_user_code_spec(spec):
             with open_source(spec):
                 pass
             raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")

@@ -62,6 +62,20 @@ def test_every_mode_gives_the_cli_document(api_call, cli_args, tmp_path):
     assert_valid_document(api)
 
 
+def test_a_seed_sweep_of_your_own_generator_runs_from_the_cli_as_from_the_api(tmp_path, monkeypatch):
+    # RC4's first bytes lean on its key: a make(seed) of the arc4 backend, swept
+    (tmp_path / "own_rc4.py").write_text(
+        "from randqa.sources import open_source\n\n"
+        "def make(seed):\n    return open_source('arc4', seed=seed)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import own_rc4
+
+    cli = cli_document(tmp_path, "own_rc4:make", "--seed-sweep", "65536", "--positions", "16")
+    api = randqa.test(own_rc4.make, seed_sweep=65536, positions=16).to_json()
+    assert cli["verdict"] == api["verdict"] == "fail"
+    assert [(t["name"], t["p_value"]) for t in cli["tests"]] == [(t["name"], t["p_value"]) for t in api["tests"]]
+
+
 def test_json_and_html_keywords_write_what_the_cli_writes(tmp_path):
     json_path, html_path = tmp_path / "r.json", tmp_path / "r.html"
     result = randqa.test("pcg64", "64K", seed=1, suite="quick", json=json_path, html=html_path)
