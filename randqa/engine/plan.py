@@ -107,8 +107,9 @@ class TestPlan:
     options: TestOptions
 
     def check_sweep_source(self, spec: str) -> None:
-        """A seed sweep re-seeds a named generator: refuse anything else
-        (an unknown name first gets open_source's own message)."""
+        """A seed sweep re-seeds a named generator or the user's own
+        (``module:attr``, a class or a make(seed)): refuse anything else (an
+        unknown name first gets open_source's own message)."""
         from randqa.sources.user_code import is_user_code_spec
 
         if spec not in backend_names() and not is_user_code_spec(spec):
