@@ -195,6 +195,18 @@ def test_report_details_keep_their_exponents(saved_run, tmp_path):
     assert "worst_cell_p=5.31e-50, big=1.2e+10, count=256<" in text
 
 
+def test_a_document_without_the_optional_fail_at_once_renders(saved_run, tmp_path):
+    # the schema leaves thresholds.fail_at_once out of older documents; the
+    # template asked for it and stopped with an internal error (the fuzz test found it)
+    doc = json.loads(json.dumps(saved_run))
+    del doc["thresholds"]["fail_at_once"]
+    json_path, html_path = tmp_path / "old.json", tmp_path / "old.html"
+    json_path.write_text(json.dumps(doc))
+    assert run_main("report", str(json_path), "-o", str(html_path)) == 0
+    text = html_path.read_text()
+    assert "fail below p = 1e-06 once repeated on fresh data)" in text
+
+
 def test_compare_report_shows_which_sources_are_predictable(tmp_path):
     report = tmp_path / "c.html"
     code = run_main("compare", "lfsr113", "siprand", "-n", "64K", "--seed", "3", "--speed-repeats", "1",
