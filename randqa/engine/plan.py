@@ -42,7 +42,7 @@ from randqa.engine.request import RunRequest, stream_request, suite_to_json
 from randqa.errors import UsageError
 from randqa.files import check_output_paths
 from randqa.folding import check_folding
-from randqa.sources import Source, backend_names, open_source
+from randqa.sources import Source, is_data_spec, open_source
 
 if TYPE_CHECKING:
     from randqa.engine.compare import CompareOptions
@@ -107,12 +107,11 @@ class TestPlan:
     options: TestOptions
 
     def check_sweep_source(self, spec: str) -> None:
-        """A seed sweep re-seeds a named generator or the user's own
-        (``module:attr``, a class or a make(seed)): refuse anything else (an
-        unknown name first gets open_source's own message)."""
-        from randqa.sources.user_code import is_user_code_spec
-
-        if spec not in backend_names() and not is_user_code_spec(spec):
+        """A seed sweep re-seeds a generator (a backend, with its :PARAM or
+        not, or the user's own ``module:attr``): refuse data, stdin or a
+        file (a missing one first gets open_source's own message), and a
+        generator that takes no seed."""
+        if is_data_spec(spec):
             with open_source(spec):
                 pass
             raise UsageError("--seed-sweep needs a generator backend (randqa list), not stdin or a file")

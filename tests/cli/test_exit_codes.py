@@ -234,7 +234,8 @@ def test_sizes_past_2_62_or_in_other_digits_are_refused(size):
     assert_one_error_line(result, "invalid size")
 
 
-@pytest.mark.parametrize("source", ["urandom", "getrandom"])
+# urandom:16, a backend with its :PARAM, is a generator too: it was refused as "stdin or a file"
+@pytest.mark.parametrize("source", ["urandom", "getrandom", "urandom:16"])
 def test_seed_sweep_of_an_unseedable_source_is_refused(source):
     result = randqa("test", source, "--seed-sweep", "2000")
     assert result.code == 2
