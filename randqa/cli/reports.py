@@ -152,12 +152,11 @@ def _compare(sources: list[str], options: Any, *, scheduler: str | None, schedul
         stopped = write_then_print(doc.to_json(), lambda: render_compare(doc), json_path, html_path)
         if html_path:
             emit(f"report: {html_path}", sys.stderr)
-    lost = [str(f) for f in failures if isinstance(f, SaveFailed)]
     for failure in failures:
         if not isinstance(failure, SaveFailed):
             raise failure
-    return with_checkpoint_failure(interrupted_exit_code() if doc.interrupted or stopped else EXIT_OK,
-                                   lost[0] if lost else None)
+    lost = next((str(f) for f in failures if isinstance(f, SaveFailed)), None)  # run_comparison adds one at most
+    return with_checkpoint_failure(interrupted_exit_code() if doc.interrupted or stopped else EXIT_OK, lost)
 
 
 @click.command("report")
