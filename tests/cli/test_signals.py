@@ -204,3 +204,45 @@ def test_ctrl_c_while_randqa_imports_is_one_line(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err == "randqa: error: interrupted while starting\n"
+
+
+# A signal that lands the moment after randqa's first handler is in place, or
+# between the CLI's import and the command's own handling, is delivered here
+# at that exact point: the child sends it to itself.  Before, both escaped
+# as an uncaught KeyboardInterrupt (killed by SIGINT, exit -2) about once in
+# 26 runs of the test above with both cores busy.
+_SIGNAL_ONCE_AT = """
+import os, signal, sys
+sys.argv = ["randqa", "list"]
+def at_the_window():
+    at_the_window.__code__ = (lambda: None).__code__  # once only
+    os.kill(os.getpid(), signal.SIGINT)
+{patch}
+from randqa._entry import main
+main()
+"""
+
+
+@pytest.mark.parametrize("window, patch, message", [pytest.param(
+    "after the first handler", """
+real_signal = signal.signal
+def install(signum, handler):
+    previous = real_signal(signum, handler)
+    if signum == signal.SIGINT:
+        at_the_window()
+    return previous
+signal.signal = install
+""", "interrupted while starting", id="after-first-handler"), pytest.param(
+    "after the import", """
+import randqa.cli
+real_reserve = randqa.cli.reserve_standard_streams
+def reserve():
+    at_the_window()
+    real_reserve()
+randqa.cli.reserve_standard_streams = reserve
+""", "interrupted", id="after-import"),
+])
+def test_a_signal_in_the_entry_points_narrow_windows_is_one_line(tmp_path, window, patch, message):
+    proc = subprocess.run([sys.executable, "-c", _SIGNAL_ONCE_AT.format(patch=patch)], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert (proc.returncode, proc.stderr) == (130, f"randqa: error: {message}\n"), window
