@@ -349,6 +349,11 @@ def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None
             raise fail(f"[[tests]] entry {i} has no 'test' key")
         params = dict(entry)
         test = params.pop("test")
+        # first: every later message names the test, which must then be one of ours (a name
+        # with a newline would break the one-line error)
+        if test not in available_tests():
+            close = difflib.get_close_matches(str(test), available_tests(), n=1)
+            raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         sequence_bits = params.pop("sequence_bits", None)
         if sequence_bits is not None and (not _is_int(sequence_bits) or not 8 <= sequence_bits <= MAX_SIZE
                                           or sequence_bits % 8):
@@ -360,9 +365,6 @@ def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None
                 check_folding(*fold)
             except ValueError as exc:
                 raise fail(f"[[tests]] entry {i} ({test}): fold_word_bits/fold_low_bits: {exc}") from None
-        if test not in available_tests():
-            close = difflib.get_close_matches(str(test), available_tests(), n=1)
-            raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         cls = accumulator_class(test)
         defaults = parameter_defaults(cls)
         for key, value in params.items():

@@ -27,6 +27,17 @@ def test_suite_values_of_the_wrong_kind_are_refused(entry, problem):
         parse_suite(f"[[tests]]\n{entry}\n".encode(), "s.toml")
 
 
+@pytest.mark.parametrize("rest", ["fold_word_bits = 1", "sequence_bits = 3", "fold_low_bits = 1"])
+def test_an_unknown_test_name_is_refused_before_a_message_echoes_it(rest):
+    # before: a bad fold or sequence_bits came first, naming the test raw: a name with a newline
+    # made the error two lines (found by tests/cli/test_fuzz.py)
+    from randqa.errors import SuiteError
+
+    with pytest.raises(SuiteError) as refused:
+        parse_suite(f'[[tests]]\ntest = "a\\nb"\n{rest}\n'.encode(), "s.toml")
+    assert "\n" not in str(refused.value) and "unknown test 'a\\nb'" in str(refused.value)
+
+
 def test_folding_keys_do_not_take_a_tests_own_word_bits():
     suite = parse_suite(b"[[tests]]\ntest = 'bit_linear_complexity'\nword_bits = 16\nbits = [0]\nlength = 64\n"
                         b"fold_word_bits = 32\nfold_low_bits = 8\n", "s.toml")
