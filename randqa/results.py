@@ -14,8 +14,10 @@ data, defaults 1e-20, 1e-6 and 1e-3), on the smaller tail probability q:
   data), below ``suspicious`` in the same tail: the failure repeated;
 - ``unconfirmed``  q below ``fail`` x ``suspicious`` where no fresh data
   could be had (a file or stdin that ends, a source that cannot be read
-  again): a failure as unlikely for a good generator as a repeated one,
-  that could not be repeated;
+  again), or where the fresh data was cut short (the data ended, or the run
+  was stopped, part-way through it) and did not repeat it: a failure as
+  unlikely for a good generator as a repeated one, that could not be
+  repeated; a stretch cut short can confirm a failure but not clear it;
 - ``suspicious``   q below ``suspicious``, or a q below ``fail`` that did not
   repeat, or that had no fresh data to repeat on and is not below
   ``fail`` x ``suspicious``; suspicious results are retested too and say
@@ -29,9 +31,13 @@ A good generator's run exits 1 on one tail check with probability at most
 are exact or within 1.1 times nominal at the thresholds
 (benchmarks/calibration.py); the retest reads other bytes; and without
 fresh data a check fails only below fail x suspicious, with probability at
-most 1.1 fail suspicious.  A run's bound adds that over its checks
-(``false_fail_bound``, the union bound): about 1.2e-9 a check, so 9.7e-7 for
-the default ``randqa compare`` run's 805.
+most 1.1 fail suspicious.  A check whose retest may be cut short can fail
+either way, so it adds 1.1 fail suspicious: those are the checks at the
+lengths whose retest block (up to MAX_RETEST_FACTOR times the length) ends
+past what the run read (``RunResult.cut_checks``), whatever the source, as
+where a run stops does not depend on the bytes.  A run's bound adds that
+over its checks (``false_fail_bound``, the union bound): about 1.2e-9 a
+check, 2.3e-9 for one that may be cut.
 """
 
 from __future__ import annotations
@@ -108,6 +114,16 @@ class Thresholds:
             return c * self.fail_at_once
         return c * self.fail_at_once + (c * self.fail) * (c * self.suspicious)
 
+    def per_cut_check(self) -> float:
+        """What a check whose retest may be cut short adds to per_check: it
+        also fails below fail x suspicious when the stretch it had did not
+        repeat it (module doc)."""
+        return CALIBRATION * self.fail_unrepeated if self.retests else 0.0
+
+
+#: a retest short of data for its test reads on, its block growing to at
+#: most this times the length it retests (randqa.engine.retests)
+MAX_RETEST_FACTOR = 8
 
 #: a p-value is below a threshold t with probability at most this times t
 #: under the hypothesis (exact tails, or the chi-square law where it is
@@ -341,15 +357,20 @@ def classify(result: TestResult, thresholds: Thresholds) -> Verdict:
 
 
 def resolve_retest(result: TestResult, again: TestResult | None, thresholds: Thresholds, *, start: int,
-                   length: int, missing: str = "the data ended") -> None:
+                   length: int, missing: str = "the data ended", cut_short: bool = False) -> None:
     """Record on ``result`` the same test run again on the ``length`` bytes
     from byte ``start`` (fresh data), ``again`` (None: there was no such
     data, ``missing`` says why), and settle its verdict: an unconfirmed
     failure that repeats (the same tail below ``suspicious``) fails, one
     that does not is suspicious, one with no retest fails only below
     ``fail_unrepeated`` (``settle_unrepeated``); a suspicious result stays
-    suspicious, repeated or not, and says which."""
+    suspicious, repeated or not, and says which.  A retest ``cut_short``
+    (fewer bytes than its block: the data ended, or the run was stopped) can
+    confirm a failure but not clear it: one it does not repeat is settled as
+    one with no retest."""
     record: dict[str, Any] = {"from_bytes": start, "bytes": length}
+    if cut_short:
+        record["cut_short"] = True
     if again is None or again.pvalue is None or again.verdict == Verdict.INSUFFICIENT:
         record.update({"p_value": None, "repeated": None,
                        "reason": missing if again is None else "too little data in the retest"})
@@ -362,7 +383,12 @@ def resolve_retest(result: TestResult, again: TestResult | None, thresholds: Thr
     record.update({"tail": tail, "p_value": _json_number(q), "repeated": repeated})
     result.retest = record
     if result.verdict == Verdict.UNCONFIRMED:
-        result.verdict = Verdict.FAIL if repeated else Verdict.SUSPICIOUS
+        if repeated:
+            result.verdict = Verdict.FAIL
+        elif cut_short:
+            settle_unrepeated(result, thresholds)
+        else:
+            result.verdict = Verdict.SUSPICIOUS
 
 
 def settle_unrepeated(result: TestResult, thresholds: Thresholds) -> None:
@@ -376,10 +402,11 @@ def settle_unrepeated(result: TestResult, thresholds: Thresholds) -> None:
         result.verdict = Verdict.SUSPICIOUS
 
 
-def false_fail_bound(checks: int, thresholds: Thresholds) -> float:
+def false_fail_bound(checks: int, thresholds: Thresholds, cut: int = 0) -> float:
     """The chance, at most, that a good generator fails a run of ``checks``
-    tail checks (the union bound of Thresholds.per_check over them)."""
-    return min(1.0, checks * thresholds.per_check())
+    tail checks, ``cut`` of them with a retest that may be cut short (the
+    union bound of Thresholds.per_check over them, and per_cut_check over those)."""
+    return min(1.0, checks * thresholds.per_check() + cut * thresholds.per_cut_check())
 
 
 def worst_verdict(verdicts: list[str]) -> Verdict:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from randqa._version import __version__
-from randqa.results import TestResult, Thresholds, Verdict, false_fail_bound, worst_verdict
+from randqa.results import MAX_RETEST_FACTOR, TestResult, Thresholds, Verdict, false_fail_bound, worst_verdict
 
 
 @dataclass
@@ -151,6 +151,23 @@ class RunResult:
                        for t in entry["tests"])
         return sum(r.tail_checks() for r in self.results)
 
+    def cut_checks(self) -> int:
+        """The tail checks whose retest may be cut short: those at each length
+        L whose retest block, from L and up to MAX_RETEST_FACTOR times L long,
+        may end past the bytes tested (a plain run's one length, a progressive
+        run's last four).  Known from the lengths alone, as where a run stops
+        does not depend on its bytes; a source that goes on is counted too."""
+        reach = 1 + MAX_RETEST_FACTOR
+        return sum(TestResult.from_json(t).tail_checks() for entry in self.judged_lengths()
+                   if reach * entry["bytes"] > self.bytes_tested for t in entry["tests"])
+
+    def false_fail_rate(self) -> dict[str, Any]:
+        """The chance, at most, that a good generator fails this run (the
+        union bound over its checks: randqa.results.false_fail_bound), with
+        what it counts."""
+        checks, cut = self.tail_checks(), self.cut_checks()
+        return {"at_most": false_fail_bound(checks, self.thresholds, cut), "tail_checks": checks, "cut_checks": cut}
+
     @property
     def notes(self) -> list[str]:
         notes = []
@@ -186,8 +203,7 @@ class RunResult:
             data["execution"] = self.execution
         if self.provenance is not None:
             data.update(asdict(self.provenance))
-        checks = self.tail_checks()
-        data["false_fail_rate"] = {"at_most": false_fail_bound(checks, self.thresholds), "tail_checks": checks}
+        data["false_fail_rate"] = self.false_fail_rate()
         for part in (self.speed, self.predictability):
             if part is not None:
                 data.update(asdict(part))

@@ -74,6 +74,19 @@ def test_without_fresh_data_a_failure_stands_only_below_fail_times_suspicious(q,
     assert Verdict.UNCONFIRMED.severity == Verdict.FAIL.severity - 1 > Verdict.SUSPICIOUS.severity
 
 
+@pytest.mark.parametrize("q, again, verdict", [(1e-10, 0.3, Verdict.UNCONFIRMED), (1e-8, 0.3, Verdict.SUSPICIOUS),
+                                                (1e-8, 2e-4, Verdict.FAIL), (1e-10, 2e-4, Verdict.FAIL)])
+def test_a_retest_cut_short_confirms_a_failure_but_does_not_clear_it(q, again, verdict):
+    # before: a cut retest that did not repeat made any failure suspicious, where no retest at all left
+    # one below fail x suspicious unconfirmed
+    r = result(q)
+    classify(r, T)
+    resolve_retest(r, result(again), T, start=8192, length=512, cut_short=True)
+    assert r.verdict == verdict and r.retest["cut_short"] is True
+    shown = "repeated" if again < T.suspicious else "not repeated"
+    assert retest_summary(r.retest) == f"{shown} on the next 512 B, cut short (p = {again:.2g})"
+
+
 def test_a_check_without_fresh_data_fails_a_good_source_no_more_often_than_the_bound_says():
     # P(p < fail x suspicious), calibrated within 1.1 of it, is within the per-check bound
     assert CALIBRATION * T.fail_unrepeated <= T.per_check() - CALIBRATION * T.fail_at_once
@@ -85,6 +98,10 @@ def test_the_false_fail_bound_is_the_union_of_the_checks():
     assert false_fail_bound(1200, T) == pytest.approx(1200 * per_check, rel=1e-12)
     assert false_fail_bound(1200, T) < 1e-5
     assert false_fail_bound(10**12, T) == 1.0
+    # a check whose retest may be cut short fails either way: it adds P(p < fail x suspicious)
+    assert T.per_cut_check() == pytest.approx(1.1e-9, rel=1e-12)
+    assert false_fail_bound(1200, T, cut=300) == pytest.approx(1200 * per_check + 300 * 1.1e-9, rel=1e-12)
+    assert Thresholds(fail_at_once=1e-6, fail=1e-6).per_cut_check() == 0.0  # no retests: nothing to cut
 
 
 def test_thresholds_must_be_ordered(tmp_path):

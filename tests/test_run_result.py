@@ -91,3 +91,22 @@ def test_a_comparison_reads_back_with_its_environment_and_runs_in_the_order_writ
     assert [run.verdict for run in back.runs] == [Verdict.PASS, Verdict.FAIL] and back.runs[0].speed == Speed(
         900.0, 1 << 20, "numpy", 1000.0)
     assert _plain(back.to_json()) == document
+
+
+def test_the_false_fail_bound_counts_the_checks_a_cut_retest_may_end():
+    # a check whose retest may be cut short (its block, up to 8 times its length, ending past the bytes
+    # tested) also fails below fail x suspicious: the last four doubling lengths, a plain run's one
+    from randqa.results import false_fail_bound
+
+    progressive = RunResult.from_json(randqa.test("pcg64", "64K", seed=1, suite="quick", progressive=True,
+                                                  min="1K").to_json())
+    checks = {entry["bytes"]: sum(TestResult.from_json(t).tail_checks() for t in entry["tests"])
+              for entry in progressive.judged_lengths()}
+    assert sorted(checks) == [1024 << k for k in range(7)]
+    cut = sum(n for length, n in checks.items() if length >= 8192)
+    rate = progressive.false_fail_rate()
+    assert 0 < cut < rate["tail_checks"] == sum(checks.values())
+    assert rate == {"at_most": false_fail_bound(sum(checks.values()), progressive.thresholds, cut),
+                    "tail_checks": sum(checks.values()), "cut_checks": cut}
+    plain = _run()
+    assert plain.false_fail_rate()["cut_checks"] == plain.tail_checks() > 0

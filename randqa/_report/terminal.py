@@ -8,7 +8,7 @@ from typing import Any
 
 from randqa.interleaving import view_of
 from randqa._report.speed_notes import FEED_NOTE, feed_differs, method_markers, nmap_answer, runtimes_answer, speed_of
-from randqa.results import TestResult, Verdict, false_fail_bound, worst_verdict
+from randqa.results import TestResult, Verdict, worst_verdict
 from randqa.run_result import CompareResult, RunResult
 from randqa.sizes import format_size
 
@@ -137,8 +137,8 @@ def retest_lines(lengths: list[dict[str, Any]]) -> list[str]:
 
 def retest_summary(retest: dict[str, Any] | None) -> str:
     """How a retest came out, in words: "repeated on the next 256 MiB (p =
-    2.1e-05)", "not repeated on the next 1 KiB (p = 0.41)", "not retested:
-    the data ended"."""
+    2.1e-05)", "not repeated on the next 1 KiB (p = 0.41)", "not repeated on
+    the next 512 B, cut short (p = 0.41)", "not retested: the data ended"."""
     if not retest:
         return ""
     where = format_size(int(retest["bytes"]))
@@ -146,20 +146,22 @@ def retest_summary(retest: dict[str, Any] | None) -> str:
         return f"not retested: {retest.get('reason') or 'no data'}"
     p = retest.get("p_value")
     shown = "-" if p is None else f"{p:.2g}"
-    return f"{'repeated' if retest['repeated'] else 'not repeated'} on the next {where} (p = {shown})"
+    cut = ", cut short" if retest.get("cut_short") else ""
+    return f"{'repeated' if retest['repeated'] else 'not repeated'} on the next {where}{cut} (p = {shown})"
 
 
 def false_fail_statement(rate: dict[str, Any] | None, thresholds: dict[str, Any] | None, subject: str = "this run") -> str:
     """A run's ``false_fail_rate`` in words, for reports ("" without one):
     "a good generator FAILs this run with probability at most 9.7e-07 (805
     tail checks; FAIL: p < 1e-06 repeated on fresh data (p < 1e-09 where there is
-    none), or p < 1e-20)";
+    none or it is cut short), or p < 1e-20)";
     ``subject`` names what FAILs ("each of these runs")."""
     if not rate or not thresholds or "fail_at_once" not in thresholds:
         return ""
     if thresholds["fail_at_once"] < thresholds["fail"]:
         unrepeated = thresholds["fail"] * thresholds.get("suspicious", 1e-3)
-        rule = (f"p < {thresholds['fail']:g} repeated on fresh data (p < {unrepeated:.2g} where there is none), "
+        rule = (f"p < {thresholds['fail']:g} repeated on fresh data (p < {unrepeated:.2g} where there is none or it "
+                f"is cut short), "
                 f"or p < {thresholds['fail_at_once']:g}")
     else:
         rule = f"p < {thresholds['fail_at_once']:g}, no retests"
@@ -280,7 +282,7 @@ def render_compare(comparison: CompareResult) -> str:
             lines.append(f"retest: {run.source['name']}:{line_[1:]}")
         for cause in failure_causes(run.results):
             lines.append(f"cause: {run.source['name']}: {cause}")
-    rates = [false_fail_bound(run.tail_checks(), run.thresholds) for run in runs]
+    rates = [run.false_fail_rate()["at_most"] for run in runs]
     if rates:
         lines.append(f"false FAIL: a good generator FAILs each of these runs with probability at most {max(rates):.2g} "
                      f"(docs/verdicts.md)")

@@ -356,7 +356,6 @@ class RunLoop(Retests):
                 interrupted = interrupted or guard.pending
             if interrupted and self._settle_interrupted():
                 # after the save: a resumed run reads the whole retest blocks instead
-                progress.first_failure = progress.first_failure or progress.position
                 results, lengths = self.final or results, list(progress.lengths)
         return Outcome(results=results, progress=progress, interrupted=interrupted, elapsed_s=self.elapsed(),
                        execution=self.execution(), lengths=lengths)

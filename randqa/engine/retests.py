@@ -4,7 +4,10 @@ and its results are settled from both readings (randqa.results.resolve_retest).
 A retest whose block was too short for the test's law to hold reads on,
 doubling its block up to MAX_RETEST_FACTOR times the length, while there is
 fresh data; a result no fresh data could repeat fails only below the
-thresholds' ``fail_unrepeated`` (randqa.results.settle_unrepeated).
+thresholds' ``fail_unrepeated`` (randqa.results.settle_unrepeated).  A block
+cut short (the data ended, or the run was stopped, part-way through it) is
+judged on what it had: it can confirm a failure, and one it does not repeat
+is settled as one with no fresh data.
 
 ``Retests`` is the run loop's part that schedules, feeds and settles them;
 randqa.engine.loop.RunLoop is built on it."""
@@ -16,10 +19,8 @@ from typing import Any
 
 from randqa.engine.feeding import ArrayReader
 from randqa.errors import InputError
-from randqa.results import FAILING, TestResult, Verdict, resolve_retest, settle_unrepeated, worst_verdict
-
-#: how far a retest short of data reads on: its block grows to at most this times the length it retests
-MAX_RETEST_FACTOR = 8
+from randqa.results import (FAILING, MAX_RETEST_FACTOR, TestResult, Verdict, resolve_retest, settle_unrepeated,
+                            worst_verdict)
 
 
 @dataclass
@@ -112,8 +113,9 @@ class Retests:
         failed = False
         for retest in [r for r in self.retests if r.fed > 0]:
             self.retests.remove(retest)
-            retest.length = retest.fed
-            failed = self._settle(retest, retest.fed) or failed
+            if self._settle(retest, retest.fed):
+                self._note_first_failure(retest)
+                failed = True
         return failed
 
     def _block_read(self, retest: Retest) -> int | None:
@@ -152,7 +154,9 @@ class Retests:
         the source cannot be read again); True when one of them now fails (a
         repeat, or a failure no fresh data could repeat, below ``fail_unrepeated``)."""
         again: dict[str, TestResult] = {}
-        if got is not None and got == retest.length:
+        cut_short = got is not None and 0 < got < retest.length
+        if got:
+            retest.length = got  # a block cut short is judged on what it had: fresh data all the same
             for r in retest.accumulators[0].finalize():
                 again.setdefault(r.name, r)
         missing = "the source cannot be read again" if got is None else "the data ended"
@@ -160,7 +164,7 @@ class Retests:
         thresholds = self.workload.thresholds
         for record, index, result in retest.results:
             resolve_retest(result, again.get(result.name), thresholds, start=retest.start,
-                           length=retest.length, missing=missing)
+                           length=retest.length, missing=missing, cut_short=cut_short)
             settle_unrepeated(result, thresholds)
             failed = failed or result.verdict in FAILING
             if record is not None:
@@ -229,7 +233,13 @@ class Retests:
                     got: int | None = retest.fed
                 else:
                     got = self._block_read(retest)
-                if self._settle_or_read_on(retest, got) and self.plan.progressive \
-                        and self.progress.first_failure is None:
-                    unrepeated = any(result.verdict == Verdict.UNCONFIRMED for _, _, result in retest.results)
-                    self.progress.first_failure = retest.start if unrepeated else retest.end
+                if self._settle_or_read_on(retest, got):
+                    self._note_first_failure(retest)
+
+    def _note_first_failure(self, retest: Retest) -> None:
+        """A progressive run's first failure, when it is this settled
+        retest's: its length when the failure stands unrepeated, else the end
+        of the block that repeated it (the bytes read to establish it)."""
+        if self.plan.progressive and self.progress.first_failure is None:
+            unrepeated = any(result.verdict == Verdict.UNCONFIRMED for _, _, result in retest.results)
+            self.progress.first_failure = retest.start if unrepeated else retest.end

@@ -148,20 +148,57 @@ def test_a_progressive_runs_retest_short_of_data_reads_on_and_is_settled(cli, tm
     assert first["verdict"] == "suspicious" and first["retest"]["bytes"] == 16384 and first["retest"]["repeated"] is False
 
 
-def test_a_progressive_runs_unrepeated_failure_at_an_earlier_length_fails_the_run(cli, tmp_path):
+def test_a_progressive_runs_failure_at_an_earlier_length_fails_the_run(cli, tmp_path):
     # before: the 8 KiB length's unconfirmed result was dropped; the run passed on the 12 KiB results
     rng, fair = np.random.default_rng(1), np.random.default_rng(2)
     data = np.packbits(rng.random(65536) < 0.514).tobytes() + np.packbits(fair.random(32768) < 0.47).tobytes()
     path = tmp_path / "ends.bin"
-    path.write_bytes(data)  # 1.9e-12 at 8 KiB; the file ends at 12 KiB, before the next 8 KiB
+    path.write_bytes(data)  # 1.9e-12 at 8 KiB; the file ends at 12 KiB, half-way through the next 8 KiB
     run = cli("test", str(path), "--progressive", "--min", "8K", "--suite", "quick", "--tests", "frequency",
               "--json", "-")
     assert run.returncode == 1, run.stderr
     doc = run.json()
     assert [length["bytes"] for length in doc["lengths"]] == [8192, 12288]
     assert doc["lengths"][1]["verdict"] == "pass"
-    assert doc["verdict"] == "unconfirmed" and doc["first_failure_bytes"] == 8192
+    # the 4 KiB the retest had (biased the other way, which frequency's two-sided tail sees) repeat it
+    assert doc["verdict"] == "fail" and doc["first_failure_bytes"] == 12288
     assert doc["tests"][0]["p_value"] == pytest.approx(1.876e-12, rel=1e-3)
+    retest = doc["tests"][0]["retest"]
+    assert retest["cut_short"] is True and retest["bytes"] == 4096 and retest["repeated"] is True
+
+
+@pytest.mark.parametrize("how", ["the file ends", "Ctrl-C"])
+def test_a_retest_cut_short_confirms_a_failure_but_does_not_clear_it(how, tmp_path):
+    """A failure below fail x suspicious whose retest block is cut short
+    half-way, by the end of a file or by a stop signal, and does not repeat
+    it on the half it had, stays unconfirmed (fails the run), as with no
+    fresh data at all: a stretch too short to see the bias again is no
+    evidence against it.  Both ways of stopping there give one verdict."""
+    # before: Ctrl-C settled it suspicious on the half block (the run passed); a file's end ignored the half
+    import randqa
+    from process_checks import StopsAfter
+    from randqa.battery.suites import load_suite
+    from randqa.engine import run_progressive
+
+    rng, fair = np.random.default_rng(1), np.random.default_rng(3)
+    data = np.packbits(rng.random(65536) < 0.514).tobytes() + np.packbits(fair.random(32768) < 0.5).tobytes()
+    if how == "Ctrl-C":
+        result = run_progressive(StopsAfter(data + bytes(8192), 12288), load_suite("quick").select(["frequency"]),
+                                 8192, 1 << 16)
+        assert result.interrupted
+    else:
+        path = tmp_path / "ends.bin"
+        path.write_bytes(data)
+        result = randqa.test(str(path), suite="quick", tests=["frequency"], progressive=True, min="8K")
+    doc = result.to_json()
+    first = doc["lengths"][0]["tests"][0]
+    assert first["p_value"] == pytest.approx(1.876e-12, rel=1e-3) and first["verdict"] == "unconfirmed"
+    assert first["retest"]["cut_short"] is True and first["retest"]["bytes"] == 4096
+    assert first["retest"]["repeated"] is False and first["retest"]["p_value"] > 1e-3
+    assert doc["first_failure_bytes"] == 8192 and doc["verdict"] == "unconfirmed"
+    # the bound counts the checks such a cut retest may end: here every length's
+    rate = doc["false_fail_rate"]
+    assert rate["cut_checks"] == rate["tail_checks"] > 0
 
 
 @pytest.mark.parametrize("stop_at, verdict", [(12288, "fail"), (8192 + 8, "suspicious")],
