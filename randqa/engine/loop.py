@@ -40,12 +40,12 @@ from randqa.battery._state import StateError
 from randqa.engine.jobs import copy_accumulators, load_into, loaded, merge_into
 from randqa.engine.lengths import Plan
 from randqa.engine.records import CheckpointRecord, Outcome, SaveFailed, Saver
-from randqa.engine.retests import Retest, Retests
+from randqa.engine.retests import STOPPED, Retest, Retests
 from randqa.engine.segment_policy import default_segment, segment_size
 from randqa.engine.signals import InterruptGuard
 from randqa.engine.workloads import ProducedInterrupted, Workload
 from randqa.errors import InputError
-from randqa.results import TestResult, Verdict, worst_verdict
+from randqa.results import FAILING, TestResult, Verdict, resolve_retest, worst_verdict
 
 
 class _StopRun(Exception):
@@ -374,6 +374,15 @@ class RunLoop(Retests):
     def _judge_interrupted(self, lengths: list[dict[str, Any]]) -> list[TestResult]:
         results = self.workload.judge(self.merged)
         position = self.progress.position
+        # nothing follows what a stopped run read: a result to retest there is settled as one with
+        # no fresh data (fails only below fail_unrepeated), not left unconfirmed
+        for result in results:
+            if result.needs_retest():
+                resolve_retest(result, None, self.workload.thresholds, start=position, length=position,
+                               missing=STOPPED)
+        if self.plan.progressive and position and self.progress.first_failure is None and any(
+                result.verdict in FAILING for result in results):
+            self.progress.first_failure = position
         if self.plan.progressive and position and (not lengths or lengths[-1]["bytes"] != position):
             verdict = worst_verdict([r.verdict for r in results])
             lengths.append({"bytes": position, "verdict": verdict, "elapsed_s": round(self.elapsed(), 6),

@@ -23,6 +23,10 @@ from randqa.results import (FAILING, MAX_RETEST_FACTOR, TestResult, Verdict, res
                             worst_verdict)
 
 
+#: why a stopped run's results had no (more) fresh data
+STOPPED = "the run was stopped"
+
+
 @dataclass
 class Retest:
     """One suite entry run again on fresh data, for its results that were
@@ -111,9 +115,10 @@ class Retests:
         if not self.plan.progressive:  # a plain run's retests read past its end: an interrupted one is judged anew
             return False
         failed = False
-        for retest in [r for r in self.retests if r.fed > 0]:
+        for retest in list(self.retests):
             self.retests.remove(retest)
-            if self._settle(retest, retest.fed):
+            # one that read nothing along the run (or read elsewhere) has no fresh data
+            if self._settle(retest, max(retest.fed, 0), missing=STOPPED):
                 self._note_first_failure(retest)
                 failed = True
         return failed
@@ -149,17 +154,18 @@ class Retests:
                 return True
         return False
 
-    def _settle(self, retest: Retest, got: int | None) -> bool:
+    def _settle(self, retest: Retest, got: int | None, missing: str | None = None) -> bool:
         """Resolve a retest's results from what it read (``got`` units; None:
-        the source cannot be read again); True when one of them now fails (a
-        repeat, or a failure no fresh data could repeat, below ``fail_unrepeated``)."""
+        the source cannot be read again; ``missing`` says why there were no
+        more); True when one of them now fails (a repeat, or a failure no
+        fresh data could repeat, below ``fail_unrepeated``)."""
         again: dict[str, TestResult] = {}
         cut_short = got is not None and 0 < got < retest.length
         if got:
             retest.length = got  # a block cut short is judged on what it had: fresh data all the same
             for r in retest.accumulators[0].finalize():
                 again.setdefault(r.name, r)
-        missing = "the source cannot be read again" if got is None else "the data ended"
+        missing = missing or ("the source cannot be read again" if got is None else "the data ended")
         failed = False
         thresholds = self.workload.thresholds
         for record, index, result in retest.results:

@@ -227,3 +227,27 @@ def test_a_run_stopped_while_a_failure_is_retested_settles_it_on_the_fresh_data_
     else:
         assert test["retest"]["reason"] == "too little data in the retest"
         assert result.first_failure_bytes is None
+
+
+@pytest.mark.parametrize("progressive", [False, True], ids=["plain", "progressive"])
+@pytest.mark.parametrize("bias, verdict", [(0.512, "suspicious"), (0.514, "unconfirmed")])
+def test_a_run_stopped_before_its_retest_read_a_byte_settles_it_as_one_without_fresh_data(progressive, bias, verdict):
+    """Stopped at the very end of a length (or a plain run's one), a result
+    to retest has no fresh data: it fails only below fail x suspicious."""
+    # before: it stayed unconfirmed whatever its p-value (2.96e-9 here): the run exited 1, above the stated bound
+    from process_checks import StopsAfter
+    from randqa.battery.suites import load_suite
+    from randqa.engine import run, run_progressive
+
+    rng = np.random.default_rng(1)
+    data = np.packbits(rng.random(65536) < bias).tobytes() + bytes(8192)
+    suite = load_suite("quick").select(["frequency"])
+    source = StopsAfter(data, 8192)
+    result = run_progressive(source, suite, 8192, 1 << 16) if progressive else run(source, suite, limit=1 << 16)
+    assert result.interrupted and result.bytes_tested == 8192
+    test = result.to_json()["tests"][0]
+    assert (test["p_value"] < 1e-9) == (verdict == "unconfirmed") and 1e-12 < test["p_value"] < 1e-6
+    assert test["verdict"] == result.verdict == verdict
+    assert test["retest"]["reason"] == "the run was stopped" and test["retest"]["repeated"] is None
+    if progressive:
+        assert result.first_failure_bytes == (8192 if verdict == "unconfirmed" else None)
