@@ -354,9 +354,15 @@ class RunLoop(Retests):
                 self._maybe_save(force=True, accumulators=final_state)
                 # a stop signal during the final save (held until it is whole) still stops the run
                 interrupted = interrupted or guard.pending
-            if interrupted and self._settle_interrupted():
-                # after the save: a resumed run reads the whole retest blocks instead
-                results, lengths = self.final or results, list(progress.lengths)
+            if interrupted:
+                # after the save: a resumed run reads the whole retest blocks instead, and judges
+                # where this one stopped anew
+                settled_failure = self._settle_interrupted()
+                if self.plan.progressive and progress.position and progress.first_failure is None and any(
+                        result.verdict in FAILING for result in results):
+                    progress.first_failure = progress.position
+                if settled_failure:
+                    results, lengths = self.final or results, list(progress.lengths)
         return Outcome(results=results, progress=progress, interrupted=interrupted, elapsed_s=self.elapsed(),
                        execution=self.execution(), lengths=lengths)
 
@@ -380,9 +386,6 @@ class RunLoop(Retests):
             if result.needs_retest():
                 resolve_retest(result, None, self.workload.thresholds, start=position, length=position,
                                missing=STOPPED)
-        if self.plan.progressive and position and self.progress.first_failure is None and any(
-                result.verdict in FAILING for result in results):
-            self.progress.first_failure = position
         if self.plan.progressive and position and (not lengths or lengths[-1]["bytes"] != position):
             verdict = worst_verdict([r.verdict for r in results])
             lengths.append({"bytes": position, "verdict": verdict, "elapsed_s": round(self.elapsed(), 6),

@@ -251,3 +251,30 @@ def test_a_run_stopped_before_its_retest_read_a_byte_settles_it_as_one_without_f
     assert test["retest"]["reason"] == "the run was stopped" and test["retest"]["repeated"] is None
     if progressive:
         assert result.first_failure_bytes == (8192 if verdict == "unconfirmed" else None)
+
+
+def test_a_checkpoint_saved_as_a_run_stops_does_not_hold_the_failure_judged_where_it_stopped():
+    """A run stopped at 12 KiB fails there (p about 1e-10, no fresh data),
+    and says so; its checkpoint, which a resumed run goes on from, does not:
+    the resumed run judges that point anew, with the data after it."""
+    # a first failure saved there would stop a resumed run at a length its record does not hold
+    from process_checks import StopsAfter
+    from randqa.battery.suites import load_suite
+    from randqa.engine.records import Saver
+    from randqa.engine.run import Progressive, run_stream
+
+    class Recorder(Saver):
+        def __init__(self) -> None:
+            self.saved: list[dict] = []
+
+        def save(self, progress, accumulators) -> None:
+            self.saved.append(progress.to_json())
+
+    fair, biased = np.random.default_rng(4), np.random.default_rng(5)
+    data = np.packbits(fair.random(65536) < 0.5).tobytes() + np.packbits(biased.random(32768) < 0.535).tobytes()
+    recorder = Recorder()
+    result = run_stream(StopsAfter(data + bytes(8192), 12288), load_suite("quick").select(["frequency"]),
+                        progressive=Progressive(8192, 1 << 16, False), saver=recorder)
+    assert result.interrupted and result.verdict == "unconfirmed" and result.first_failure_bytes == 12288
+    assert result.to_json()["tests"][0]["p_value"] < 1e-9
+    assert recorder.saved and recorder.saved[-1]["position"] == 12288 and recorder.saved[-1]["first_failure"] is None
