@@ -144,12 +144,14 @@ class RunResult:
             return self.progression.lengths
         return [{"bytes": self.bytes_tested, "tests": [r.to_json() for r in self.results]}]
 
+    def _checks_by_length(self) -> list[tuple[int, int]]:
+        """(bytes, tail checks judged there) for each length judged."""
+        return [(entry["bytes"], sum(TestResult.from_json(t).tail_checks() for t in entry["tests"]))
+                for entry in self.judged_lengths()]
+
     def tail_checks(self) -> int:
         """The tail checks this run judged: over every progressive length, or of its results."""
-        if self.progression is not None and self.progression.lengths:
-            return sum(TestResult.from_json(t).tail_checks() for entry in self.progression.lengths
-                       for t in entry["tests"])
-        return sum(r.tail_checks() for r in self.results)
+        return sum(checks for _, checks in self._checks_by_length())
 
     def cut_checks(self) -> int:
         """The tail checks whose retest may be cut short: those at each length
@@ -157,15 +159,15 @@ class RunResult:
         may end past the bytes tested (a plain run's one length, a progressive
         run's last four).  Known from the lengths alone, as where a run stops
         does not depend on its bytes; a source that goes on is counted too."""
-        reach = 1 + MAX_RETEST_FACTOR
-        return sum(TestResult.from_json(t).tail_checks() for entry in self.judged_lengths()
-                   if reach * entry["bytes"] > self.bytes_tested for t in entry["tests"])
+        return self.false_fail_rate()["cut_checks"]
 
     def false_fail_rate(self) -> dict[str, Any]:
         """The chance, at most, that a good generator fails this run (the
         union bound over its checks: randqa.results.false_fail_bound), with
         what it counts."""
-        checks, cut = self.tail_checks(), self.cut_checks()
+        by_length = self._checks_by_length()
+        checks = sum(n for _, n in by_length)
+        cut = sum(n for length, n in by_length if (1 + MAX_RETEST_FACTOR) * length > self.bytes_tested)
         return {"at_most": false_fail_bound(checks, self.thresholds, cut), "tail_checks": checks, "cut_checks": cut}
 
     @property
