@@ -159,7 +159,7 @@ class RunResult:
         may end past the bytes tested (a plain run's one length, a progressive
         run's last four).  Known from the lengths alone, as where a run stops
         does not depend on its bytes; a source that goes on is counted too."""
-        return self.false_fail_rate()["cut_checks"]
+        return int(self.false_fail_rate()["cut_checks"])
 
     def false_fail_rate(self) -> dict[str, Any]:
         """The chance, at most, that a good generator fails this run (the
