@@ -26,7 +26,8 @@
  * 2^31, 0 for none; an occurrence more than 2^31 words back is kept as 1.
  * Both give a distance of at least 2^31 - 1 > G, so the first occurrence of
  * a value in the part that starts the stream needs no test of its own.  A
- * stretch has fewer than 2^30 words and a call counts fewer than 2^32. */
+ * stretch has at most 2^30 words, and its 32-bit counts are added to the
+ * caller's after it, so a call of any length counts exactly. */
 #define STRETCH ((Py_ssize_t)1 << 30)
 #define OFFSET_ZERO ((uint32_t)1 << 31)
 
@@ -258,11 +259,13 @@ value_gap_scan(PyObject *Py_UNUSED(self), PyObject *args)
         Py_ssize_t counted_from = warm - n >= to - from ? to : warm > n ? from + (warm - n) : from;
         scan_stretch(p, from, counted_from, to, base, start != 0, (uint32_t)cap, rel, first_index, part, &far, picked);
         indices_from(rel, base, last);
+        for (int64_t d = 0; d < cap; d++) {
+            counts[d] += part[d];
+            part[d] = 0;
+        }
         n += to - from;
     }
     if (ok) {
-        for (int64_t d = 0; d < cap; d++)
-            counts[d] += part[d];
         counts[cap] += (int64_t)far;
         state[0] = n;
     }
