@@ -43,6 +43,11 @@ from randqa.battery._shared import ByteCounts, SharedStatistic
 from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range
 
 
+class SharedStatisticMismatch(RuntimeError):
+    """A test and the shared statistic it reads have seen different bytes:
+    the list was not kept together, or a saved state was changed."""
+
+
 class Reads:
     """A statistic class a test can finalise from, when every attribute
     named in ``when`` has the value given (no condition: always)."""
@@ -124,7 +129,7 @@ class SharesStatistic(Accumulator):
         statistic = self.shared
         assert statistic is not None
         if self._checks_shared and statistic.bytes_seen != self.bytes_seen:
-            raise RuntimeError(
+            raise SharedStatisticMismatch(
                 f"{self!r} saw {self.bytes_seen} bytes but its shared statistic {statistic.bytes_seen}: "
                 "a suite's accumulators must be updated, merged and pickled together, as one list"
             )

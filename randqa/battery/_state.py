@@ -176,16 +176,20 @@ def _import(encoded: Any, template: Any, where: str, depth: int) -> Any:
                 raise StateError(f"{where}: saved with shape {encoded.shape}, expected {template.shape}")
         return encoded.copy() if not encoded.flags.writeable else encoded
     if isinstance(encoded, list):
+        _check_not_plain(template, "list", where)
         templates = template if isinstance(template, list) and len(template) == len(encoded) else [None] * len(encoded)
         return [_import(v, t, f"{where}[{i}]", depth + 1) for i, (v, t) in enumerate(zip(encoded, templates))]
     if not isinstance(encoded, dict):
         raise StateError(f"{where}: a {type(encoded).__name__} is not state")
     tags = [k for k in encoded if k.startswith("$")]
     if not tags:
+        _check_not_plain(template, "mapping", where)
         templates = template if isinstance(template, dict) else {}
         return {k: _import(v, templates.get(k), f"{where}.{k}", depth + 1) for k, v in encoded.items()}
     tag = tags[0]
     body = encoded[tag]
+    if tag in ("$bytes", "$bytearray", "$tuple", "$dict"):
+        _check_not_plain(template, tag[1:], where)
     if tag in ("$bytes", "$bytearray"):
         data = _uint8(body, where).tobytes()
         return data if tag == "$bytes" else bytearray(data)
@@ -232,6 +236,13 @@ def _import(encoded: Any, template: Any, where: str, depth: int) -> Any:
         _load_attributes(made, attrs, where, strict=False, depth=depth)
         return made
     raise StateError(f"{where}: unknown tag {tag!r}")
+
+
+def _check_not_plain(template: Any, saved_as: str, where: str) -> None:
+    """A container never replaces a flag, a number or a text (a count saved
+    as a list would reach the arithmetic that reads it)."""
+    if type(template) in (bool, int, float, str):
+        raise StateError(f"{where}: saved as a {saved_as}, expected {type(template).__name__}")
 
 
 def _same_kind(value: Any, template: Any) -> bool:

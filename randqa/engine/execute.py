@@ -124,6 +124,7 @@ def check_resume(saved: Saved) -> None:
 
 
 def _check_state(run: RunRequest, suite: Any, saved: Saved) -> None:
+    from randqa.battery._sharing import SharedStatisticMismatch
     from randqa.engine.jobs import StreamJob, loaded
 
     if run.seed_sweep is not None:
@@ -135,8 +136,8 @@ def _check_state(run: RunRequest, suite: Any, saved: Saved) -> None:
     try:
         for accumulator in loaded(job, 0, saved.states):
             accumulator.finalize()  # numbers of the right kinds may still not make a state
-    except StateError as exc:
-        raise InputError(f"checkpoint {saved.path}: its state does not fit the run ({exc})") from None
+    except (StateError, SharedStatisticMismatch) as exc:
+        raise InputError(f"checkpoint {saved.path}: its state does not fit the run ({one_line(exc)})") from None
     except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
         raise InputError(f"checkpoint {saved.path}: its state does not fit the run "
                          f"({type(exc).__name__}: {one_line(exc)})") from None

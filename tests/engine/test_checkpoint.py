@@ -235,6 +235,22 @@ def test_a_state_must_have_counted_what_the_progress_says(quick_checkpoint):
         read_checkpoint(quick_checkpoint)
 
 
+@pytest.mark.parametrize("counted", [[], {"a": 1}, {"$tuple": [1]}, 5])
+def test_a_shared_statistic_whose_count_was_changed_is_refused_in_one_line(quick_checkpoint, counted):
+    # found by the checkpoint fuzz test: a list where frequency's shared counts hold an int
+    # gave "internal error (RuntimeError ...)" and exit 3; a different int did the same
+    def change(meta, arrays):
+        shared = meta["state"][0]["shared"]
+        assert shared["$object"] == "randqa.battery._shared:ByteCounts"
+        shared["attrs"]["bytes_seen"] = counted
+
+    rewrite_checkpoint(quick_checkpoint, change)
+    with pytest.raises(InputError, match="its state does not fit the run .*bytes_seen|its state does not fit the run "
+                                         ".*saw 1048576 bytes but its shared statistic 5"):
+        execute(read_checkpoint(quick_checkpoint).run,
+                Execution(checkpoint=quick_checkpoint, notice=lambda line: None))
+
+
 def test_sizes_are_bounded_by_the_suite_before_anything_is_inflated(quick_checkpoint):
     # before: every member was inflated, referenced or not (574 KB of zip held 512 MiB: a 565 MB peak)
     members = _members(quick_checkpoint)
