@@ -248,6 +248,22 @@ class _Chain:
         self.splitter.take_over(other.splitter)
 
 
+def checked_letter_blocks(block_bits: list[int] | tuple[int, ...], letters: int) -> list[int]:
+    """``block_bits`` as a list, checked with ``letters``, as bcfn and
+    hamming_patterns take them: distinct multiples of 8 up to
+    MAX_BLOCK_BITS, and 2 to 16 letters; ValueError otherwise."""
+    block_bits = list(block_bits)
+    if not block_bits or any(
+        not isinstance(b, int) or isinstance(b, bool) or b < 8 or b % 8 or b > MAX_BLOCK_BITS for b in block_bits
+    ):
+        raise ValueError(f"block_bits must be a non-empty list of multiples of 8 up to {MAX_BLOCK_BITS}, not {block_bits!r}")
+    if len(set(block_bits)) != len(block_bits):
+        raise ValueError(f"block_bits must not repeat a size: {block_bits!r}")
+    if not (isinstance(letters, int) and not isinstance(letters, bool) and 2 <= letters <= 16):
+        raise ValueError(f"letters must be an integer from 2 to 16, not {letters!r}")
+    return block_bits
+
+
 def divisibility_chains(block_bits: list[int]) -> list[list[int]]:
     """The block sizes, smallest first, grouped so that each divides the next
     in its group: each size joins the first group whose largest divides it
@@ -288,15 +304,7 @@ class BCFN(Accumulator):
         min_tuple_length: int | None = None,
     ) -> None:
         super().__init__()
-        block_bits = list(block_bits)
-        if not block_bits or any(
-            not isinstance(b, int) or isinstance(b, bool) or b < 8 or b % 8 or b > MAX_BLOCK_BITS for b in block_bits
-        ):
-            raise ValueError(f"block_bits must be a non-empty list of multiples of 8 up to {MAX_BLOCK_BITS}, not {block_bits!r}")
-        if len(set(block_bits)) != len(block_bits):
-            raise ValueError(f"block_bits must not repeat a size: {block_bits!r}")
-        if not (isinstance(letters, int) and 2 <= letters <= 16):
-            raise ValueError(f"letters must be an integer from 2 to 16, not {letters!r}")
+        block_bits = checked_letter_blocks(block_bits, letters)
         if not (isinstance(tuple_length, int) and 2 <= tuple_length <= MAX_TUPLE_LENGTH
                 and (letters - 1).bit_length() * tuple_length <= 20):
             raise ValueError(

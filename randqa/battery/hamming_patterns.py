@@ -66,7 +66,7 @@ from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery._tuple_law import withhold_unless_close
 from randqa.battery.base import Accumulator, MemoryNeed, Range
-from randqa.battery.bcfn import MAX_BLOCK_BITS, MIN_EXPECTED, tuple_counts_memory, weight_letters
+from randqa.battery.bcfn import MAX_BLOCK_BITS, MIN_EXPECTED, checked_letter_blocks, tuple_counts_memory, weight_letters
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 
@@ -172,15 +172,7 @@ class HammingPatterns(Accumulator):
         shorter: int = 2,
     ) -> None:
         super().__init__()
-        block_bits = list(block_bits)
-        if not block_bits or any(
-            not isinstance(b, int) or isinstance(b, bool) or b < 8 or b % 8 or b > MAX_BLOCK_BITS for b in block_bits
-        ):
-            raise ValueError(f"block_bits must be a non-empty list of multiples of 8 up to {MAX_BLOCK_BITS}, not {block_bits!r}")
-        if len(set(block_bits)) != len(block_bits):
-            raise ValueError(f"block_bits must not repeat a size: {block_bits!r}")
-        if not (isinstance(letters, int) and not isinstance(letters, bool) and 2 <= letters <= 16):
-            raise ValueError(f"letters must be an integer from 2 to 16, not {letters!r}")
+        block_bits = checked_letter_blocks(block_bits, letters)
         if not (isinstance(tuple_length, int) and not isinstance(tuple_length, bool) and 2 <= tuple_length <= 8
                 and (letters - 1).bit_length() * tuple_length <= 20):
             raise ValueError(
