@@ -159,25 +159,40 @@ class _Level:
 
     def add_words(self, counts: np.ndarray, letters: list[int], first_end: int) -> None:
         """Count the t-letter words of ``letters`` that end at index first_end or later."""
-        t = self.tuple_length
-        for end in range(max(first_end, t - 1), len(letters)):
-            index = 0
-            for letter in letters[end - t + 1 : end + 1]:
-                index = (index << self.letter_bits) | letter
-            counts[index] += 1
+        add_packed_words(counts, letters, first_end, self.tuple_length, self.letter_bits)
 
     def word_counts(self, packed: np.ndarray) -> np.ndarray:
         """Packed counts turned into counts of base-``letters`` words (first letter most significant)."""
-        t, b = self.tuple_length, self.letter_bits
-        indices = np.arange(len(packed))
-        digits = [(indices >> (b * j)) & ((1 << b) - 1) for j in range(t - 1, -1, -1)]
-        valid = np.all([d < self.letters for d in digits], axis=0)
-        word = np.zeros(len(packed), dtype=np.int64)
-        for d in digits:
-            word = word * self.letters + d
-        counts = np.zeros(self.cells, dtype=np.int64)
-        np.add.at(counts, word[valid], packed[valid].astype(np.int64))  # in integers: float weights round past 2^53
-        return counts
+        return packed_to_word_counts(packed, self.tuple_length, self.letter_bits, self.letters)
+
+
+def add_packed_words(counts: np.ndarray, letters: list[int], first_end: int, tuple_length: int,
+                     letter_bits: int) -> None:
+    """Count the ``tuple_length``-letter words of ``letters`` that end at
+    index first_end or later, by packed index (``letter_bits`` bits a
+    letter, the newest lowest)."""
+    t = tuple_length
+    for end in range(max(first_end, t - 1), len(letters)):
+        index = 0
+        for letter in letters[end - t + 1 : end + 1]:
+            index = (index << letter_bits) | letter
+        counts[index] += 1
+
+
+def packed_to_word_counts(packed: np.ndarray, tuple_length: int, letter_bits: int, letters: int) -> np.ndarray:
+    """Counts by packed index turned into counts of base-``letters`` words
+    (first letter most significant); packed indices with a digit of
+    ``letters`` or more never occur and are dropped."""
+    t, b = tuple_length, letter_bits
+    indices = np.arange(len(packed))
+    digits = [(indices >> (b * j)) & ((1 << b) - 1) for j in range(t - 1, -1, -1)]
+    valid = np.all([d < letters for d in digits], axis=0)
+    word = np.zeros(len(packed), dtype=np.int64)
+    for d in digits:
+        word = word * letters + d
+    counts = np.zeros(letters**t, dtype=np.int64)
+    np.add.at(counts, word[valid], packed[valid].astype(np.int64))  # in integers: float weights round past 2^53
+    return counts
 
 
 class _Chain:

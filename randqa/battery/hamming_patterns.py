@@ -66,7 +66,8 @@ from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlocks
 from randqa.battery._tuple_law import withhold_unless_close
 from randqa.battery.base import Accumulator, MemoryNeed, Range
-from randqa.battery.bcfn import MAX_BLOCK_BITS, MIN_EXPECTED, checked_letter_blocks, tuple_counts_memory, weight_letters
+from randqa.battery.bcfn import (MAX_BLOCK_BITS, MIN_EXPECTED, add_packed_words, checked_letter_blocks, packed_to_word_counts,
+                                 tuple_counts_memory, weight_letters)
 from randqa.results import TestResult, chi_square_result, insufficient, pearson_statistic
 
 
@@ -109,12 +110,7 @@ class _Level:
 
     def add_words(self, counts: np.ndarray, letters: list[int], first_end: int) -> None:
         """Count the tuples of ``letters`` that end at index first_end or later (packed indices)."""
-        t = self.tuple_length
-        for end in range(max(first_end, t - 1), len(letters)):
-            index = 0
-            for letter in letters[end - t + 1 : end + 1]:
-                index = (index << self.letter_bits) | letter
-            counts[index] += 1
+        add_packed_words(counts, letters, first_end, self.tuple_length, self.letter_bits)
 
     def join(self, other: "_Level") -> None:
         """Become the level of this stream followed by ``other``'s."""
@@ -136,16 +132,7 @@ class _Level:
         packed = self.counts.copy()
         tail = self.recent_letters()
         self.add_words(packed, tail + self.head, len(tail))  # the words that wrap around
-        t, b = self.tuple_length, self.letter_bits
-        indices = np.arange(len(packed))
-        digits = [(indices >> (b * j)) & ((1 << b) - 1) for j in range(t - 1, -1, -1)]
-        valid = np.all([d < self.letters for d in digits], axis=0)
-        word = np.zeros(len(packed), dtype=np.int64)
-        for d in digits:
-            word = word * self.letters + d
-        counts = np.zeros(self.letters**t, dtype=np.int64)
-        np.add.at(counts, word[valid], packed[valid])
-        return counts
+        return packed_to_word_counts(packed, self.tuple_length, self.letter_bits, self.letters)
 
 
 class HammingPatterns(Accumulator):
