@@ -44,6 +44,7 @@ from randqa.battery._streams import PAIR_SUITE, StreamViews, stream_pairs
 from randqa.battery._sharing import share_statistics
 from randqa.battery.base import OBJECT_BYTES, RESULT_BYTES, MemoryNeed, Range
 from randqa.errors import SuiteError, UsageError
+from randqa.files import shown_path
 from randqa.folding import check_folding
 from randqa.results import Thresholds
 from randqa.sizes import MAX_SIZE, format_size
@@ -237,17 +238,22 @@ def load_suite(name_or_path: str, tests: str | None = None, max_memory: int | No
 def _load(name_or_path: str, max_memory: int | None) -> Suite:
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists() or "/" in name_or_path:
+        shown = shown_path(name_or_path)  # every message names the file on one line
+        if path.is_dir():
+            raise UsageError(f"suite file {shown}: is a directory")
+        if path.exists() and not path.is_file():
+            raise UsageError(f"suite file {shown}: not a regular file (a device or a pipe); a suite is a TOML file")
         if not path.is_file():
-            raise UsageError(f"suite file {name_or_path}: not found")
+            raise UsageError(f"suite file {shown}: not found")
         try:
             with open(path, "rb") as f:
                 data = f.read(MAX_SUITE_FILE_BYTES + 1)
         except OSError as exc:
-            raise UsageError(f"suite file {name_or_path}: cannot read ({exc.strerror or exc})") from None
+            raise UsageError(f"suite file {shown}: cannot read ({exc.strerror or exc})") from None
         if len(data) > MAX_SUITE_FILE_BYTES:
-            raise SuiteError(f"suite file {name_or_path}: larger than {format_size(MAX_SUITE_FILE_BYTES)}; "
+            raise SuiteError(f"suite file {shown}: larger than {format_size(MAX_SUITE_FILE_BYTES)}; "
                              "a suite is a short list of tests")
-        return parse_suite(data, str(path), max_memory)
+        return parse_suite(data, shown, max_memory)
     shipped = resources.files("randqa._suites") / f"{name_or_path}.toml"
     if not shipped.is_file():
         close = difflib.get_close_matches(name_or_path, suite_names(), n=3)

@@ -38,6 +38,24 @@ def test_an_unknown_test_name_is_refused_before_a_message_echoes_it(rest):
     assert "\n" not in str(refused.value) and "unknown test 'a\\nb'" in str(refused.value)
 
 
+@pytest.mark.parametrize("kind, problem", [
+    ("folder", "is a directory"), ("device", "not a regular file"), ("newline, missing", "not found"),
+    ("newline, not TOML", "not valid TOML")])
+def test_a_suite_path_that_is_no_suite_file_is_named_on_one_line(tmp_path, kind, problem):
+    # before: a folder or /dev/null was "not found", and a name holding a newline broke the message in two
+    from randqa.battery.suites import load_suite
+    from randqa.errors import SuiteError, UsageError
+
+    path = {"folder": str(tmp_path), "device": "/dev/null", "newline, missing": str(tmp_path / "a\nb.toml"),
+            "newline, not TOML": str(tmp_path / "c\nd.toml")}[kind]
+    if kind == "newline, not TOML":
+        (tmp_path / "c\nd.toml").write_text("x")
+    with pytest.raises((SuiteError, UsageError)) as refused:
+        load_suite(path)
+    message = str(refused.value)
+    assert "\n" not in message and problem in message and message.startswith("suite file "), message
+
+
 def test_folding_keys_do_not_take_a_tests_own_word_bits():
     suite = parse_suite(b"[[tests]]\ntest = 'bit_linear_complexity'\nword_bits = 16\nbits = [0]\nlength = 64\n"
                         b"fold_word_bits = 32\nfold_low_bits = 8\n", "s.toml")
