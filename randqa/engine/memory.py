@@ -70,7 +70,8 @@ def run_length(request: RunRequest) -> int | None:
     length = request.progress_total()  # the last length or the limit (bits of bit text)
     if length is not None and request.fmt == "bits":
         length //= 8
-    if request.source != "-" and os.path.isfile(request.source):
+    if request.source != "-" and os.path.isfile(request.source) and os.path.getsize(request.source):
+        # a size of 0 is unknown, as the source reads it (randqa.sources.streams): /proc's files say 0
         size = os.path.getsize(request.source) // (8 if request.fmt == "bits" else 1)
         length = size if length is None else min(length, size)
     return length

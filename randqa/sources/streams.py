@@ -72,11 +72,13 @@ class _FdReader:
             self.fd = -1
 
     def regular_file_size(self) -> int | None:
-        """The size of a regular file this reader opened; None for stdin, pipes and devices."""
+        """The size of a regular file this reader opened; None for stdin,
+        pipes and devices, and for a size of 0: the files of /proc and /sys
+        say 0 and hold data, so they are read to their end like a pipe."""
         if not self._owned or self.fd < 0:
             return None
         info = os.fstat(self.fd)
-        return info.st_size if stat.S_ISREG(info.st_mode) else None
+        return info.st_size if stat.S_ISREG(info.st_mode) and info.st_size else None
 
 
 class ByteStream(Source):
