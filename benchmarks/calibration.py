@@ -84,7 +84,7 @@ from randqa.battery._multinomial import multinomial_tail
 from randqa.battery.bit_linear_complexity import complexity_cdf
 from randqa.battery.suites import load_suite
 from randqa.engine.judging import judge_entries
-from randqa.results import MAX_RETEST_FACTOR, TestResult, Thresholds, false_fail_bound
+from randqa.results import TestResult, Thresholds, false_fail_bound, retest_may_be_cut
 from randqa.sizes import format_size, parse_size
 
 LEVELS = ("fail_at_once", "fail", "suspicious", "fail_unrepeated")
@@ -508,9 +508,8 @@ def files_and_stdin(rows: list[Row], lengths: list[int], thresholds: Thresholds,
 
 def cut_checks(checks: list[tuple[Row, str]], end: int) -> int:
     """The checks a run to ``end`` bytes counts as ones whose retest may be
-    cut short (randqa.run_result.RunResult.cut_checks): at the lengths whose
-    retest block, up to MAX_RETEST_FACTOR times the length, may end past it."""
-    return sum(1 for row, _ in checks if (1 + MAX_RETEST_FACTOR) * row.length > end)
+    cut short, as its report does (randqa.run_result.RunResult.cut_checks)."""
+    return sum(1 for row, _ in checks if retest_may_be_cut(row.length, end))
 
 
 # ---------------------------------------------------------------------------

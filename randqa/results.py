@@ -125,6 +125,13 @@ class Thresholds:
 #: most this times the length it retests (randqa.engine.retests)
 MAX_RETEST_FACTOR = 8
 
+
+def retest_may_be_cut(length: int, end: int) -> bool:
+    """Whether the retest of a check judged at ``length`` may be cut short
+    in a run that ends at byte ``end``: its block, from ``length`` and up to
+    MAX_RETEST_FACTOR times it, may reach past the end (module doc)."""
+    return (1 + MAX_RETEST_FACTOR) * length > end
+
 #: a p-value is below a threshold t with probability at most this times t
 #: under the hypothesis (exact tails, or the chi-square law where it is
 #: within 10%: benchmarks/calibration.py)

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from randqa._version import __version__
-from randqa.results import MAX_RETEST_FACTOR, TestResult, Thresholds, Verdict, false_fail_bound, worst_verdict
+from randqa.results import TestResult, Thresholds, Verdict, false_fail_bound, retest_may_be_cut, worst_verdict
 
 
 @dataclass
@@ -167,7 +167,7 @@ class RunResult:
         what it counts."""
         by_length = self._checks_by_length()
         checks = sum(n for _, n in by_length)
-        cut = sum(n for length, n in by_length if (1 + MAX_RETEST_FACTOR) * length > self.bytes_tested)
+        cut = sum(n for length, n in by_length if retest_may_be_cut(length, self.bytes_tested))
         return {"at_most": false_fail_bound(checks, self.thresholds, cut), "tail_checks": checks, "cut_checks": cut}
 
     @property
