@@ -170,8 +170,7 @@ class Retests:
         thresholds = self.workload.thresholds
         for record, index, result in retest.results:
             resolve_retest(result, again.get(result.name), thresholds, start=retest.start,
-                           length=retest.length, missing=missing, cut_short=cut_short)
-            settle_unrepeated(result, thresholds)
+                           length=retest.length, missing=missing, cut_short=cut_short)  # settles it
             failed = failed or result.verdict in FAILING
             if record is not None:
                 record["tests"][index] = result.to_json()
