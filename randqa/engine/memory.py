@@ -10,6 +10,7 @@ from randqa.battery.suites import Suite, check_memory
 from randqa.engine.feeding import CHUNK_BYTES
 from randqa.engine.request import RunRequest
 from randqa.errors import SuiteError
+from randqa.sources.streams import file_size
 from randqa.sizes import format_size
 
 
@@ -70,9 +71,9 @@ def run_length(request: RunRequest) -> int | None:
     length = request.progress_total()  # the last length or the limit (bits of bit text)
     if length is not None and request.fmt == "bits":
         length //= 8
-    if request.source != "-" and os.path.isfile(request.source) and os.path.getsize(request.source):
-        # a size of 0 is unknown, as the source reads it (randqa.sources.streams): /proc's files say 0
-        size = os.path.getsize(request.source) // (8 if request.fmt == "bits" else 1)
+    size = file_size(request.source) if request.source != "-" else None  # as the source will read it
+    if size is not None:
+        size //= 8 if request.fmt == "bits" else 1
         length = size if length is None else min(length, size)
     return length
 

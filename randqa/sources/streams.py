@@ -44,6 +44,21 @@ def _open_input(path: str) -> tuple[int, bool, str]:
     return fd, True, path
 
 
+def stated_size(info: os.stat_result) -> int | None:
+    """The bytes a file's status says it holds: None for stdin, pipes and
+    devices, and for a size of 0: the files of /proc and /sys say 0 and hold
+    data, so they are read to their end like a pipe."""
+    return info.st_size if stat.S_ISREG(info.st_mode) and info.st_size else None
+
+
+def file_size(path: str) -> int | None:
+    """``stated_size`` of the file at ``path`` (None when it cannot be read)."""
+    try:
+        return stated_size(os.stat(path))
+    except (OSError, ValueError):
+        return None
+
+
 def is_data_spec(spec: str) -> bool:
     """Whether ``spec`` names data (stdin '-' or a file path) rather than a
     generator (``./mygen.py:NAME`` is the user's generator, not a path)."""
@@ -72,13 +87,10 @@ class _FdReader:
             self.fd = -1
 
     def regular_file_size(self) -> int | None:
-        """The size of a regular file this reader opened; None for stdin,
-        pipes and devices, and for a size of 0: the files of /proc and /sys
-        say 0 and hold data, so they are read to their end like a pipe."""
+        """The size of a regular file this reader opened (``stated_size``); None for stdin."""
         if not self._owned or self.fd < 0:
             return None
-        info = os.fstat(self.fd)
-        return info.st_size if stat.S_ISREG(info.st_mode) and info.st_size else None
+        return stated_size(os.fstat(self.fd))
 
 
 class ByteStream(Source):
