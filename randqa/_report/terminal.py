@@ -46,9 +46,10 @@ def failure_causes(results: list[TestResult]) -> list[str]:
     findings = []
     for r in results:
         match = _LOWEST_COMPLEXITY.match(r.name)
-        if match and r.verdict in failed and "lowest_complexity" in r.details:
-            findings.append((int(match.group(2)), int(match.group(1)), int(r.details["lowest_complexity"]),
-                             int(r.details["length"]), r.name))
+        counts = _whole_details(r.details, "lowest_complexity", "length")
+        if match and r.verdict in failed and counts is not None:
+            lowest, length = counts
+            findings.append((int(match.group(2)), int(match.group(1)), lowest, length, r.name))
     causes: list[str] = []
     said: list[tuple[int, int]] = []
     # constant bits first, then narrow words and long runs: bit b of w-bit words
@@ -66,9 +67,24 @@ def failure_causes(results: list[TestResult]) -> list[str]:
             causes.append(f"bit {bit} of the {word_bits}-bit words is linear: a recurrence of order {lowest:,} makes "
                           f"{length:,} of them in a row (random bits: about {length // 2:,}) ({name})")
     for r in results:
-        if r.name == "frequency" and r.verdict in failed and r.details.get("bits"):
-            causes.append(f"{100 * int(r.details['ones']) / int(r.details['bits']):.2f}% of the bits are 1 ({r.name})")
+        counts = _whole_details(r.details, "ones", "bits")
+        if r.name == "frequency" and r.verdict in failed and counts is not None and counts[1] > 0:
+            causes.append(f"{100 * counts[0] / counts[1]:.2f}% of the bits are 1 ({r.name})")
     return causes
+
+
+def _whole_details(details: dict[str, Any], *keys: str) -> tuple[int, ...] | None:
+    """The whole numbers a result's details hold under ``keys``; None when
+    one is missing or is not one (a saved document read back may lack them)."""
+    values = []
+    for key in keys:
+        value = details.get(key)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        values.append(value)
+    return tuple(values)
 
 
 def render_run(run: RunResult) -> str:

@@ -67,3 +67,15 @@ def test_no_cause_for_a_pass_or_a_complexity_near_half():
                                        "(bit_linear_complexity[bit=3/8,lowest])"]
     passed = TestResult("bit_linear_complexity[bit=3/8,lowest]", 0.0, 0.5, details=lowest, verdict="pass")
     assert failure_causes([passed]) == []
+
+
+def test_a_cause_whose_numbers_a_saved_document_lacks_is_left_out():
+    # before: `randqa report` on a document whose failed frequency result had lost "ones" (found by
+    # tests/cli/test_fuzz.py) exited 3 with "internal error (KeyError: 'ones')"
+    lost = TestResult("frequency", 6.66, 2.8e-11, details={"bits": 32768, "S_n": -1206}, verdict="unconfirmed")
+    text = TestResult("frequency", 6.66, 2.8e-11, details={"bits": 32768, "ones": "many"}, verdict="fail")
+    no_length = TestResult("bit_linear_complexity[bit=3/8,lowest]", 0.0, 1e-77, details={"lowest_complexity": 0},
+                           verdict="fail")
+    assert failure_causes([lost, text, no_length]) == []
+    whole = TestResult("frequency", 6.66, 2.8e-11, details={"bits": 32768, "ones": 15781.0}, verdict="fail")
+    assert failure_causes([whole]) == ["48.16% of the bits are 1 (frequency)"]
