@@ -106,7 +106,8 @@ def test_too_little_data_is_insufficient_and_says_how_much():
 
 @pytest.mark.parametrize("params", [
     dict(word_bits=24), dict(order=0), dict(order=9), dict(max_lag=3), dict(max_lag=1 << 21), dict(bits=9),
-    dict(bits=0), dict(starts=0), dict(starts=10, period=9), dict(order=2.0),
+    dict(bits=0), dict(starts=0), dict(starts=10, period=9), dict(order=2.0), dict(top_bits=5), dict(top_bits=0),
+    dict(bits=8, top_bits=4.0),
 ])
 def test_bad_parameters_are_refused(params):
     with pytest.raises(ValueError):
@@ -154,6 +155,39 @@ def test_top_64_bits_of_a_128_bit_lcg_fail_by_2_mib():
     acc.update(np.frombuffer(np.array(out, dtype="<u8").tobytes(), dtype=np.uint8))
     result = acc.finalize()[0]
     assert result.pvalue < 1e-20 and result.details["worst_lag"] == 1 << 16  # 2^15 outputs of 64 bits
+
+
+def test_top_bits_judge_classes_of_neighbouring_values():
+    # top_bits = 2 of bits = 4: class c holds z = 4c .. 4c + 3, judged as 4 equal cells
+    data = np.frombuffer(pcg64_bytes(64 << 10, 3), dtype=np.uint8)
+    whole, top = LaggedDifference(bits=4), LaggedDifference(bits=4, top_bits=2)
+    whole.update(data)
+    top.update(data)
+    result = top.finalize()[0]
+    assert result.name == "lagged_difference[order=4,low4/32,top2]" and result.details["dof"] == 3
+    grouped = whole.counts.reshape(len(whole.lags), 4, 4).sum(axis=2)
+    lag = result.details["worst_lag"]
+    row = grouped[lag.bit_length() - 1]
+    assert result.details["worst_lag_counts"] == row.tolist()
+    assert result.details["worst_lag_pvalue"] == pytest.approx(stats.chi2.sf(power_divergence(row[None], row.sum(keepdims=True))[0], 3), rel=1e-9)
+
+
+def test_eighth_differences_of_low_bytes_fail_an_lcg_that_hides_96_bits():
+    # the top 32 bits of a 128-bit LCG: 4th differences of 4 bits would need
+    # lag 2^23 (k (j + 2) >= s + m: 4 (j + 2) >= 100), beyond any max_lag;
+    # 8th differences of 8 bits need lag 2^11 (8 (j + 2) >= 104)
+    a, c, mask = 0x2360ED051FC65DA44385DF649FCCF645, 0x5851F42D4C957F2D14057B7EF767814F, (1 << 128) - 1
+    x, out = 1, []
+    for _ in range(1 << 18):
+        x = (a * x + c) & mask
+        out.append(x >> 96)
+    data = np.frombuffer(np.array(out, dtype="<u4").tobytes(), dtype=np.uint8)
+    fourth, eighth = LaggedDifference(), LaggedDifference(order=8, bits=8, top_bits=4)
+    fourth.update(data)
+    eighth.update(data)
+    assert fourth.finalize()[0].pvalue > 1e-3
+    result = eighth.finalize()[0]
+    assert result.pvalue < 1e-20 and result.details["worst_lag"] >= 1 << 11
 
 
 @pytest.mark.slow
