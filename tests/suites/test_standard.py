@@ -4,7 +4,8 @@ stdin8` on the same streams), and does not cry wolf on PCG64 (100 streams
 of 256 KiB).  Every F2-linear generator of up to about 20,000 bits of
 state fails it within 1 MiB, whatever the width of the words it writes
 (suites/standard.toml explains which entry guarantees what), the lagged
-Fibonacci (19937, 9842) mod 2^64 among them.  Its strong
+Fibonacci (19937, 9842) mod 2^64 among them, and so do LCGs that output
+the top 32 or 16 bits of 128 or 112.  Its strong
 tests, scaled to short streams, give no false alarms on 50 PCG64 streams of
 160 KiB and uniform p-values on 240 of 1 MiB.
 """
@@ -150,6 +151,31 @@ def test_linear_backends_fail_within_1_mib(name):
     assert fails_at is not None and fails_at <= 1 << 20
     assert any(n.startswith("bit_linear_complexity") for n in failed), failed
 
+
+
+def truncated_wide_lcg_blocks(state_bits: int, out_bits: int, a: int, c: int):
+    """Endless blocks of x = a x + c mod 2^state_bits's top out_bits bits, little-endian words."""
+    mask, x = (1 << state_bits) - 1, 1
+    while True:
+        out = []
+        for _ in range(4096):
+            x = (a * x + c) & mask
+            out.append(x >> (state_bits - out_bits))
+        yield np.array(out, dtype=f"<u{out_bits // 8}").tobytes()
+
+
+#: LCGs that hide 96 bits of state: the lagged differences' 8th-order entry
+WIDE_LCGS = {
+    "top 32 bits of a 128-bit LCG": (128, 32, 0x2360ED051FC65DA44385DF649FCCF645, 0x5851F42D4C957F2D14057B7EF767814F),
+    "top 16 bits of a 112-bit LCG": (112, 16, 0xB0F2C6D5E4A3918273645546372819AB | 1, 0x9E3779B97F4A7C15F39CC0605CEDC835 | 1),
+}
+
+
+@pytest.mark.parametrize("name", WIDE_LCGS)
+def test_lcgs_that_hide_96_bits_fail_within_1_mib(name):
+    fails_at, failed = first_failure(BlockSource(name, truncated_wide_lcg_blocks(*WIDE_LCGS[name])))
+    assert fails_at is not None and fails_at <= 1 << 20
+    assert "lagged_difference[order=8,low8/32,top4]" in failed, failed
 
 
 #: the strong tests as proposed for the standard suite (scaled to short streams)
