@@ -92,10 +92,11 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
     else:
         source = open_named_backend(name, seed)
     fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666) if output_path else sys.stdout.fileno()
+    announcement = None
     if not quiet:
         note = "" if source.describe().get("reproducible", True) else " (not reproducible)"
         amount = "endless" if size is None else format_size(size)
-        print(f"randqa generate: {source.name} seed {source.seed}{note}, {amount}", file=sys.stderr, flush=True)
+        announcement = f"randqa generate: {source.name} seed {source.seed}{note}, {amount}"
     buffer = np.empty(1 << 20, dtype=np.uint8)
     view = memoryview(buffer)
     left = size
@@ -104,9 +105,17 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
             while left is None or left > 0:
                 want = len(view) if left is None else min(len(view), left)
                 got = read_full(source, view[:want])
-                _write_all(fd, view[:got])
+                if announcement:  # once the output takes bytes: one that refuses them gets only the error line
+                    first = os.write(fd, view[:got])
+                    print(announcement, file=sys.stderr, flush=True)
+                    announcement = None
+                    _write_all(fd, view[first:got])
+                else:
+                    _write_all(fd, view[:got])
                 if left is not None:
                     left -= got
+        if announcement:  # nothing to write
+            print(announcement, file=sys.stderr, flush=True)
     except BrokenPipeError:
         # the reader has all it wants (`| head -c`, PractRand stopping): end quietly
         silence_stdout()

@@ -124,6 +124,16 @@ def test_full_stdout_is_one_line_and_exit_2_after_the_files(tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["bytes_tested"] == 65536
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_generate_into_a_full_stdout_is_one_line_and_exit_2(tmp_path):
+    # the backend-and-seed line waits until the output has taken bytes
+    with open("/dev/full", "w") as full:
+        result = run(randqa_command("generate", "pcg64", "-n", "1K"), cwd=tmp_path, stdin=subprocess.DEVNULL,
+                     preexec_fn=lambda: os.dup2(full.fileno(), 1))
+    assert result.code == 2
+    assert_one_error_line(result, "cannot write to stdout", "No space left on device")
+
+
 def test_deeply_nested_report_input_is_refused(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000)
