@@ -27,6 +27,13 @@ from randqa.results import (FAILING, MAX_RETEST_FACTOR, TestResult, Verdict, res
 STOPPED = "the run was stopped"
 
 
+def _record_settled(record: dict[str, Any] | None, index: int, result: TestResult) -> None:
+    """Write a settled result into its length's progressive record, if it has one, and that length's verdict."""
+    if record is not None:
+        record["tests"][index] = result.to_json()
+        record["verdict"] = worst_verdict([t["verdict"] for t in record["tests"]])
+
+
 @dataclass
 class Retest:
     """One suite entry run again on fresh data, for its results that were
@@ -89,9 +96,7 @@ class Retests:
             if fresh is None:  # this workload's results are not retested: none has fresh data
                 for record_, place, result in wanted:
                     settle_unrepeated(result, self.workload.thresholds)
-                    if record_ is not None:
-                        record_["tests"][place] = result.to_json()
-                        record_["verdict"] = worst_verdict([t["verdict"] for t in record_["tests"]])
+                    _record_settled(record_, place, result)
                 continue
             self.retests.append(Retest(entry, position, [fresh], wanted))
 
@@ -172,9 +177,7 @@ class Retests:
             resolve_retest(result, again.get(result.name), thresholds, start=retest.start,
                            length=retest.length, missing=missing, cut_short=cut_short)  # settles it
             failed = failed or result.verdict in FAILING
-            if record is not None:
-                record["tests"][index] = result.to_json()
-                record["verdict"] = worst_verdict([t["verdict"] for t in record["tests"]])
+            _record_settled(record, index, result)
         if failed:
             self._failed_at(retest)
         return failed
