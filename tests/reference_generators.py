@@ -109,6 +109,24 @@ def truncated_lcg_bytes(state_bits: int, a: int, c: int, shift: int, word_bits: 
     return out.astype(f"<u{word_bits // 8}").tobytes()
 
 
+#: a 128-bit LCG's multiplier and increment (PCG's 128-bit defaults)
+LCG128_MULTIPLIER, LCG128_INCREMENT = 0x2360ED051FC65DA44385DF649FCCF645, 0x5851F42D4C957F2D14057B7EF767814F
+
+
+def wide_lcg_blocks(state_bits: int, out_bits: int, a: int = LCG128_MULTIPLIER, c: int = LCG128_INCREMENT,
+                    outputs: int = 4096, seed: int = 1):
+    """Endless blocks of ``outputs`` outputs of x = a x + c mod 2^state_bits
+    (any width: Python integers), each its top out_bits bits as a
+    little-endian word; x starts at ``seed``."""
+    mask, x = (1 << state_bits) - 1, seed
+    while True:
+        out = []
+        for _ in range(outputs):
+            x = (a * x + c) & mask
+            out.append(x >> (state_bits - out_bits))
+        yield np.array(out, dtype=f"<u{out_bits // 8}").tobytes()
+
+
 def msvc_rand(count: int, seed: int = 1) -> np.ndarray:
     """MSVC rand(): x = x*214013 + 2531011 mod 2^32, output (x >> 16) & 0x7fff."""
     words = np.frombuffer(truncated_lcg_bytes(32, 214013, 2531011, 16, 16, count, seed), dtype="<u2")

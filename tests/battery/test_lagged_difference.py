@@ -5,6 +5,7 @@ uniform p-values on a good generator."""
 
 from __future__ import annotations
 
+from itertools import islice
 from math import comb
 
 import numpy as np
@@ -14,7 +15,7 @@ from scipy import stats
 from randqa.battery import _differences
 from randqa.battery._multinomial import multinomial_tail
 from randqa.battery.lagged_difference import LaggedDifference, power_divergence
-from reference_generators import MMIX_INCREMENT, MMIX_MULTIPLIER, pcg64_bytes, truncated_lcg_bytes
+from reference_generators import MMIX_INCREMENT, MMIX_MULTIPLIER, pcg64_bytes, truncated_lcg_bytes, wide_lcg_blocks
 
 
 def direct_counts(data: bytes, word_bits: int, order: int, max_lag: int, bits: int, starts: int, period: int):
@@ -146,13 +147,8 @@ def test_truncated_power_of_two_lcgs_fail_early(name):
 
 
 def test_top_64_bits_of_a_128_bit_lcg_fail_by_2_mib():
-    a, c, mask = 0x2360ED051FC65DA44385DF649FCCF645, 0x5851F42D4C957F2D14057B7EF767814F, (1 << 128) - 1
-    x, out = 1, []
-    for _ in range(1 << 18):
-        x = (a * x + c) & mask
-        out.append(x >> 64)
     acc = LaggedDifference()
-    acc.update(np.frombuffer(np.array(out, dtype="<u8").tobytes(), dtype=np.uint8))
+    acc.update(np.frombuffer(b"".join(islice(wide_lcg_blocks(128, 64, outputs=1 << 18), 1)), dtype=np.uint8))
     result = acc.finalize()[0]
     assert result.pvalue < 1e-20 and result.details["worst_lag"] == 1 << 16  # 2^15 outputs of 64 bits
 
@@ -176,12 +172,7 @@ def test_eighth_differences_of_low_bytes_fail_an_lcg_that_hides_96_bits():
     # the top 32 bits of a 128-bit LCG: 4th differences of 4 bits would need
     # lag 2^23 (k (j + 2) >= s + m: 4 (j + 2) >= 100), beyond any max_lag;
     # 8th differences of 8 bits need lag 2^11 (8 (j + 2) >= 104)
-    a, c, mask = 0x2360ED051FC65DA44385DF649FCCF645, 0x5851F42D4C957F2D14057B7EF767814F, (1 << 128) - 1
-    x, out = 1, []
-    for _ in range(1 << 18):
-        x = (a * x + c) & mask
-        out.append(x >> 96)
-    data = np.frombuffer(np.array(out, dtype="<u4").tobytes(), dtype=np.uint8)
+    data = np.frombuffer(b"".join(islice(wide_lcg_blocks(128, 32, outputs=1 << 18), 1)), dtype=np.uint8)
     fourth, eighth = LaggedDifference(), LaggedDifference(order=8, bits=8, top_bits=4)
     fourth.update(data)
     eighth.update(data)

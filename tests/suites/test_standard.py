@@ -29,8 +29,9 @@ from randqa.battery.suites import load_suite
 from randqa.engine import run, run_progressive
 from randqa.sources import open_backend
 from randqa.sources.base import Source
-from reference_generators import (gfsr_blocks, lfsr_bit_blocks, mt19937_64_values, mt19937_blocks, pcg64_array,
-                                  well512a_blocks, xorshift128_blocks, xorshift1024_blocks, xoshiro256plus_blocks)
+from reference_generators import (LCG128_INCREMENT, LCG128_MULTIPLIER, gfsr_blocks, lfsr_bit_blocks, mt19937_64_values,
+                                  mt19937_blocks, pcg64_array, well512a_blocks, wide_lcg_blocks, xorshift128_blocks,
+                                  xorshift1024_blocks, xoshiro256plus_blocks)
 
 
 # First FAIL of PractRand 0.94 (`RNG_test stdin8`) on these streams, measured on this machine
@@ -153,27 +154,16 @@ def test_linear_backends_fail_within_1_mib(name):
 
 
 
-def truncated_wide_lcg_blocks(state_bits: int, out_bits: int, a: int, c: int):
-    """Endless blocks of x = a x + c mod 2^state_bits's top out_bits bits, little-endian words."""
-    mask, x = (1 << state_bits) - 1, 1
-    while True:
-        out = []
-        for _ in range(4096):
-            x = (a * x + c) & mask
-            out.append(x >> (state_bits - out_bits))
-        yield np.array(out, dtype=f"<u{out_bits // 8}").tobytes()
-
-
 #: LCGs that hide 96 bits of state: the lagged differences' 8th-order entry
 WIDE_LCGS = {
-    "top 32 bits of a 128-bit LCG": (128, 32, 0x2360ED051FC65DA44385DF649FCCF645, 0x5851F42D4C957F2D14057B7EF767814F),
+    "top 32 bits of a 128-bit LCG": (128, 32, LCG128_MULTIPLIER, LCG128_INCREMENT),
     "top 16 bits of a 112-bit LCG": (112, 16, 0xB0F2C6D5E4A3918273645546372819AB | 1, 0x9E3779B97F4A7C15F39CC0605CEDC835 | 1),
 }
 
 
 @pytest.mark.parametrize("name", WIDE_LCGS)
 def test_lcgs_that_hide_96_bits_fail_within_1_mib(name):
-    fails_at, failed = first_failure(BlockSource(name, truncated_wide_lcg_blocks(*WIDE_LCGS[name])))
+    fails_at, failed = first_failure(BlockSource(name, wide_lcg_blocks(*WIDE_LCGS[name])))
     assert fails_at is not None and fails_at <= 1 << 20
     assert "lagged_difference[order=8,low8/32,top4]" in failed, failed
 
