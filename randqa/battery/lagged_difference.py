@@ -121,8 +121,8 @@ def _whole(value: object) -> bool:
 class LaggedDifference(WholeBlockTest):
     name = "lagged_difference"
     parameter_ranges: ClassVar[dict[str, Range]] = {
-        "word_bits": Range(8, 64), "order": Range(1, 8), "max_lag": Range(1, MAX_LAG), "bits": Range(1, 8), "top_bits": Range(1, 8),
-        "starts": Range(1, 1 << 30), "period": Range(1, 1 << 30)}
+        "word_bits": Range(8, 64), "order": Range(1, 8), "max_lag": Range(1, MAX_LAG), "bits": Range(1, 8),
+        "top_bits": Range(1, 8), "starts": Range(1, 1 << 30), "period": Range(1, 1 << 30)}
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
