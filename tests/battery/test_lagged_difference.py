@@ -108,7 +108,7 @@ def test_too_little_data_is_insufficient_and_says_how_much():
 @pytest.mark.parametrize("params", [
     dict(word_bits=24), dict(order=0), dict(order=9), dict(max_lag=3), dict(max_lag=1 << 21), dict(bits=9),
     dict(bits=0), dict(starts=0), dict(starts=10, period=9), dict(order=2.0), dict(top_bits=5), dict(top_bits=0),
-    dict(bits=8, top_bits=4.0),
+    dict(bits=8, top_bits=4.0), dict(bits=8, top_bits=5),
 ])
 def test_bad_parameters_are_refused(params):
     with pytest.raises(ValueError):
@@ -167,6 +167,15 @@ def test_top_bits_judge_classes_of_neighbouring_values():
     assert result.details["worst_lag_counts"] == row.tolist()
     statistic = power_divergence(row[None], row.sum(keepdims=True))[0]
     assert result.details["worst_lag_pvalue"] == pytest.approx(stats.chi2.sf(statistic, 3), rel=1e-9)
+
+
+def test_more_than_4_bits_are_judged_by_their_top_4():
+    # 256 classes would need 2048 samples a lag and minutes for an exact tail
+    acc = LaggedDifference(bits=8)
+    acc.update(np.frombuffer(pcg64_bytes(64 << 10, 4), dtype=np.uint8))
+    result = acc.finalize()[0]
+    assert acc.top_bits == 4 and result.name == "lagged_difference[order=4,low8/32,top4]"
+    assert result.details["dof"] == 15
 
 
 def test_eighth_differences_of_low_bytes_fail_an_lcg_that_hides_96_bits():
