@@ -114,8 +114,6 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
                     _write_all(fd, view[:got])
                 if left is not None:
                     left -= got
-        if announcement:  # nothing to write
-            print(announcement, file=sys.stderr, flush=True)
     except BrokenPipeError:
         # the reader has all it wants (`| head -c`, PractRand stopping): end quietly
         silence_stdout()
