@@ -132,6 +132,7 @@ def retest_may_be_cut(length: int, end: int) -> bool:
     MAX_RETEST_FACTOR times it, may reach past the end (module doc)."""
     return (1 + MAX_RETEST_FACTOR) * length > end
 
+
 #: a p-value is below a threshold t with probability at most this times t
 #: under the hypothesis (exact tails, or the chi-square law where it is
 #: within 10%: benchmarks/calibration.py)
