@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from typing import IO
 
 from randqa.sizes import format_size, parse_size
 
@@ -76,34 +77,65 @@ def parse_report(stdout: str) -> tuple[int | None, int | None, list[str]]:
 
 def practrand_first_failure(practrand: str, generate_args: list[str], word_bits: int, limit: int) -> FirstFailure:
     """PractRand's first failure on ``randqa generate GENERATE_ARGS``'s bytes, up to ``limit``."""
-    start = time.perf_counter()
     # endless: PractRand reads a little past -tlmax, and the closed pipe ends randqa generate
-    generate = subprocess.Popen([sys.executable, "-m", "randqa", "generate", *generate_args, "--quiet"],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    generate = [sys.executable, "-m", "randqa", "generate", *generate_args, "--quiet"]
+    source = f"randqa generate {' '.join(generate_args)}"
+    return practrand_first_failure_on(practrand, generate, source, word_bits, limit)
+
+
+def practrand_first_failure_on(practrand: str, producer: list[str], source: str, word_bits: int,
+                               limit: int) -> FirstFailure:
+    """PractRand's first failure on the bytes the command ``producer`` writes, up to ``limit``.
+
+    The producer must write until its pipe closes (PractRand reads a little past
+    -tlmax); ``source`` names it in the error when PractRand stops early."""
+    start = time.perf_counter()
+    generate = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert generate.stdout is not None
     command = [practrand, f"stdin{word_bits}", "-tlmin", "1KB", "-tlmax", f"{limit >> 10}KB"]
     try:
         done = subprocess.run(command, stdin=generate.stdout, capture_output=True, text=True, check=False)
     finally:
-        generate.stdout.close()  # PractRand has stopped reading: randqa generate ends on the closed pipe
+        generate.stdout.close()  # PractRand has stopped reading: the producer ends on the closed pipe
         generate.wait()
     seconds = time.perf_counter() - start
     length, first, failed = parse_report(done.stdout)
     if first is None and length != limit:
-        sys.exit(f"{' '.join(command)} on randqa generate {' '.join(generate_args)} stopped before "
+        sys.exit(f"{' '.join(command)} on {source} stopped before "
                  f"{format_size(limit)} without a FAIL (exit {done.returncode}):\n{done.stdout[-500:]}{done.stderr[-300:]}")
     return FirstFailure(first, failed, seconds)
 
 
 def randqa_first_failure(test_args: list[str]) -> FirstFailure:
     """randqa's first failure: ``randqa test TEST_ARGS --progressive``, the tests failed there."""
+    return _randqa_progressive(test_args, None)
+
+
+def randqa_first_failure_on(producer: list[str], test_args: list[str]) -> FirstFailure:
+    """randqa's first failure on the bytes the command ``producer`` writes:
+    ``PRODUCER | randqa test - TEST_ARGS --progressive``.  The producer must write
+    until its pipe closes; an input that ends before ``--max`` without a failure
+    exits with one line."""
+    generate = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert generate.stdout is not None
+    try:
+        first = _randqa_progressive(["-", *test_args], generate.stdout, f"{' '.join(producer)} | ")
+    finally:
+        generate.stdout.close()  # randqa has stopped reading: the producer ends on the closed pipe
+        generate.wait()
+    return first
+
+
+def _randqa_progressive(test_args: list[str], stdin: IO[bytes] | None, shown: str = "") -> FirstFailure:
     command = [sys.executable, "-m", "randqa", "test", *test_args, "--progressive", "--json", "-", "--no-progress"]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, stdin=stdin, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 1):
-        sys.exit(f"{' '.join(command[2:])} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+        sys.exit(f"{shown}{' '.join(command[2:])} exited {done.returncode}: {done.stderr.strip()[-300:]}")
     document = json.loads(done.stdout)
+    if stdin is not None and document["first_failure_bytes"] is None and document["input_ended_early"]:
+        sys.exit(f"{shown}{' '.join(command[2:])}: the input ended after {format_size(document['bytes_tested'])}")
     # a progressive run that fails stops at that length: its final results are the failing length's
     failed = [t["name"] for t in document["tests"] if t["verdict"] == "fail"]
     return FirstFailure(document["first_failure_bytes"], failed if document["first_failure_bytes"] else [], seconds)
