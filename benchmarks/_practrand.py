@@ -13,6 +13,7 @@ folder of your own and give its path.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -22,6 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import IO
 
+from randqa.errors import UsageError
 from randqa.sizes import format_size, parse_size
 
 #: PractRand's report of one length: "length= 2 megabytes (2^21 bytes), time= ..."
@@ -42,6 +44,18 @@ class FirstFailure:
         return format_size(self.length) if self.length is not None else f"none to {format_size(limit)}"
 
 
+def comparison_parser(description: str, names: str, default_max: str) -> argparse.ArgumentParser:
+    """The arguments of a benchmark that runs named generators through both
+    testers: NAME ... (``names``: what they are), --practrand, --max, --seed."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"{names} (default: all)")
+    parser.add_argument("--practrand", required=True, help="path of PractRand's RNG_test (0.94)")
+    parser.add_argument("--max", default=default_max,
+                        help=f"longest length tested (a power of two; default {default_max})")
+    parser.add_argument("--seed", type=int, default=1, help="seed of every generator (default 1)")
+    return parser
+
+
 def practrand_path(given: str) -> str:
     """``--practrand``'s RNG_test as an absolute path; exits with one line if it cannot run."""
     path = os.path.abspath(given)
@@ -52,7 +66,10 @@ def practrand_path(given: str) -> str:
 
 def doubling_limit(text: str, option: str = "--max") -> int:
     """A length both testers reach: a power of two of at least 1 KiB (PractRand's lengths double)."""
-    limit = parse_size(text)
+    try:
+        limit = parse_size(text)
+    except UsageError as exc:
+        sys.exit(f"{option} {text}: {exc}")
     if limit < 1024 or limit & (limit - 1):
         sys.exit(f"{option} {text}: PractRand's lengths are powers of two of at least 1 KiB")
     return limit

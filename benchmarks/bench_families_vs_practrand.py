@@ -32,7 +32,6 @@ PractRand fails, so the claim is checked, not just shown; 0 otherwise.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -42,10 +41,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from _practrand import FirstFailure, doubling_limit, practrand_first_failure_on, practrand_path, randqa_first_failure_on
+from _practrand import (FirstFailure, comparison_parser, doubling_limit, practrand_first_failure_on, practrand_path,
+                        randqa_first_failure_on)
 
 from randqa._report.environment import cpu_model
-from randqa.errors import UsageError
 from randqa.sizes import format_size
 
 SOURCE = Path(__file__).resolve().parent / "c_reference" / "families.c"
@@ -118,17 +117,10 @@ def tests_shown(first: FirstFailure) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help="families of families.c (default: all)")
-    parser.add_argument("--practrand", required=True, help="path of PractRand's RNG_test (0.94)")
-    parser.add_argument("--max", default="1G", help="longest length tested (a power of two; default 1G)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of every family (default 1)")
+    parser = comparison_parser(__doc__.splitlines()[0], "families of families.c", "1G")
     args = parser.parse_args()
     practrand = practrand_path(args.practrand)
-    try:
-        limit = doubling_limit(args.max)
-    except UsageError as exc:
-        sys.exit(f"--max {args.max}: {exc}")
+    limit = doubling_limit(args.max)
     if not 0 <= args.seed < 1 << 64:
         sys.exit(f"--seed {args.seed}: families take seeds from 0 to 2^64 - 1")
 

@@ -24,13 +24,12 @@ PractRand (or not at all), so the claim is checked, not just shown.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
 from dataclasses import dataclass
 
-from _practrand import doubling_limit, practrand_first_failure, practrand_path, randqa_first_failure
+from _practrand import comparison_parser, doubling_limit, practrand_first_failure, practrand_path, randqa_first_failure
 
 from randqa._report.environment import cpu_model
 from randqa.sizes import format_size
@@ -62,11 +61,7 @@ class Row:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help="runtime backends (default: all)")
-    parser.add_argument("--practrand", required=True, help="path of PractRand's RNG_test (0.94)")
-    parser.add_argument("--max", default="256M", help="longest length tested (a power of two; default 256M)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of every generator (default 1)")
+    parser = comparison_parser(__doc__.splitlines()[0], "runtime backends", "256M")
     args = parser.parse_args()
     practrand = practrand_path(args.practrand)
     limit = doubling_limit(args.max)
