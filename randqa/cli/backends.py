@@ -105,13 +105,12 @@ def generate_command(name: str, size: int | None, seed: int | None, output_path:
             while left is None or left > 0:
                 want = len(view) if left is None else min(len(view), left)
                 got = read_full(source, view[:want])
+                written = 0
                 if announcement:  # once the output takes bytes: one that refuses them gets only the error line
-                    first = os.write(fd, view[:got])
+                    written = os.write(fd, view[:got])
                     print(announcement, file=sys.stderr, flush=True)
                     announcement = None
-                    _write_all(fd, view[first:got])
-                else:
-                    _write_all(fd, view[:got])
+                _write_all(fd, view[written:got])
                 if left is not None:
                     left -= got
     except BrokenPipeError:
