@@ -20,8 +20,9 @@ import re
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Iterator
 
 from randqa.errors import UsageError
 from randqa.sizes import format_size, parse_size
@@ -92,6 +93,20 @@ def parse_report(stdout: str) -> tuple[int | None, int | None, list[str]]:
     return length, first, failed
 
 
+@contextmanager
+def piped(producer: list[str]) -> Iterator[IO[bytes]]:
+    """The standard output of the command ``producer``, which writes until its
+    pipe closes: once the reader has stopped, the pipe is closed, which ends
+    the producer, and it is waited for."""
+    process = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert process.stdout is not None
+    try:
+        yield process.stdout
+    finally:
+        process.stdout.close()
+        process.wait()
+
+
 def practrand_first_failure(practrand: str, generate_args: list[str], word_bits: int, limit: int) -> FirstFailure:
     """PractRand's first failure on ``randqa generate GENERATE_ARGS``'s bytes, up to ``limit``."""
     # endless: PractRand reads a little past -tlmax, and the closed pipe ends randqa generate
@@ -107,14 +122,9 @@ def practrand_first_failure_on(practrand: str, producer: list[str], source: str,
     The producer must write until its pipe closes (PractRand reads a little past
     -tlmax); ``source`` names it in the error when PractRand stops early."""
     start = time.perf_counter()
-    generate = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert generate.stdout is not None
     command = [practrand, f"stdin{word_bits}", "-tlmin", "1KB", "-tlmax", f"{limit >> 10}KB"]
-    try:
-        done = subprocess.run(command, stdin=generate.stdout, capture_output=True, text=True, check=False)
-    finally:
-        generate.stdout.close()  # PractRand has stopped reading: the producer ends on the closed pipe
-        generate.wait()
+    with piped(producer) as stream:
+        done = subprocess.run(command, stdin=stream, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     length, first, failed = parse_report(done.stdout)
     if first is None and length != limit:
@@ -133,14 +143,8 @@ def randqa_first_failure_on(producer: list[str], test_args: list[str]) -> FirstF
     ``PRODUCER | randqa test - TEST_ARGS --progressive``.  The producer must write
     until its pipe closes; an input that ends before ``--max`` without a failure
     exits with one line."""
-    generate = subprocess.Popen(producer, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert generate.stdout is not None
-    try:
-        first = _randqa_progressive(["-", *test_args], generate.stdout, f"{' '.join(producer)} | ")
-    finally:
-        generate.stdout.close()  # randqa has stopped reading: the producer ends on the closed pipe
-        generate.wait()
-    return first
+    with piped(producer) as stream:
+        return _randqa_progressive(["-", *test_args], stream, f"{' '.join(producer)} | ")
 
 
 def _randqa_progressive(test_args: list[str], stdin: IO[bytes] | None, shown: str = "") -> FirstFailure:
