@@ -1,6 +1,8 @@
 /*
- * The kernel of the mod3 test: overlapping tuples of the remainders mod 3
- * of blocks of 1, 2, 4, ... bytes.
+ * The kernels of the tests of remainders mod 3: overlapping tuples of the
+ * remainders of blocks of 1, 2, 4, ... bytes (the mod3 test), and the joint
+ * remainders of words a few lags apart (the lagged_mod3 test,
+ * mod3_window_remainders and mod3_lag_count below).
  *
  * mod3_tuple_scan(data, levels, tuple_length, counts, state)
  *
@@ -249,11 +251,210 @@ mod3_tuple_scan(PyObject *Py_UNUSED(self), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------
+ * The kernels of the lagged_mod3 test, in two steps so that the table of
+ * counts (megabytes) passes through the cache once per many windows, not
+ * once per chunk of the stream:
+ *
+ * mod3_window_remainders(history, data, first, word_bytes, span, period,
+ *                        start_limit) -> bytes
+ *
+ * Words of word_bytes bytes are numbered from the start of the stream;
+ * `history` holds the raw bytes of the words just before word `first`,
+ * `data` those from word `first` on (whole words).  A word's remainder mod
+ * 3 is the sum of its bytes mod 3 (256 = 1 mod 3).  Returns, for every
+ * start n with
+ *     first - len(history) <= n < start_limit,  n mod period == 0, and
+ *     first <= n + span < first + len(data)   (the window ends in data),
+ * in order, the span + 1 remainders of words n .. n + span.
+ *
+ * mod3_lag_count(remainders, span, pairs, pair_counts, triples, triple_counts)
+ *
+ * For each window of span + 1 remainders r_0 .. r_span: the k-th pair of
+ * offsets (a, b) (pairs: int64, 2 per pair) adds 1 to pair_counts[27 k +
+ * 9 r_0 + 3 r_a + r_b], the k-th triple (a, b, c) to triple_counts[81 k +
+ * 27 r_0 + 9 r_a + 3 r_b + r_c].  Offsets are from 1 to span; an empty set
+ * of pairs or triples is one offset 0 (numpy's arrays here are never empty).
+ * ---------------------------------------------------------------------- */
+#define MAX_LAG_SPAN 128
+
+static PyObject *
+mod3_window_remainders(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer hist, data;
+    long long first, period, start_limit;
+    int word_bytes, span;
+    if (!PyArg_ParseTuple(args, "y*y*LiiLL", &hist, &data, &first, &word_bytes, &span, &period, &start_limit))
+        return NULL;
+    const char *bad = NULL;
+    if (word_bytes < 1 || word_bytes > 8)
+        bad = "word_bytes must be from 1 to 8";
+    else if (span < 2 || span > MAX_LAG_SPAN)
+        bad = "span must be from 2 to 128";
+    else if (period <= span)
+        bad = "period must exceed the span";
+    else if (hist.len % word_bytes || data.len % word_bytes)
+        bad = "history and data must hold whole words";
+    else if (first < hist.len / word_bytes)
+        bad = "history reaches before the stream's start";
+    if (bad) {
+        RELEASE_BUFFERS(&hist, &data);
+        PyErr_SetString(PyExc_ValueError, bad);
+        return NULL;
+    }
+    const uint8_t *h = (const uint8_t *)hist.buf, *d = (const uint8_t *)data.buf;
+    long long hwords = hist.len / word_bytes, dwords = data.len / word_bytes;
+    long long lo = first - hwords > first - span ? first - hwords : first - span;
+    long long hi = first + dwords - span < start_limit ? first + dwords - span : start_limit;
+    long long n0 = lo + (lo % period ? period - lo % period : 0); /* lo >= 0: history starts in the stream */
+    long long windows = n0 < hi ? (hi - 1 - n0) / period + 1 : 0;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(windows * (span + 1)));
+    if (out == NULL) {
+        RELEASE_BUFFERS(&hist, &data);
+        return NULL;
+    }
+    uint8_t *rem = (uint8_t *)PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS
+    for (long long w = 0; w < windows; w++) {
+        long long n = n0 + w * period;
+        for (int i = 0; i <= span; i++) {
+            long long k = n + i - first; /* the word's index in data; below 0: in history */
+            const uint8_t *word = k < 0 ? h + (hwords + k) * word_bytes : d + k * word_bytes;
+            unsigned sum = 0;
+            for (int j = 0; j < word_bytes; j++)
+                sum += word[j];
+            rem[w * (span + 1) + i] = (uint8_t)(sum % 3);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    RELEASE_BUFFERS(&hist, &data);
+    return out;
+}
+
+/* the offsets of a set of pairs or triples, each from 1 to span */
+static int
+offsets_ok(const int64_t *offsets, Py_ssize_t items, long long span)
+{
+    for (Py_ssize_t i = 0; i < items; i++)
+        if (offsets[i] < 1 || offsets[i] > span)
+            return 0;
+    return 1;
+}
+
+/* cell[w] = base[w] + 3 ra[w] + rb[w]: a pair's cell in each window */
+SCAN_CLONES static void
+pair_cells(const uint8_t *RESTRICT base, const uint8_t *RESTRICT ra, const uint8_t *RESTRICT rb, Py_ssize_t n,
+           uint8_t *RESTRICT cell)
+{
+    for (Py_ssize_t w = 0; w < n; w++)
+        cell[w] = (uint8_t)(base[w] + 3 * ra[w] + rb[w]);
+}
+
+/* cell[w] = base[w] + 9 ra[w] + 3 rb[w] + rc[w]: a triple's cell in each window */
+SCAN_CLONES static void
+triple_cells(const uint8_t *RESTRICT base, const uint8_t *RESTRICT ra, const uint8_t *RESTRICT rb,
+             const uint8_t *RESTRICT rc, Py_ssize_t n, uint8_t *RESTRICT cell)
+{
+    for (Py_ssize_t w = 0; w < n; w++)
+        cell[w] = (uint8_t)(base[w] + 9 * ra[w] + 3 * rb[w] + rc[w]);
+}
+
+static PyObject *
+mod3_lag_count(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer rv, pv, pcv, tv, tcv;
+    PyObject *pairs_obj, *pair_counts_obj, *triples_obj, *triple_counts_obj;
+    int span;
+    if (!PyArg_ParseTuple(args, "y*iOOOO", &rv, &span, &pairs_obj, &pair_counts_obj, &triples_obj, &triple_counts_obj))
+        return NULL;
+    if (span < 2 || span > MAX_LAG_SPAN || rv.len % (span + 1)) {
+        RELEASE_BUFFERS(&rv);
+        PyErr_SetString(PyExc_ValueError, "span must be from 2 to 128, and the remainders whole windows of span + 1");
+        return NULL;
+    }
+    const uint8_t *rem = (const uint8_t *)rv.buf;
+    for (Py_ssize_t i = 0; i < rv.len; i++)
+        if (rem[i] > 2) {
+            RELEASE_BUFFERS(&rv);
+            PyErr_SetString(PyExc_ValueError, "a remainder mod 3 is 0, 1 or 2");
+            return NULL;
+        }
+    if (get_int64_out(pairs_obj, &pv, -1, "pairs") < 0) {
+        RELEASE_BUFFERS(&rv);
+        return NULL;
+    }
+    if (get_int64_out(triples_obj, &tv, -1, "triples") < 0) {
+        RELEASE_BUFFERS(&rv, &pv);
+        return NULL;
+    }
+    Py_ssize_t n_pairs = pv.len / 8 == 1 && ((int64_t *)pv.buf)[0] == 0 ? 0 : pv.len / 16;
+    Py_ssize_t n_triples = tv.len / 8 == 1 && ((int64_t *)tv.buf)[0] == 0 ? 0 : tv.len / 24;
+    if ((n_pairs && (pv.len % 16 || !offsets_ok(pv.buf, 2 * n_pairs, span))) ||
+        (n_triples && (tv.len % 24 || !offsets_ok(tv.buf, 3 * n_triples, span)))) {
+        RELEASE_BUFFERS(&rv, &pv, &tv);
+        PyErr_SetString(PyExc_ValueError, "pairs and triples hold 2 and 3 offsets each, from 1 to span");
+        return NULL;
+    }
+    if (get_int64_out(pair_counts_obj, &pcv, n_pairs ? 27 * n_pairs : 1, "pair_counts") < 0) {
+        RELEASE_BUFFERS(&rv, &pv, &tv);
+        return NULL;
+    }
+    if (get_int64_out(triple_counts_obj, &tcv, n_triples ? 81 * n_triples : 1, "triple_counts") < 0) {
+        RELEASE_BUFFERS(&rv, &pv, &tv, &pcv);
+        return NULL;
+    }
+    const int64_t *pairs = (const int64_t *)pv.buf, *triples = (const int64_t *)tv.buf;
+    int64_t *pc = (int64_t *)pcv.buf, *tc = (int64_t *)tcv.buf;
+    Py_ssize_t windows = rv.len / (span + 1);
+    /* the remainders by offset (each offset's windows in a row), and 9 r_0
+     * and 27 r_0: a candidate's cells are then sums of rows, which the
+     * compiler vectorises, leaving only the increments one at a time */
+    uint8_t *by_offset = malloc((size_t)(span + 3) * (size_t)windows + (size_t)windows);
+    if (windows && by_offset == NULL) {
+        RELEASE_BUFFERS(&rv, &pv, &tv, &pcv, &tcv);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    uint8_t *nine = by_offset + (size_t)(span + 1) * windows, *twenty_seven = nine + windows, *cell = twenty_seven + windows;
+    for (Py_ssize_t w = 0; w < windows; w++)
+        for (int i = 0; i <= span; i++)
+            by_offset[(size_t)i * windows + w] = rem[w * (span + 1) + i];
+    for (Py_ssize_t w = 0; w < windows; w++) {
+        nine[w] = (uint8_t)(9 * by_offset[w]);
+        twenty_seven[w] = (uint8_t)(27 * by_offset[w]);
+    }
+    for (Py_ssize_t k = 0; k < n_pairs; k++) {
+        const uint8_t *ra = by_offset + pairs[2 * k] * windows, *rb = by_offset + pairs[2 * k + 1] * windows;
+        pair_cells(nine, ra, rb, windows, cell);
+        int64_t *row = pc + 27 * k;
+        for (Py_ssize_t w = 0; w < windows; w++)
+            row[cell[w]]++;
+    }
+    for (Py_ssize_t k = 0; k < n_triples; k++) {
+        const uint8_t *ra = by_offset + triples[3 * k] * windows, *rb = by_offset + triples[3 * k + 1] * windows,
+                      *rc = by_offset + triples[3 * k + 2] * windows;
+        triple_cells(twenty_seven, ra, rb, rc, windows, cell);
+        int64_t *row = tc + 81 * k;
+        for (Py_ssize_t w = 0; w < windows; w++)
+            row[cell[w]]++;
+    }
+    Py_END_ALLOW_THREADS
+    free(by_offset);
+    RELEASE_BUFFERS(&rv, &pv, &tv, &pcv, &tcv);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"mod3_tuple_scan", mod3_tuple_scan, METH_VARARGS,
      "mod3_tuple_scan(data, levels, tuple_length, counts, state): counts of overlapping tuples of block remainders "
      "mod 3 at block sizes 1, 2, 4, ... bytes"},
+    {"mod3_window_remainders", mod3_window_remainders, METH_VARARGS,
+     "mod3_window_remainders(history, data, first, word_bytes, span, period, start_limit) -> bytes: the remainders "
+     "mod 3 of the words of each window of span + 1 words that starts on a multiple of period and ends in data"},
+    {"mod3_lag_count", mod3_lag_count, METH_VARARGS,
+     "mod3_lag_count(remainders, span, pairs, pair_counts, triples, triple_counts): the joint remainders of each "
+     "window's first word and the words at the given offsets"},
     {NULL, NULL, 0, NULL},
 };
 
-RANDQA_MODULE(_mod3, "randqa.battery._mod3", "The kernel of the mod3 test.", methods);
+RANDQA_MODULE(_mod3, "randqa.battery._mod3", "The kernels of the tests of remainders mod 3.", methods);
