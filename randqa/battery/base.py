@@ -221,3 +221,8 @@ def parameter_defaults(cls: type) -> dict[str, Any]:
     """The keyword parameters a test class accepts, with their defaults."""
     sig = inspect.signature(cls.__init__)
     return {p.name: p.default for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY}
+
+
+def is_whole(value: object) -> bool:
+    """An int that is not a bool: what a parameter counted in whole units must be."""
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -98,7 +98,7 @@ import numpy as np
 from randqa.battery import _differences
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery._multinomial import SCREEN_PVALUE, multinomial_tail
-from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range, is_whole
 from randqa.folding import fold_low_bits
 from randqa.results import TestResult, chi_square_sf, insufficient
 
@@ -117,9 +117,6 @@ def power_divergence(counts: np.ndarray, totals: np.ndarray) -> np.ndarray:
     ratio = counts / expected
     return 1.8 * np.sum(counts * (np.cbrt(ratio * ratio) - 1.0), axis=1)
 
-
-def _whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class LaggedDifference(WholeBlockTest):
@@ -152,18 +149,18 @@ class LaggedDifference(WholeBlockTest):
     ) -> None:
         if word_bits not in (8, 16, 32, 64):
             raise ValueError(f"word_bits must be 8, 16, 32 or 64, not {word_bits!r}")
-        if not (_whole(order) and 1 <= order <= 8):
+        if not (is_whole(order) and 1 <= order <= 8):
             raise ValueError(f"order must be a whole number from 1 to 8, not {order!r}")
-        if not (_whole(max_lag) and 1 <= max_lag <= MAX_LAG and max_lag & (max_lag - 1) == 0):
+        if not (is_whole(max_lag) and 1 <= max_lag <= MAX_LAG and max_lag & (max_lag - 1) == 0):
             raise ValueError(f"max_lag must be a power of two from 1 to {MAX_LAG}, not {max_lag!r}")
-        if not (_whole(bits) and 1 <= bits <= 8):
+        if not (is_whole(bits) and 1 <= bits <= 8):
             raise ValueError(f"bits must be a whole number from 1 to 8, not {bits!r}")
         if top_bits is None:
             top_bits = min(bits, MAX_TOP_BITS)
-        if not (_whole(top_bits) and 1 <= top_bits <= min(bits, MAX_TOP_BITS)):
+        if not (is_whole(top_bits) and 1 <= top_bits <= min(bits, MAX_TOP_BITS)):
             raise ValueError(f"top_bits must be a whole number from 1 to min(bits, {MAX_TOP_BITS}) = "
                              f"{min(bits, MAX_TOP_BITS)}, not {top_bits!r}")
-        if not (_whole(period) and _whole(starts) and 1 <= starts <= period <= 1 << 30):
+        if not (is_whole(period) and is_whole(starts) and 1 <= starts <= period <= 1 << 30):
             raise ValueError(f"need whole numbers 1 <= starts <= period <= 2^30, not starts={starts!r}, period={period!r}")
         super().__init__(word_bits // 8)
         self.word_bits = word_bits

@@ -77,7 +77,7 @@ import numpy as np
 from randqa.battery import _mod3
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery._multinomial import SCREEN_PVALUE, multinomial_tail
-from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
+from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range, is_whole
 from randqa.battery.mod3 import remainder_probabilities
 from randqa.results import TestResult, insufficient
 
@@ -142,12 +142,12 @@ class LaggedMod3(WholeBlockTest):
             raise ValueError(f"word_bits must be 8, 16, 32 or 64, not {word_bits!r}")
         for name, value, least in (("pair_span", pair_span, 2), ("triple_span", triple_span, 3),
                                    ("neighbour_span", neighbour_span, 3)):
-            if not (_whole(value) and (value == 0 or least <= value <= MAX_SPAN)):
+            if not (is_whole(value) and (value == 0 or least <= value <= MAX_SPAN)):
                 raise ValueError(f"{name} must be 0 or a whole number from {least} to {MAX_SPAN}, not {value!r}")
         span = max(pair_span, triple_span, neighbour_span)
         if span == 0:
             raise ValueError("pair_span, triple_span and neighbour_span cannot all be 0")
-        if not (_whole(period) and span < period <= 1 << 30):
+        if not (is_whole(period) and span < period <= 1 << 30):
             raise ValueError(f"period must be a whole number above the span ({span}) and at most 2^30, not {period!r}")
         super().__init__(word_bits // 8)
         self.word_bits = word_bits
@@ -308,6 +308,3 @@ def triple_offsets(span: int, neighbour_span: int) -> list[tuple[int, int, int]]
                 if a == 1 or b == a + 1 or c == b + 1]
     return triples
 
-
-def _whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
