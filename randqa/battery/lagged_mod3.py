@@ -79,7 +79,7 @@ from randqa.battery._blocks import WholeBlockTest
 from randqa.battery._multinomial import SCREEN_PVALUE, multinomial_tail
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range, is_whole
 from randqa.battery.mod3 import remainder_probabilities
-from randqa.results import TestResult, insufficient
+from randqa.results import TestResult, chi_square_sf, insufficient
 
 MAX_SPAN = 128
 MIN_WINDOWS = 64
@@ -256,7 +256,7 @@ class LaggedMod3(WholeBlockTest):
                 top = np.argsort(statistic)[-MAX_EXACT:]
                 for i in top.tolist():
                     x = float(statistic[i])
-                    candidates.append((float(np.exp(-x / 2)), x, hist[i], law, offsets[i], pattern))
+                    candidates.append((chi_square_sf(x, 2), x, hist[i], law, offsets[i], pattern))
         candidates.sort(key=lambda c: c[0])
         smallest = candidates[0][0]
         exact = smallest * judged < SCREEN_PVALUE
