@@ -77,6 +77,7 @@ import numpy as np
 from randqa.battery import _mod3
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery._multinomial import SCREEN_PVALUE, multinomial_tail
+from randqa.battery._stream_ends import StreamEnds
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range, is_whole
 from randqa.battery.mod3 import remainder_probabilities
 from randqa.results import TestResult, chi_square_sf, insufficient
@@ -130,10 +131,11 @@ class LaggedMod3(WholeBlockTest):
         span = max(p["pair_span"], p["triple_span"], p["neighbour_span"])
         span_bytes = span * p["word_bits"] // 8
         pending = (PENDING_WINDOWS + chunk_bytes // p["word_bits"] * 8 // p["period"] + 1) * (span + 1)
-        # held: the counts, the offsets, the first and last span words, the
-        # windows waiting; working: a chunk's windows, the kernel's copy of
-        # the waiting ones by offset, and at finalize each pattern's classes
-        return MemoryNeed(counts + offsets + 2 * span_bytes + pending + OBJECT_BYTES,
+        # held: the counts, the offsets, the first span words and the last
+        # in a buffer of twice that (StreamEnds), the windows waiting;
+        # working: a chunk's windows, the kernel's copy of the waiting ones
+        # by offset, and at finalize each pattern's classes
+        return MemoryNeed(counts + offsets + 3 * span_bytes + pending + OBJECT_BYTES,
                           2 * counts + 4 * span_bytes + 3 * pending + 4096)
 
     def __init__(self, *, word_bits: int = 32, pair_span: int = 80, triple_span: int = 32, neighbour_span: int = 80,
@@ -168,8 +170,7 @@ class LaggedMod3(WholeBlockTest):
         self.pending = b""  # remainders of windows not counted yet (span + 1 each)
         self.first_word = 0  # stream index of the first word this part sees (begin_at)
         self.words = 0
-        self.history = np.zeros(0, dtype=np.uint8)  # the last <= span words
-        self.head = np.zeros(0, dtype=np.uint8)  # the first <= span words
+        self.ends = StreamEnds(span * self.word_bytes)  # the first and the last <= span words
 
     def _state_saved_elsewhere(self) -> tuple[str, ...]:
         # the offsets follow from the parameters: the suite rebuilds them
@@ -199,32 +200,19 @@ class LaggedMod3(WholeBlockTest):
             self.pending = b""
 
     def _scan(self, run: np.ndarray) -> None:
-        self._count(self.history, run, self.first_word + self.words, 1 << 62)
-        self._append(run)
-
-    def _append(self, run: np.ndarray) -> None:
-        """Keep the bytes of the first and of the last ``span`` words seen."""
-        keep = self.span * self.word_bytes
-        if len(self.head) < keep:  # then every word seen so far is in head
-            self.head = np.concatenate([self.head, run[: keep - len(self.head)]])
-        self.history = run[len(run) - keep:].copy() if len(run) >= keep else np.concatenate([self.history, run])[-keep:]
+        self._count(self.ends.history, run, self.first_word + self.words, 1 << 62)
+        self.ends.append(run)
         self.words += len(run) // self.word_bytes
 
     def _add_counts(self, other: "LaggedMod3") -> None:
         # windows that start in this part and end in the other's first words
         end = self.first_word + self.words
-        self._count(self.history, other.head, end, end)
+        self._count(self.ends.history, other.ends.head, end, end)
         self.pair_counts += other.pair_counts
         self.triple_counts += other.triple_counts
         self.pending += other.pending
         self.windows += other.windows
-        keep = self.span * self.word_bytes
-        if len(self.head) < keep:
-            self.head = np.concatenate([self.head, other.head[: keep - len(self.head)]])
-        if other.words >= self.span:
-            self.history = other.history.copy()
-        else:
-            self.history = np.concatenate([self.history, other.history])[-keep:]
+        self.ends.join(other.ends)
         self.words += other.words
 
     def _label(self) -> str:

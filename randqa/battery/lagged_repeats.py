@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 import numpy as np
 from randqa.battery import _counts
 from randqa.battery._blocks import WholeBlockTest
+from randqa.battery._stream_ends import StreamEnds
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range
 from randqa.results import TestResult, binomial_tails, insufficient
 
@@ -58,10 +59,11 @@ class LaggedRepeats(WholeBlockTest):
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         p = cls.with_defaults(params)
         lags, word_bytes = p["max_lag"], p["word_bits"] // 8
-        # the counts and the first and last max_lag words; per scan the
-        # kernel's table of last positions and its ring of earlier ones (to
-        # 2 max_lag), and at finalize the binomial tails of every lag
-        return MemoryNeed(8 * (lags + 1) + 2 * word_bytes * lags + word_bytes + OBJECT_BYTES,
+        # the counts, the first max_lag words and the last in a buffer of
+        # twice that (StreamEnds); per scan the kernel's table of last
+        # positions and its ring of earlier ones (to 2 max_lag), and at
+        # finalize the binomial tails of every lag
+        return MemoryNeed(8 * (lags + 1) + 3 * word_bytes * lags + word_bytes + OBJECT_BYTES,
                           4 * 65536 + 8 * lags + 64 * lags + 4096)
 
     def __init__(self, *, word_bits: int = 32, max_lag: int = 2048) -> None:
@@ -76,30 +78,18 @@ class LaggedRepeats(WholeBlockTest):
         #: counts[d]: pairs of equal words d apart; counts[0]: words whose count stopped
         self.counts = np.zeros(max_lag + 1, dtype=np.int64)
         self.words = 0
-        self.head = b""  # the first <= max_lag words
-        self.history = b""  # the last <= max_lag words
-
-    def _keep(self, words: np.ndarray) -> None:
-        """Keep the first and the last max_lag words once ``words`` (uint8) joined the stream."""
-        span = self.word_bytes * self.max_lag
-        if len(self.head) < span:  # then every word seen so far is in head
-            self.head += words[: span - len(self.head)].tobytes()
-        tail = words[-span:].tobytes()
-        self.history = tail if len(tail) == span else (self.history + tail)[-span:]
+        self.ends = StreamEnds(self.word_bytes * max_lag)  # the first and the last <= max_lag words
 
     def _scan(self, run: np.ndarray) -> None:
-        _counts.lagged_repeat_scan(self.history, run, self.word_bytes, self.max_lag, False, self.counts)
-        self._keep(run)
+        _counts.lagged_repeat_scan(self.ends.history, run, self.word_bytes, self.max_lag, False, self.counts)
+        self.ends.append(run)
         self.words += len(run) // self.word_bytes
 
     def _add_counts(self, other: "LaggedRepeats") -> None:
         # the pairs whose earlier word is in this part: the later one is among the other's first max_lag words
-        _counts.lagged_repeat_scan(self.history, other.head, self.word_bytes, self.max_lag, True, self.counts)
+        _counts.lagged_repeat_scan(self.ends.history, other.ends.head, self.word_bytes, self.max_lag, True, self.counts)
         self.counts += other.counts
-        span = self.word_bytes * self.max_lag
-        if len(self.head) < span:
-            self.head = (self.head + other.head)[:span]
-        self.history = (self.history + other.history)[-span:]
+        self.ends.join(other.ends)
         self.words += other.words
 
     def finalize(self) -> list[TestResult]:
