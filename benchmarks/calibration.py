@@ -371,10 +371,10 @@ class Calibrator:
                 each(asymptotic)
         elif name.startswith("lagged_difference"):
             lags = d["lags_judged"]
-            row.method = (f"Bonferroni over {lags} lags: t x the ratio of a lag's chi-square tail at t / 17, "
+            row.method = (f"Bonferroni over {lags} lags: t x the ratio of a lag's chi-square tail at t / {lags}, "
                           f"exact sum at 64 expected (fewer: the exact tail)")
             row.kind = "bound"
-            each(lambda tail, t: max(1.0, cressie_read_ratio(1024, t / 17)) if t >= 1e-10 else None)
+            each(lambda tail, t: max(1.0, cressie_read_ratio(1024, t / lags)) if t >= 1e-10 else None)
         elif name.startswith("lagged_mod3"):
             row.kind = "bound"
             if d["windows"] < CHI_SQUARE_MIN_WINDOWS:

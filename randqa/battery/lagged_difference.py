@@ -21,7 +21,8 @@ the low byte of word n.  For the order k and each lag D = 1, 2, 4, ...,
 
     z(n) = sum_{i=0..k} (-1)^(k-i) C(k, i) y(n + i D)   mod 2^m
 
-(m = ``bits``; for k = 4, y0 - 4 y1 + 6 y2 - 4 y3 + y4).  Why this catches
+(m = ``bits``; for k = 4, y0 - 4 y1 + 6 y2 - 4 y3 + y4); with ``min_lag``
+only the lags from it on.  Why this catches
 an LCG x' = a x + c mod 2^K that outputs y = x >> s (its top K - s bits):
 for D = 2^j and a = 1 mod 4, x(n + D) = A x(n) + C with A = a^D = 1 +
 2^(j+2) u, so the k-th difference of the states is (A - 1)^k x(n) + const,
@@ -77,7 +78,10 @@ stay independent under the hypothesis, as any set of distinct starts does.
 Parameters:
   word_bits  8, 16, 32 or 64 (default 32)
   order      k, 1 to 8 (default 4)
-  max_lag    the largest lag D in words, a power of two up to 2^20 (default 65536)
+  max_lag    the largest lag D in words, a power of two up to 2^24 (default 65536)
+  min_lag    the smallest lag D, a power of two up to max_lag (default 1): a
+             generator whose structure shows only at long lags is judged on
+             those alone, for less work and a smaller Bonferroni factor
   bits       m, low bits of z, 1 to 8 (default 4)
   top_bits   t, the classes judged: the top t of those m bits, 1 to
              min(m, 4) (the default): more classes would need more samples
@@ -85,8 +89,8 @@ Parameters:
              is off, takes minutes to sum (256 classes: 90 s at 2048 samples)
   starts, period  count starts n with n mod period < starts
              (defaults 256 and 16384; 1 <= starts <= period)
-Minimum data: 8 * 2^t counted starts at one lag: at least
-8 * 2^t + k words (with the defaults 132 words, 528 bytes).
+Minimum data: 8 * 2^t counted starts at the smallest lag: at least
+8 * 2^t + k min_lag words (with the defaults 132 words, 528 bytes).
 """
 
 from __future__ import annotations
@@ -98,6 +102,7 @@ import numpy as np
 from randqa.battery import _differences
 from randqa.battery._blocks import WholeBlockTest
 from randqa.battery._multinomial import SCREEN_PVALUE, multinomial_tail
+from randqa.battery._stream_ends import StreamEnds
 from randqa.battery.base import OBJECT_BYTES, MemoryNeed, Range, is_whole
 from randqa.folding import fold_low_bits
 from randqa.results import TestResult, chi_square_sf, insufficient
@@ -105,7 +110,7 @@ from randqa.results import TestResult, chi_square_sf, insufficient
 MIN_EXPECTED = 8
 #: from this many expected per class on, a lag's tail is chi-square's
 CHI_SQUARE_MIN_EXPECTED = 64
-MAX_LAG = 1 << 20
+MAX_LAG = 1 << 24
 #: at most 2^MAX_TOP_BITS classes are judged (see top_bits)
 MAX_TOP_BITS = 4
 
@@ -122,19 +127,20 @@ def power_divergence(counts: np.ndarray, totals: np.ndarray) -> np.ndarray:
 class LaggedDifference(WholeBlockTest):
     name = "lagged_difference"
     parameter_ranges: ClassVar[dict[str, Range]] = {
-        "word_bits": Range(8, 64), "order": Range(1, 8), "max_lag": Range(1, MAX_LAG), "bits": Range(1, 8),
+        "word_bits": Range(8, 64), "order": Range(1, 8), "max_lag": Range(1, MAX_LAG), "min_lag": Range(1, MAX_LAG), "bits": Range(1, 8),
         "top_bits": Range(1, MAX_TOP_BITS), "starts": Range(1, 1 << 30), "period": Range(1, 1 << 30)}
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         p = cls.with_defaults(params)
-        lags = int(p["max_lag"]).bit_length()
+        lags = int(p["max_lag"]).bit_length() - int(p["min_lag"]).bit_length() + 1
         span = p["order"] * p["max_lag"]
         counts = 8 * lags << p["bits"]
-        # the counts and the low bytes of the first and last span words; per
-        # chunk its low bytes, the history joined to them, and the results
+        # the counts, the low bytes of the first span words and of the last
+        # in a buffer of twice that (StreamEnds); per chunk its low bytes,
+        # the history joined to them, and the results
         words = chunk_bytes // (p["word_bits"] // 8) + 1
-        return MemoryNeed(counts + 2 * span + p["word_bits"] // 8 + OBJECT_BYTES, 2 * (words + span) + 4 * counts + 256)
+        return MemoryNeed(counts + 3 * span + p["word_bits"] // 8 + OBJECT_BYTES, 2 * (words + span) + 4 * counts + 256)
 
     def __init__(
         self,
@@ -142,6 +148,7 @@ class LaggedDifference(WholeBlockTest):
         word_bits: int = 32,
         order: int = 4,
         max_lag: int = 65536,
+        min_lag: int = 1,
         bits: int = 4,
         top_bits: int | None = None,
         starts: int = 256,
@@ -153,6 +160,8 @@ class LaggedDifference(WholeBlockTest):
             raise ValueError(f"order must be a whole number from 1 to 8, not {order!r}")
         if not (is_whole(max_lag) and 1 <= max_lag <= MAX_LAG and max_lag & (max_lag - 1) == 0):
             raise ValueError(f"max_lag must be a power of two from 1 to {MAX_LAG}, not {max_lag!r}")
+        if not (is_whole(min_lag) and 1 <= min_lag <= max_lag and min_lag & (min_lag - 1) == 0):
+            raise ValueError(f"min_lag must be a power of two from 1 to max_lag = {max_lag}, not {min_lag!r}")
         if not (is_whole(bits) and 1 <= bits <= 8):
             raise ValueError(f"bits must be a whole number from 1 to 8, not {bits!r}")
         if top_bits is None:
@@ -166,18 +175,18 @@ class LaggedDifference(WholeBlockTest):
         self.word_bits = word_bits
         self.order = order
         self.max_lag = max_lag
+        self.min_lag = min_lag
         self.bits = bits
         self.top_bits = top_bits
         self.starts = starts
         self.period = period
         self.word_bytes = word_bits // 8
-        self.lags = np.array([1 << j for j in range(max_lag.bit_length())], dtype=np.int64)
+        self.lags = np.array([1 << j for j in range(min_lag.bit_length() - 1, max_lag.bit_length())], dtype=np.int64)
         self.counts = np.zeros((len(self.lags), 1 << bits), dtype=np.int64)
         #: words a window spans beyond its start: the low bytes kept from either end
         self.span = order * max_lag
         self.words = 0
-        self.history = np.zeros(0, dtype=np.uint8)  # low bytes of the last <= span words
-        self.head = np.zeros(0, dtype=np.uint8)  # low bytes of the first <= span words
+        self.ends = StreamEnds(self.span)  # low bytes of the first and the last <= span words
 
     @property
     def alignment(self) -> int:
@@ -192,40 +201,27 @@ class LaggedDifference(WholeBlockTest):
 
     def _scan(self, run: np.ndarray) -> None:
         lows, _ = fold_low_bits(run, self.word_bytes, 8, None)  # whole words: nothing carried
-        self._count(self.history, lows, self.words, 1 << 62)
-        self._append(lows)
-
-    def _append(self, lows: np.ndarray) -> None:
-        """Keep the low bytes of the first and of the last ``span`` words seen."""
-        if len(self.head) < self.span:  # then every word seen so far is in head
-            self.head = np.concatenate([self.head, lows[: self.span - len(self.head)]])
-        if len(lows) >= self.span:
-            self.history = lows[len(lows) - self.span:].copy()
-        else:
-            self.history = np.concatenate([self.history, lows])[-self.span:]
+        self._count(self.ends.history, lows, self.words, 1 << 62)
+        self.ends.append(lows)
         self.words += len(lows)
 
     def _add_counts(self, other: "LaggedDifference") -> None:
         # windows that start in this part and end in the other's first words
-        self._count(self.history, other.head, self.words, self.words)
+        self._count(self.ends.history, other.ends.head, self.words, self.words)
         self.counts += other.counts
-        if len(self.head) < self.span:  # then every word seen so far is in head
-            self.head = np.concatenate([self.head, other.head[: self.span - len(self.head)]])
-        if other.words >= self.span:
-            self.history = other.history.copy()
-        else:
-            self.history = np.concatenate([self.history, other.history])[-self.span:]
+        self.ends.join(other.ends)
         self.words += other.words
 
     def _needed_words(self) -> int:
         """Words before the smallest lag has MIN_EXPECTED counts per class."""
         need = MIN_EXPECTED << self.top_bits
         full, rest = divmod(need - 1, self.starts)
-        return full * self.period + rest + 1 + self.order
+        return full * self.period + rest + 1 + self.order * self.min_lag
 
     def finalize(self) -> list[TestResult]:
         top = "" if self.top_bits == self.bits else f",top{self.top_bits}"
-        label = f"{self.name}[order={self.order},low{self.bits}/{self.word_bits}{top}]"
+        lags = "" if self.min_lag == 1 else f",lags2^{self.min_lag.bit_length() - 1}-2^{self.max_lag.bit_length() - 1}"
+        label = f"{self.name}[order={self.order},low{self.bits}/{self.word_bits}{top}{lags}]"
         classes = 1 << self.top_bits
         # a class is 2^(bits - top_bits) neighbouring values of z
         judged_counts = self.counts.reshape(len(self.lags), classes, -1).sum(axis=2)
@@ -244,7 +240,7 @@ class LaggedDifference(WholeBlockTest):
         judged = sorted(zip(pvalues, statistics.tolist(), self.lags[rows].tolist(), samples[rows].tolist()))
         if not judged:
             return [insufficient(label, f"at least {self._needed_words() * self.word_bytes} bytes "
-                                        f"({MIN_EXPECTED * classes} counted starts at lag 1)")]
+                                        f"({MIN_EXPECTED * classes} counted starts at lag {self.min_lag})")]
         pvalue, statistic, lag, count = judged[0]
         return [
             TestResult(
@@ -257,7 +253,7 @@ class LaggedDifference(WholeBlockTest):
                     "worst_lag_pvalue": pvalue,
                     "lags_judged": len(judged),
                     "dof": classes - 1,
-                    "worst_lag_counts": judged_counts[int(lag).bit_length() - 1].tolist(),
+                    "worst_lag_counts": judged_counts[int(lag).bit_length() - self.min_lag.bit_length()].tolist(),
                 },
                 pvalue_kind="bound",
             )

@@ -106,7 +106,8 @@ def test_too_little_data_is_insufficient_and_says_how_much():
 
 
 @pytest.mark.parametrize("params", [
-    dict(word_bits=24), dict(order=0), dict(order=9), dict(max_lag=3), dict(max_lag=1 << 21), dict(bits=9),
+    dict(word_bits=24), dict(order=0), dict(order=9), dict(max_lag=3), dict(max_lag=1 << 25), dict(bits=9),
+    dict(min_lag=0), dict(min_lag=3), dict(min_lag=128, max_lag=64), dict(min_lag=2.0), dict(min_lag=True),
     dict(bits=0), dict(starts=0), dict(starts=10, period=9), dict(order=2.0), dict(top_bits=5), dict(top_bits=0),
     dict(bits=8, top_bits=4.0), dict(bits=8, top_bits=5),
 ])
@@ -151,6 +152,55 @@ def test_top_64_bits_of_a_128_bit_lcg_fail_by_2_mib():
     acc.update(np.frombuffer(b"".join(islice(wide_lcg_blocks(128, 64, outputs=1 << 18), 1)), dtype=np.uint8))
     result = acc.finalize()[0]
     assert result.pvalue < 1e-20 and result.details["worst_lag"] == 1 << 16  # 2^15 outputs of 64 bits
+
+
+def test_min_lag_counts_the_longer_lags_alone():
+    data = np.frombuffer(pcg64_bytes(1 << 16, 5), dtype=np.uint8)
+    every, longer = LaggedDifference(order=2, max_lag=64), LaggedDifference(order=2, min_lag=8, max_lag=64)
+    every.update(data)
+    longer.update(data)
+    assert longer.lags.tolist() == [8, 16, 32, 64] and (longer.counts == every.counts[3:]).all()
+    result = longer.finalize()[0]
+    assert result.name == "lagged_difference[order=2,low4/32,lags2^3-2^6]" and result.details["lags_judged"] == 4
+    row = longer.counts[result.details["worst_lag"].bit_length() - 4]
+    assert result.details["worst_lag_counts"] == row.tolist()
+
+
+def test_min_lag_needs_its_window_before_any_count():
+    # 128 starts at lag 2^10 need 128 + 2 * 2^10 words
+    acc = LaggedDifference(order=2, min_lag=1024, max_lag=1024, starts=1, period=1)
+    acc.update(np.frombuffer(pcg64_bytes(4 * (128 + 2048) - 1, 6), dtype=np.uint8))
+    result = acc.finalize()[0]
+    assert result.verdict == "insufficient" and f"{4 * (128 + 2048)} bytes" in result.needs
+    acc.update(np.frombuffer(pcg64_bytes(1, 7), dtype=np.uint8))
+    assert acc.finalize()[0].pvalue is not None
+
+
+def xor_multiply_words(count: int, shift: int, seed: int = 1) -> bytes:
+    """16-bit words (x >> shift) of x = (x xor X) * M mod 2^64, the first
+    component of PractRand's cxlcg: not affine, so no lag makes its
+    differences constant, but each bit k of x has period 2^(k+1) at most
+    (bit k of the next state depends on bits <= k only)."""
+    xor, multiplier, mask = 0xC74EAD55, 0x947E3DB3, (1 << 64) - 1
+    x, out = seed, []
+    for _ in range(count):
+        x = ((x ^ xor) * multiplier) & mask
+        out.append(x >> shift & 0xFFFF)
+    return np.array(out, dtype="<u2").tobytes()
+
+
+def test_long_lags_fail_a_xor_multiply_generator_that_the_short_ones_pass():
+    # its output's low bit is bit 21 of the state: in differences at lag
+    # 2^21 it has period 2; the defaults' lags to 2^16 see little
+    data = np.frombuffer(xor_multiply_words((1 << 22) + (1 << 18), 21), dtype=np.uint8)
+    results = []
+    for params in (dict(), dict(order=8, bits=8, top_bits=4, starts=16),
+                   dict(word_bits=16, order=2, min_lag=1 << 21, max_lag=1 << 24, starts=64)):
+        acc = LaggedDifference(**params)
+        acc.update(data)
+        results.append(acc.finalize()[0])
+    assert results[0].pvalue > 1e-3 and results[1].pvalue > 1e-3
+    assert results[2].pvalue < 1e-20 and results[2].details["worst_lag"] == 1 << 21
 
 
 def test_top_bits_judge_classes_of_neighbouring_values():
