@@ -20,7 +20,8 @@ Each result is then judged by how its p-value is computed:
   expecting 1000 or more): the exact multinomial tail of the chi-square
   critical value, computed at the smallest sample with those classes in
   the layout and scaled as 1/N beyond it (the leading error term);
-- bound (lagged_repeats): Bonferroni over exact binomial tails, at most t;
+- bound (lagged_repeats, zero_repeats, affine_digraph): Bonferroni over
+  exact binomial tails, at most t;
 - bound (lagged_mod3): Bonferroni over the candidates' exact 3-class
   multinomial tails, at most t; from 65,536 windows on chi-square's, within
   3% of the exact ones;
@@ -387,6 +388,14 @@ class Calibrator:
                 each(lambda tail, t: 1.03)
         elif name.startswith("lagged_repeats"):
             row.method, row.kind = "Bonferroni over exact binomial tails of the lags", "bound"
+            each(lambda tail, t: 1.0)
+            row.note = "<= 1 by construction"
+        elif name.startswith("zero_repeats"):
+            row.method, row.kind = "Bonferroni over exact binomial tails of the cells, given the zero bytes", "bound"
+            each(lambda tail, t: 1.0)
+            row.note = "<= 1 by construction"
+        elif name.startswith("affine_digraph"):
+            row.method, row.kind = "Bonferroni over exact binomial tails of the cells and both tails", "bound"
             each(lambda tail, t: 1.0)
             row.note = "<= 1 by construction"
         elif name == "chi_square" or name.startswith("chi_square["):

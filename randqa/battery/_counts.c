@@ -4,8 +4,9 @@
  * overlapping_serial, fluhrer_mcgrew), bit counts (frequency, runs), lag
  * products (serial_correlation), the byte statistics that frequency, runs,
  * chi_square and serial_correlation share, gaps (gap), overlapping bit
- * patterns (overlapping_serial), Hamming-weight tuples (bcfn) and the
- * repeats of the low 16 bits of words at each lag (lagged_repeats).
+ * patterns (overlapping_serial), Hamming-weight tuples (bcfn), the
+ * repeats of the low 16 bits of words at each lag (lagged_repeats) and the
+ * equal bytes around zero bytes (zero_repeats).
  *
  * Every function reads a contiguous bytes-like object through the buffer
  * protocol and either returns Python ints or adds into caller-owned int64
@@ -1442,6 +1443,135 @@ lagged_repeat_scan(PyObject *Py_UNUSED(self), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------
+ * zero_repeat_scan(history, data, start_limit, offsets, lags, counts)
+ *
+ * B is `history` followed by `data` (positions from 0 at history's first
+ * byte).  Its windows are [t + lo, t + hi] with lo = min(0, offsets) and
+ * hi = max(offsets) + max(lags); the scan takes every t with B[t] == 0
+ * whose window lies in B, ends in `data` (t + hi >= len(history)) and
+ * starts before start_limit (t + lo < start_limit: a merge counts the
+ * windows that start in the left part).  counts[0] += those t; for each
+ * offset a (index i) and lag L (index j), cell c = i len(lags) + j, the
+ * pair (u, v) = (t + a, t + a + L) adds 1 to counts[1 + 2c] when neither
+ * byte is zero and, when also B[u] == B[v], 1 to counts[2 + 2c].
+ * ---------------------------------------------------------------------- */
+static inline uint8_t
+joined_byte(const uint8_t *h, Py_ssize_t hlen, const uint8_t *d, long long p)
+{
+    return p < hlen ? h[p] : d[p - hlen];
+}
+
+static void
+zero_repeat_cells(const uint8_t *h, Py_ssize_t hlen, const uint8_t *d, long long t, const int64_t *offsets,
+                  Py_ssize_t noff, const int64_t *lags, Py_ssize_t nlags, int64_t *RESTRICT counts)
+{
+    counts[0]++;
+    int64_t *cell = counts + 1;
+    for (Py_ssize_t i = 0; i < noff; i++) {
+        long long u = t + offsets[i];
+        uint8_t x = joined_byte(h, hlen, d, u);
+        if (!x) {
+            cell += 2 * nlags;
+            continue;
+        }
+        for (Py_ssize_t j = 0; j < nlags; j++, cell += 2) {
+            uint8_t y = joined_byte(h, hlen, d, u + lags[j]);
+            cell[0] += y != 0;
+            cell[1] += y == x;
+        }
+    }
+}
+
+/* zero_repeat_cells for a window inside d: plain loads */
+static void
+zero_repeat_cells_inside(const uint8_t *d, long long t, const int64_t *offsets, Py_ssize_t noff, const int64_t *lags,
+                         Py_ssize_t nlags, int64_t *RESTRICT counts)
+{
+    counts[0]++;
+    int64_t *cell = counts + 1;
+    for (Py_ssize_t i = 0; i < noff; i++, cell += 2 * nlags) {
+        const uint8_t *u = d + t + offsets[i];
+        const uint8_t x = *u;
+        if (!x)
+            continue;
+        for (Py_ssize_t j = 0; j < nlags; j++) {
+            const uint8_t y = u[lags[j]];
+            cell[2 * j] += y != 0;
+            cell[2 * j + 1] += y == x;
+        }
+    }
+}
+
+static PyObject *
+zero_repeat_scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_buffer hist, in, offv, lagv, out;
+    PyObject *off_obj, *lag_obj, *out_obj;
+    long long start_limit;
+    if (!PyArg_ParseTuple(args, "y*y*LOOO", &hist, &in, &start_limit, &off_obj, &lag_obj, &out_obj))
+        return NULL;
+    if (get_int64_out(off_obj, &offv, -1, "offsets") < 0) {
+        RELEASE_BUFFERS(&hist, &in);
+        return NULL;
+    }
+    if (get_int64_out(lag_obj, &lagv, -1, "lags") < 0) {
+        RELEASE_BUFFERS(&hist, &in, &offv);
+        return NULL;
+    }
+    const int64_t *offsets = (const int64_t *)offv.buf, *lags = (const int64_t *)lagv.buf;
+    Py_ssize_t noff = offv.len / 8, nlags = lagv.len / 8;
+    long long lo = 0, max_offset = -256, max_lag = 0;
+    const char *bad = NULL;
+    for (Py_ssize_t i = 0; i < noff; i++) {
+        if (offsets[i] == 0 || offsets[i] < -255 || offsets[i] > 255)
+            bad = "offsets must be nonzero, from -255 to 255";
+        lo = offsets[i] < lo ? offsets[i] : lo;
+        max_offset = offsets[i] > max_offset ? offsets[i] : max_offset;
+    }
+    for (Py_ssize_t j = 0; j < nlags; j++) {
+        if (lags[j] < 1 || lags[j] > (1 << 24))
+            bad = "lags must be from 1 to 2^24";
+        max_lag = lags[j] > max_lag ? lags[j] : max_lag;
+    }
+    long long hi = max_offset + max_lag;
+    if (!bad && hist.len > hi - lo)
+        bad = "history is longer than a window";
+    if (bad) {
+        RELEASE_BUFFERS(&hist, &in, &offv, &lagv);
+        PyErr_SetString(PyExc_ValueError, bad);
+        return NULL;
+    }
+    if (get_int64_out(out_obj, &out, 1 + 2 * noff * nlags, "counts") < 0) {
+        RELEASE_BUFFERS(&hist, &in, &offv, &lagv);
+        return NULL;
+    }
+    const uint8_t *h = (const uint8_t *)hist.buf, *d = (const uint8_t *)in.buf;
+    Py_ssize_t hlen = hist.len, n = in.len;
+    int64_t *counts = (int64_t *)out.buf;
+    Py_BEGIN_ALLOW_THREADS
+    long long t = -lo > hlen - hi ? -lo : hlen - hi;
+    long long last = hlen + n - 1 - hi; /* inclusive */
+    if (start_limit - 1 - lo < last)
+        last = start_limit - 1 - lo;
+    /* windows that start in history: every byte through joined_byte */
+    for (; t <= last && t + lo < hlen; t++)
+        if (joined_byte(h, hlen, d, t) == 0)
+            zero_repeat_cells(h, hlen, d, t, offsets, noff, lags, nlags, counts);
+    /* windows inside data: memchr finds the zeros */
+    while (t <= last) {
+        const uint8_t *z = memchr(d + (t - hlen), 0, (size_t)(last - t + 1));
+        if (!z)
+            break;
+        t = hlen + (z - d);
+        zero_repeat_cells_inside(d, t - hlen, offsets, noff, lags, nlags, counts);
+        t++;
+    }
+    Py_END_ALLOW_THREADS
+    RELEASE_BUFFERS(&hist, &in, &offv, &lagv, &out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"byte_histogram", byte_histogram, METH_VARARGS, "Add byte-value counts of data into an int64[256] array."},
     {"word16_histogram", word16_histogram, METH_VARARGS, "Add little-endian 16-bit word counts into an int64[65536] array."},
@@ -1457,6 +1587,7 @@ static PyMethodDef methods[] = {
     {"set_insert", set_insert, METH_VARARGS, "Insert 64-bit values into an open-addressing set; return how many were there."},
     {"zero_gap_scan", zero_gap_scan, METH_VARARGS, "Distances of 16-bit words to the latest zero word, and whether their value occurred since."},
     {"lagged_repeat_scan", lagged_repeat_scan, METH_VARARGS, "Counts of words whose low 16 bits are equal, at each lag up to max_lag."},
+    {"zero_repeat_scan", zero_repeat_scan, METH_VARARGS, "Counts of equal bytes at given offsets and lags around each zero byte."},
     {NULL, NULL, 0, NULL},
 };
 

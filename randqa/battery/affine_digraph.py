@@ -91,10 +91,10 @@ class AffineDigraph(Accumulator):
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
         # held: the 32-bit tables and the 64-bit totals; working: the
-        # kernel's cells of one run (8 KiB on its stack), finalize's sum of
-        # the two and its per-table extremes and tails
+        # kernel's cells of one run (8 KiB on its stack), and finalize's
+        # sum of one table's two and the tails of the extremes
         cells = len(SLOPES) * CELLS
-        return MemoryNeed(12 * cells + OBJECT_BYTES, 8 * cells + 65536)
+        return MemoryNeed(12 * cells + OBJECT_BYTES, 8 * CELLS + 65536)
 
     def __init__(self, *, block: int = 8192, period: int = 524288) -> None:
         if not (is_whole(period) and 256 <= period <= MAX_PERIOD and period % 256 == 0):
@@ -155,18 +155,23 @@ class AffineDigraph(Accumulator):
         label = f"{self.name}[block={self.block},period={self.period}]"
         m = self.pairs
         if m < MIN_PAIRS:
-            return [insufficient(label, f"at least {bytes_needed(MIN_PAIRS, self.block, self.period)} bytes "
-                                        f"({MIN_PAIRS} pairs of bytes, {self.block // 2} every {self.period} bytes)", pairs=m)]
-        tables = (self.totals + self.counts).reshape(len(SLOPES), CELLS)
-        highest, lowest = tables.max(axis=1), tables.min(axis=1)
+            needed = bytes_needed(MIN_PAIRS, self.block, self.period)
+            return [insufficient(label, f"at least {needed} bytes ({MIN_PAIRS} pairs of bytes, "
+                                        f"{self.block // 2} every {self.period} bytes)", pairs=m)]
+        totals, counts = self.totals.reshape(len(SLOPES), CELLS), self.counts.reshape(len(SLOPES), CELLS)
+        extremes = []  # per table: the highest count, its cell, the lowest, its cell
+        for k in range(len(SLOPES)):
+            table = np.add(totals[k], counts[k], dtype=np.int64)  # one table at a time: 512 KiB, not 4 MiB
+            top, bottom = int(table.argmax()), int(table.argmin())
+            extremes.append((int(table[top]), top, int(table[bottom]), bottom))
+        highest, lowest = np.array([e[0] for e in extremes]), np.array([e[2] for e in extremes])
         # in one table every cell has the same law: its extremes have its smallest tails
         upper = binomial_tails(highest, m, CELL_PROBABILITY)[0]
         lower = binomial_tails(lowest, m, CELL_PROBABILITY)[1]
         tails = np.concatenate([upper, lower])
         worst = int(np.argmin(tails))
         table, high = worst % len(SLOPES), worst < len(SLOPES)
-        count = int(highest[table] if high else lowest[table])
-        cell = int(np.argmax(tables[table]) if high else np.argmin(tables[table]))
+        count, cell = extremes[table][:2] if high else extremes[table][2:]
         expected = m * CELL_PROBABILITY
         tail = float(tails[worst])
         return [TestResult(
