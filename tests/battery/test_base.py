@@ -52,11 +52,11 @@ DATA = np.random.default_rng(2024).bytes(300_007)  # odd length on purpose
 #: overlapping_serial's 100 expected per pattern of m = 16 bits,
 #: bit_linear_complexity's 30 sequences of 4096 32-bit words,
 #: fluhrer_mcgrew's 64 MiB (its MIN_BYTES), lagged_mod3's 64 windows, one
-#: in every 131,072 32-bit words, and affine_digraph's 65,536 pairs, 4,096
-#: in every 512 KiB
+#: in every 131,072 32-bit words, affine_digraph's 65,536 pairs, 4,096 in
+#: every 512 KiB, and conditional_walsh's 65,536 samples, one in 16 words
 LONGER_STREAMS = {"bcfn": 13_686_784 + 7, "overlapping_serial": 819_200 + 7, "bit_linear_complexity": 30 * 16384 + 7,
                   "fluhrer_mcgrew": (64 << 20) + 7, "lagged_mod3": 4 * (63 * 131_072 + 81) + 7,
-                  "affine_digraph": 15 * 524_288 + 8192 + 7}
+                  "affine_digraph": 15 * 524_288 + 8192 + 7, "conditional_walsh": 2_097_128 + 7}
 
 
 @functools.cache
