@@ -227,6 +227,11 @@ def class_ratio(probs: tuple[float, ...], n: int, level: float, upper: bool) -> 
     return low / level, high / level
 
 
+#: the tests whose result is a Bonferroni bound over exact binomial tails: what the tails are of
+BINOMIAL_BONFERRONI = {"lagged_repeats": "the lags", "zero_repeats": "the cells, given the zero bytes",
+                       "affine_digraph": "the cells, both tails"}
+
+
 @lru_cache(maxsize=None)
 def cressie_read_ratio(samples: int, level: float) -> float:
     """Exact P(Cressie-Read statistic >= chi-square(15)'s `level` point) / level (upper bound, a fine
@@ -422,8 +427,9 @@ class Calibrator:
                 row.method = (f"Bonferroni over {d['candidates']} chi-square tails of 3 classes, within 3% of "
                               f"the exact ones from {CHI_SQUARE_MIN_WINDOWS} windows on")
                 each(lambda tail, t: 1.03)
-        elif name.startswith("lagged_repeats"):
-            row.method, row.kind = "Bonferroni over exact binomial tails of the lags", "bound"
+        elif name.startswith(tuple(BINOMIAL_BONFERRONI)):
+            what = next(v for k, v in BINOMIAL_BONFERRONI.items() if name.startswith(k))
+            row.method, row.kind = f"Bonferroni over exact binomial tails of {what}", "bound"
             each(lambda tail, t: 1.0)
             row.note = "<= 1 by construction"
         elif name.startswith("conditional_walsh"):
@@ -431,14 +437,6 @@ class Calibrator:
             row.method, row.kind = (f"Bonferroni over {looks} chi-square tails; each against its exact law (sums of "
                                     f"squared sign sums, {per_key} a key) by saddlepoint"), "bound"
             each(lambda tail, t: max(1.0, sign_sum_square_ratio(per_key, d["keys"], t / looks)) if t >= 1e-30 else None)
-        elif name.startswith("zero_repeats"):
-            row.method, row.kind = "Bonferroni over exact binomial tails of the cells, given the zero bytes", "bound"
-            each(lambda tail, t: 1.0)
-            row.note = "<= 1 by construction"
-        elif name.startswith("affine_digraph"):
-            row.method, row.kind = "Bonferroni over exact binomial tails of the cells and both tails", "bound"
-            each(lambda tail, t: 1.0)
-            row.note = "<= 1 by construction"
         elif name == "chi_square" or name.startswith("chi_square["):
             cells, e = 256, d["symbols"] / 256
             row.method = f"equal-cell law (interpolated), K = 256, e = {e:.3g}"
