@@ -15,7 +15,9 @@ Two more keys change how an entry sees the stream: ``sequence_bits = n``
 runs the test on each n-bit sequence with NIST STS's second-level analysis
 (randqa.battery._sequences), and ``fold_word_bits = W`` with ``fold_low_bits = L``
 runs it on the low L bits of every W-bit word only (PractRand's folding,
-randqa/battery/_folding.py).
+randqa/battery/_folding.py).  ``sample_every = N`` (with ``sample_dense_mib
+= M``, default 0) runs it on the stream's first M MiB and then on one MiB
+in every N only, for speed (randqa/battery/_sampling.py).
 
 ``--suite NAME`` loads ``suites/NAME.toml``; ``--suite PATH`` loads a file.
 
@@ -39,6 +41,7 @@ from typing import Any
 
 from randqa.battery import Accumulator, accumulator_class, available_tests, parameter_defaults
 from randqa.battery._folding import FoldedTest, share_folds
+from randqa.battery._sampling import SEGMENT_BYTES, SampledTest, check_sampling
 from randqa.battery._sequences import PerSequence
 from randqa.battery._streams import PAIR_SUITE, StreamViews, stream_pairs
 from randqa.battery._sharing import share_statistics
@@ -66,6 +69,8 @@ class TestSpec:
     sequence_bits: int | None = None
     #: (word_bits, low_bits): test only the low bits of each word (PractRand's folding)
     fold: tuple[int, int] | None = None
+    #: (every, dense_mib): test the first dense_mib MiB, then one MiB in every ``every``
+    sample: tuple[int, int] | None = None
     #: the entry's place in its suite file (1 for the first [[tests]]), for messages
     entry: int = 0
     #: "[length=65536]" after the test's name in its results' names, when an
@@ -79,9 +84,11 @@ class TestSpec:
             inner = cls(**self.params)
             if self.name_suffix:
                 inner.name = inner.name + self.name_suffix  # type: ignore[misc]
-            if self.fold is None:
-                return inner
-            return FoldedTest(inner, word_bits=self.fold[0], low_bits=self.fold[1])
+            if self.fold is not None:
+                inner = FoldedTest(inner, word_bits=self.fold[0], low_bits=self.fold[1])
+            if self.sample is not None:
+                inner = SampledTest(inner, every=self.sample[0], dense_bytes=self.sample[1] << 20)
+            return inner
 
         if self.sequence_bits is None:
             return make()
@@ -94,6 +101,8 @@ class TestSpec:
         chunk, stream_bits = chunk_bytes, self.sequence_bits
         if self.sequence_bits is not None:
             chunk = min(chunk, self.sequence_bits // 8)  # a sequence's accumulator sees no more
+        if self.sample is not None and not self.sample[1]:
+            chunk = min(chunk, SEGMENT_BYTES)  # a sampled entry's pieces are at most a segment after its head
         if self.fold is None:
             need = cls.memory_need(chunk, stream_bits, **self.params)
         else:
@@ -115,7 +124,7 @@ class TestSpec:
     def to_json(self) -> dict[str, Any]:
         """The entry as data (checkpoints, workers): enough to build it again (:func:`spec_from_json`)."""
         return {"test": self.test, "params": self.params, "sequence_bits": self.sequence_bits,
-                "fold": list(self.fold) if self.fold else None}
+                "fold": list(self.fold) if self.fold else None, "sample": list(self.sample) if self.sample else None}
 
 
 @dataclass
@@ -172,7 +181,8 @@ def spec_from_json(data: dict[str, Any]) -> TestSpec:
                                pairs=[(i, j) for i, j in streams["pairs"]],
                                pair_members=[spec_from_json(m) for m in data["pair_members"]])
     return TestSpec(data["test"], dict(data["params"]), data["sequence_bits"],
-                    tuple(data["fold"]) if data["fold"] else None)
+                    tuple(data["fold"]) if data["fold"] else None,
+                    tuple(data["sample"]) if data.get("sample") else None)
 
 
 @dataclass
@@ -371,6 +381,13 @@ def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None
                 check_folding(*fold)
             except ValueError as exc:
                 raise fail(f"[[tests]] entry {i} ({test}): fold_word_bits/fold_low_bits: {exc}") from None
+        sample = None
+        if "sample_every" in params or "sample_dense_mib" in params:
+            sample = (params.pop("sample_every", None), params.pop("sample_dense_mib", 0))
+            try:
+                check_sampling(*sample)
+            except ValueError as exc:
+                raise fail(f"[[tests]] entry {i} ({test}): {exc}") from None
         cls = accumulator_class(test)
         defaults = parameter_defaults(cls)
         for key, value in params.items():
@@ -385,7 +402,7 @@ def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None
             problem = _check_value(key, value, bounds, defaults[key])
             if problem is not None:
                 raise fail(f"[[tests]] entry {i} ({test}): {problem}")
-        spec = TestSpec(test, params, sequence_bits, fold, i)
+        spec = TestSpec(test, params, sequence_bits, fold, sample, i)
         if max_memory is not None:
             held = spec.memory_need(1).held
             if held > max_memory:

@@ -68,15 +68,19 @@ def suite_from_json(data: Any, max_memory: int | None = None) -> Suite:
                        "suite streams")
                 continue
             check_field(views is None, "suite streams")
-            check_keys(test, "suite test", {"test", "params", "sequence_bits", "fold"})
+            check_keys(test, "suite test", {"test", "params", "sequence_bits", "fold", "sample"})
             check_field(isinstance(test["params"], dict) and not {"test", "sequence_bits", "fold_word_bits",
-                                                             "fold_low_bits"} & set(test["params"]), "test parameters")
+                                                             "fold_low_bits", "sample_every", "sample_dense_mib"}
+                        & set(test["params"]), "test parameters")
             entry = {"test": test["test"], **test["params"]}
             if test["sequence_bits"] is not None:
                 entry["sequence_bits"] = test["sequence_bits"]
             if test["fold"] is not None:
                 check_field(isinstance(test["fold"], list) and len(test["fold"]) == 2, "test fold")
                 entry["fold_word_bits"], entry["fold_low_bits"] = test["fold"]
+            if test["sample"] is not None:
+                check_field(isinstance(test["sample"], list) and len(test["sample"]) == 2, "test sample")
+                entry["sample_every"], entry["sample_dense_mib"] = test["sample"]
             entries.append(entry)
         suite = suite_from_document({"name": data["name"], "description": data["description"],
                                      "thresholds": data["thresholds"], "tests": entries}, data["path"],
