@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from randqa.battery._sampling import SampledTest
 from randqa.battery._shared import FoldedStatistic
 from randqa.battery._sharing import SharesStatistic, declared_statistic
 from randqa.battery.base import Accumulator
@@ -132,12 +133,18 @@ class FoldedTest(SharesStatistic):
 def share_folds(accumulators: list[Accumulator]) -> None:
     """Give the folded entries of one suite's list that fold alike, and
     fold the stream themselves, one ``FoldMemo``: the stream is folded
-    once per chunk for all of them.  Like shared statistics, it holds while
-    the list is updated together (randqa/battery/_sharing.py)."""
-    groups: dict[tuple[int, int], list[FoldedTest]] = {}
+    once per chunk for all of them.  Sampled entries (``SampledTest``) fold
+    alike when they also sample alike: they see the same bytes.  Like
+    shared statistics, it holds while the list is updated together
+    (randqa/battery/_sharing.py)."""
+    groups: dict[tuple[int, int, tuple[int, int] | None], list[FoldedTest]] = {}
     for acc in accumulators:
+        sampling = None
+        if isinstance(acc, SampledTest):
+            sampling = (acc.every, acc.dense_bytes)
+            acc = acc.inner
         if isinstance(acc, FoldedTest) and acc.shared is None:
-            groups.setdefault((acc.word_bits, acc.low_bits), []).append(acc)
+            groups.setdefault((acc.word_bits, acc.low_bits, sampling), []).append(acc)
     for members in groups.values():
         if len(members) > 1:
             memo = FoldMemo()

@@ -447,10 +447,10 @@ def _tell_apart(spec: TestSpec, names: set[str], earlier: list[tuple[TestSpec, s
 def fold_memo_bytes(specs: list[TestSpec], chunk_bytes: int) -> int:
     """What the suite's fold memos keep between its entries' updates
     (randqa/battery/_folding.py, ``share_folds``): one chunk's fold for each
-    folding that two or more entries use.  Not state: a checkpoint or a
+    folding (and sampling) that two or more entries use.  Not state: a checkpoint or a
     segment does not carry it."""
-    uses = Counter(spec.fold for spec in specs if isinstance(spec, TestSpec) and spec.fold is not None)
-    return sum(chunk_bytes * low_bits // word_bits + 1 for (word_bits, low_bits), n in uses.items() if n > 1)
+    uses = Counter((spec.fold, spec.sample) for spec in specs if isinstance(spec, TestSpec) and spec.fold is not None)
+    return sum(chunk_bytes * low_bits // word_bits + 1 for ((word_bits, low_bits), _), n in uses.items() if n > 1)
 
 
 def check_memory(suite: Suite, limit: int, *, chunk_bytes: int, other_bytes: int = 0, jobs: int = 1,

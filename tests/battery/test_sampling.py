@@ -117,3 +117,23 @@ def test_a_sampled_entry_survives_its_json_forms() -> None:
     assert again.tests[0].sample == (4, 64)
     acc = again.build()[0]
     assert isinstance(acc, SampledTest) and acc.every == 4 and acc.dense_bytes == 64 * MiB
+
+
+def test_entries_that_sample_and_fold_alike_share_one_fold_with_the_results_of_each_alone() -> None:
+    from randqa.battery._folding import share_folds
+
+    data = pcg64_array(5 * MiB + 3, seed=85)
+    specs = [TestSpec("hamming_patterns", {}, fold=(32, 1), sample=(2, 1)),
+             TestSpec("fpf", {"bit_order": "msb"}, fold=(32, 1), sample=(2, 1)),
+             TestSpec("fpf", {"bit_order": "msb"}, fold=(32, 1), sample=(3, 1)),  # samples other bytes
+             TestSpec("fpf", {"bit_order": "msb"}, fold=(32, 1))]
+    alone = [summary(_feed(spec.build(), data, [MiB + 7, 3 * MiB]).finalize()) for spec in specs]
+    together = [spec.build() for spec in specs]
+    share_folds(together)
+    assert together[0].inner.memo is together[1].inner.memo is not None
+    assert together[2].inner.memo is None and together[3].memo is None
+    bounds = [0, MiB + 7, 3 * MiB, len(data)]
+    for a, b in zip(bounds, bounds[1:]):  # as a suite feeds them: each piece to every entry
+        for acc in together:
+            acc.update(data[a:b])
+    assert [summary(acc.finalize()) for acc in together] == alone
