@@ -60,6 +60,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from randqa.battery import _affine_pairs
+from randqa.battery._stream_ends import StreamEnds
+from randqa.battery._wide_counts import WideCounts
 from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range, is_whole
 from randqa.results import TestResult, binomial_tails, insufficient
 
@@ -72,8 +74,6 @@ LOOKS = len(SLOPES) * CELLS * 2
 #: one pair expected per cell
 MIN_PAIRS = CELLS
 MAX_PERIOD = 1 << 40
-#: pairs the 32-bit counts may hold before they move to the totals
-MAX_UNMOVED = (1 << 32) - 1
 
 
 def bytes_needed(pairs: int, block: int, period: int) -> int:
@@ -90,11 +90,11 @@ class AffineDigraph(Accumulator):
 
     @classmethod
     def memory_need(cls, chunk_bytes: int, stream_bits: int | None = None, **params: Any) -> MemoryNeed:
-        # held: the 32-bit tables and the 64-bit totals; working: the
-        # kernel's cells of one run (8 KiB on its stack), and finalize's
-        # sum of one table's two and the tails of the extremes
+        # held: the 32-bit tables and the 64-bit totals, the byte at either
+        # end; working: the kernel's cells of one run (8 KiB on its stack),
+        # and finalize's sum of one table's two and the tails of the extremes
         cells = len(SLOPES) * CELLS
-        return MemoryNeed(12 * cells + OBJECT_BYTES, 8 * CELLS + 65536)
+        return MemoryNeed(12 * cells + 64 + OBJECT_BYTES, 8 * CELLS + 65536)
 
     def __init__(self, *, block: int = 8192, period: int = 524288) -> None:
         if not (is_whole(period) and 256 <= period <= MAX_PERIOD and period % 256 == 0):
@@ -104,14 +104,10 @@ class AffineDigraph(Accumulator):
         super().__init__()
         self.block = block
         self.period = period
-        # 32-bit counts (half the cache lines of 64-bit ones) and their totals
-        self.counts = np.zeros(len(SLOPES) * CELLS, dtype=np.uint32)
-        self.totals = np.zeros(len(SLOPES) * CELLS, dtype=np.int64)
+        self.cells = WideCounts(len(SLOPES) * CELLS)  # the 8 tables, one after another
         self.pairs = 0
-        self.unmoved = 0  # pairs in counts, not yet in totals
-        # the bytes at this part's ends (-1: none yet): the pair across a merge join
-        self.first_byte = -1
-        self.last_byte = -1
+        # the first and last byte: the pair across a chunk's or a merge's join
+        self.ends = StreamEnds(1)
 
     @property
     def phase(self) -> int:
@@ -120,36 +116,26 @@ class AffineDigraph(Accumulator):
         # part ends on a whole period (a multiple of 256)
         return self.period
 
-    def _move_counts(self) -> None:
-        self.totals += self.counts
-        self.counts[:] = 0
-        self.unmoved = 0
-
-    def _count(self, data: np.ndarray, previous: int, position: int) -> None:
-        if self.unmoved + len(data) // 2 + 1 > MAX_UNMOVED:
-            self._move_counts()  # before a cell could wrap
-        counted = _affine_pairs.affine_pair_count(data, previous, position, self.period, self.block, self.counts)
+    def _count(self, data: np.ndarray, position: int) -> None:
+        last = self.ends.history
+        previous = int(last[0]) if len(last) else -1  # -1: no byte before data
+        # one pair per two bytes of data, and the one with the byte before it
+        self.cells.make_room(len(data) // 2 + 1)
+        counted = _affine_pairs.affine_pair_count(data, previous, position, self.period, self.block, self.cells.counts)
         self.pairs += counted
-        self.unmoved += counted
+        self.cells.added(counted)
 
     def _update(self, chunk: np.ndarray) -> None:
-        self._count(chunk, self.last_byte, self.start + self.bytes_seen)
-        if self.first_byte < 0:
-            self.first_byte = int(chunk[0])
-        self.last_byte = int(chunk[-1])
+        self._count(chunk, self.start + self.bytes_seen)
+        self.ends.append(chunk)
 
     def _merge(self, other: "AffineDigraph") -> None:
-        if self.last_byte >= 0 and other.first_byte >= 0:
+        if len(self.ends.history) and len(other.ends.head):
             # the pair of this part's last byte and the other's first
-            self._count(np.array([other.first_byte], dtype=np.uint8), self.last_byte, self.start + self.bytes_seen)
-        self._move_counts()
-        self.totals += other.totals
-        self.totals += other.counts
+            self._count(other.ends.head, self.start + self.bytes_seen)
+        self.cells.merge(other.cells)
         self.pairs += other.pairs
-        if self.first_byte < 0:
-            self.first_byte = other.first_byte
-        if other.last_byte >= 0:
-            self.last_byte = other.last_byte
+        self.ends.join(other.ends)
 
     def finalize(self) -> list[TestResult]:
         label = f"{self.name}[block={self.block},period={self.period}]"
@@ -158,12 +144,11 @@ class AffineDigraph(Accumulator):
             needed = bytes_needed(MIN_PAIRS, self.block, self.period)
             return [insufficient(label, f"at least {needed} bytes ({MIN_PAIRS} pairs of bytes, "
                                         f"{self.block // 2} every {self.period} bytes)", pairs=m)]
-        totals, counts = self.totals.reshape(len(SLOPES), CELLS), self.counts.reshape(len(SLOPES), CELLS)
         extremes = []  # per table: the highest count, its cell, the lowest, its cell
         for k in range(len(SLOPES)):
-            table = np.add(totals[k], counts[k], dtype=np.int64)  # one table at a time: 512 KiB, not 4 MiB
-            top, bottom = int(table.argmax()), int(table.argmin())
-            extremes.append((int(table[top]), top, int(table[bottom]), bottom))
+            counts = self.cells.total(k * CELLS, (k + 1) * CELLS)  # one table at a time: 512 KiB, not 4 MiB
+            top, bottom = int(counts.argmax()), int(counts.argmin())
+            extremes.append((int(counts[top]), top, int(counts[bottom]), bottom))
         highest, lowest = np.array([e[0] for e in extremes]), np.array([e[2] for e in extremes])
         # in one table every cell has the same law: its extremes have its smallest tails
         upper = binomial_tails(highest, m, CELL_PROBABILITY)[0]

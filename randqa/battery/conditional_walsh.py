@@ -64,6 +64,7 @@ import numpy as np
 
 from randqa.battery import _conditional_walsh
 from randqa.battery._stream_ends import StreamEnds
+from randqa.battery._wide_counts import WideCounts
 from randqa.battery.base import OBJECT_BYTES, Accumulator, MemoryNeed, Range, is_whole
 from randqa.results import TestResult, chi_square_sf, insufficient
 
@@ -78,8 +79,6 @@ MIN_SAMPLES = 65536
 MAX_STEP = 1 << 40
 #: bytes of one sample's window: four 16-bit words
 WINDOW = 8
-#: samples the 32-bit counts may hold before they move to the totals
-MAX_UNMOVED = (1 << 32) - 1
 
 
 def selected_bits(rotation: int) -> list[str]:
@@ -137,11 +136,8 @@ class ConditionalWalsh(Accumulator):
         super().__init__()
         self.rotation = rotation
         self.step = step
-        # 32-bit counts (1 MiB, which stays in L2) and their totals
-        self.counts = np.zeros(CELLS, dtype=np.uint32)
-        self.totals = np.zeros(CELLS, dtype=np.int64)
+        self.cells = WideCounts(CELLS)  # its 32-bit counts: 1 MiB, which stays in L2
         self.samples = 0
-        self.unmoved = 0  # samples in counts, not yet in totals
         # the first and last 7 bytes: the windows across a chunk's or a merge's join
         self.ends = StreamEnds(WINDOW - 1)
 
@@ -151,18 +147,13 @@ class ConditionalWalsh(Accumulator):
         # samples are the stream's when the left part ends on a whole period
         return 2 * self.step
 
-    def _move_counts(self) -> None:
-        self.totals += self.counts
-        self.counts[:] = 0
-        self.unmoved = 0
-
     def _count(self, history: np.ndarray, data: np.ndarray, position: int) -> None:
-        if self.unmoved + (len(history) + len(data)) // (2 * self.step) + 1 > MAX_UNMOVED:
-            self._move_counts()  # before a cell could wrap
+        # the windows that may start in these bytes: one in every 2 * step, rounded up
+        self.cells.make_room((len(history) + len(data)) // (2 * self.step) + 1)
         counted = _conditional_walsh.conditional_walsh_count(history, data, position, self.step, self.rotation,
-                                                             self.counts)
+                                                             self.cells.counts)
         self.samples += counted
-        self.unmoved += counted
+        self.cells.added(counted)
 
     def _update(self, chunk: np.ndarray) -> None:
         self._count(self.ends.history, chunk, self.start + self.bytes_seen)
@@ -173,16 +164,14 @@ class ConditionalWalsh(Accumulator):
         # (a window is 8 bytes, so none lies inside them)
         if len(other.ends.head):
             self._count(self.ends.history, other.ends.head, self.start + self.bytes_seen)
-        self._move_counts()
-        self.totals += other.totals
-        self.totals += other.counts
+        self.cells.merge(other.cells)
         self.samples += other.samples
         self.ends.join(other.ends)
 
     def tables(self) -> np.ndarray:
         """The counts T[t][v][s] so far (t: xor, arith), as int64."""
         # the kernel interleaves the tables: cell (v * 512 + s) * 2 + t
-        both = np.add(self.totals, self.counts, dtype=np.int64).reshape(KEYS, SELECTED, len(TABLES))
+        both = self.cells.total().reshape(KEYS, SELECTED, len(TABLES))
         return np.ascontiguousarray(both.transpose(2, 0, 1))
 
     def finalize(self) -> list[TestResult]:

@@ -15,7 +15,8 @@ import pytest
 from scipy.stats import binom
 
 from randqa.battery import _affine_pairs
-from randqa.battery.affine_digraph import CELLS, MAX_UNMOVED, SLOPES, AffineDigraph
+from randqa.battery._wide_counts import MAX_UNMOVED
+from randqa.battery.affine_digraph import CELLS, SLOPES, AffineDigraph
 from reference_generators import pcg64_array
 
 #: the defaults' minimum: 16 blocks of 4,096 pairs, one every 524,288 bytes
@@ -33,7 +34,7 @@ def direct_tables(data: np.ndarray, block: int, period: int, start: int = 0) -> 
 
 
 def tables_of(acc: AffineDigraph) -> np.ndarray:
-    return (acc.totals + acc.counts).reshape(len(SLOPES), CELLS)
+    return acc.cells.total().reshape(len(SLOPES), CELLS)
 
 
 def fed(acc: AffineDigraph, data: np.ndarray, cuts: list[int] = ()) -> AffineDigraph:
@@ -83,9 +84,9 @@ def test_counts_move_to_the_totals_before_a_32_bit_cell_could_wrap():
     reference = fed(AffineDigraph(block=256, period=256), data).finalize()[0]
     acc = AffineDigraph(block=256, period=256)
     acc.update(data[:1000])
-    acc.unmoved = MAX_UNMOVED - 100  # as if 2^32 pairs had been counted
+    acc.cells.unmoved = MAX_UNMOVED - 100  # as if 2^32 pairs had been counted
     acc.update(data[1000:])
-    assert acc.totals.sum() == 8 * 500 and acc.unmoved == 69_500
+    assert acc.cells.totals.sum() == 8 * 500 and acc.cells.unmoved == 69_500
     assert acc.finalize()[0].to_json() == reference.to_json()
 
 

@@ -95,7 +95,7 @@ def test_tables_equal_a_direct_count_in_any_chunking_and_across_merges():
 def test_counts_move_to_the_totals_and_a_saved_state_continues():
     data = pcg64_array(60_001, seed=42)
     acc = fed(ConditionalWalsh(), data[:30_000])
-    acc._move_counts()  # the 32-bit counts emptied into the 64-bit totals, as before a wrap
+    acc.cells.move()  # the 32-bit counts emptied into the 64-bit totals, as before a wrap
     copy = ConditionalWalsh()
     copy.load_state(acc.state())
     for a in (acc, copy):
