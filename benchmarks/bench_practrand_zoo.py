@@ -91,9 +91,12 @@ def run_randqa(entry: ZooEntry, rng_output: str, seed: str, limit: int, cpu_budg
         generator = subprocess.Popen([rng_output, entry.name, "inf", seed], stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
         assert generator.stdout is not None
+        # SIGINT is how the budget stops it: a bench started in the background
+        # of a shell without job control ignores SIGINT, and its children would too
         tester = subprocess.Popen([sys.executable, "-m", "randqa", "test", "-", "--progressive", "--max", str(limit),
                                    "--jobs", "1", "--suite", suite, "--json", report, "--no-progress"],
-                                  stdin=generator.stdout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                  stdin=generator.stdout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         generator.stdout.close()  # the tester holds the pipe: RNG_output ends when it closes
         cpu, stopped = 0.0, False
         while True:
