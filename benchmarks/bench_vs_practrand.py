@@ -18,7 +18,8 @@ then times each command as a whole process, best of --repeats:
   file from stdin (the file offset it left behind).
 - ``ent FILE``.
 - ``randqa test FILE`` (the standard suite) and ``--suite quick``, each with
-  ``--jobs 1`` and ``--jobs 2``.
+  ``--jobs 1`` and ``--jobs 2``, its modules compiled to bytecode first, as
+  an installed package's are.
 
 Each row shows wall-clock MB/s (10^6 bytes per second) and MB per CPU
 second (user + system time of the process and its threads, which is less
@@ -144,6 +145,12 @@ def main() -> None:
                 command = [practrand, word, "-tlmin", length, "-tlmax", length, *threads]
                 rows.append(best(label, command, args.repeats, size, stdin_path=path, check=practrand_length_check(size)))
         rows.append(best("ent FILE", [args.ent, str(path)], args.repeats, size))
+        # randqa's modules compiled to bytecode first, as a pip install
+        # compiles them: with PYTHONDONTWRITEBYTECODE set (as on this
+        # workplace's machines) an editable install would otherwise compile
+        # its source again in every run
+        package = Path(__import__("randqa").__file__).parent
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True, stdout=subprocess.DEVNULL)
         randqa = [sys.executable, "-m", "randqa", "test", str(path), "--no-progress"]
         for suite in ("standard", "quick"):
             for jobs in (1, 2):
