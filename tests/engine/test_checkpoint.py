@@ -31,6 +31,7 @@ from randqa.battery.suites import load_suite
 from randqa.engine.checkpoint import Checkpoint, read_checkpoint
 from randqa.engine.run import Progressive, run_stream
 from randqa.engine.execute import Execution, execute
+from randqa.engine.feeding import CHUNK_BYTES
 from randqa.engine.request import RunRequest, suite_from_json, suite_to_json
 from randqa.errors import InputError, UsageError
 from randqa.sources import open_source
@@ -363,7 +364,7 @@ def test_a_file_stopped_and_resumed_is_tested_to_its_end(tmp_path, mode):
     uninterrupted run's statistics."""
     from randqa.engine.parallel import Workers
 
-    size = 16 << 20
+    size = 4 * CHUNK_BYTES  # a stop comes after at most two chunks: the one read and the one in flight
     spec, _ = _file_run(tmp_path, np.random.default_rng(1).bytes(size), 1 << 20 if mode == "segment" else None)
     expected = execute(spec, Execution(notice=lambda line: None))
     path = str(tmp_path / "file.ckpt")
@@ -388,13 +389,13 @@ def test_a_file_stopped_and_resumed_is_tested_to_its_end(tmp_path, mode):
 def test_bad_data_after_where_a_file_stopped_fails_when_resumed(tmp_path):
     """Zeros written into the part a stopped run had not tested yet are
     tested when it resumes (the file's first MiB, its identity, is unchanged)."""
-    size = 16 << 20
+    size = 4 * CHUNK_BYTES
     spec, data_path = _file_run(tmp_path, np.random.default_rng(2).bytes(size), None)
     path = str(tmp_path / "file.ckpt")
     stopped = execute(spec, Execution(checkpoint=path, notice=lambda line: None), stop_at(2 << 20))
-    assert stopped.interrupted and stopped.bytes_tested <= 8 << 20
+    assert stopped.interrupted and stopped.bytes_tested <= 2 * CHUNK_BYTES
     with open(data_path, "r+b") as f:
-        f.seek(12 << 20)
+        f.seek(3 * CHUNK_BYTES)
         f.write(bytes(1 << 20))
     resumed = execute(spec, Execution(checkpoint=path, notice=lambda line: None))
     assert resumed.bytes_tested == size and resumed.verdict == "fail"
