@@ -68,6 +68,7 @@ window, 15,824 per 512 KiB with the defaults.
 
 from __future__ import annotations
 
+import functools
 import math
 from itertools import combinations, product
 from typing import Any, ClassVar
@@ -291,8 +292,15 @@ def triple_count(span: int, neighbour_span: int) -> int:
 def triple_offsets(span: int, neighbour_span: int) -> list[tuple[int, int, int]]:
     """The offsets (a, b, c), 1 <= a < b < c: all up to ``span``, then those
     up to ``neighbour_span`` with two neighbouring words among 0, a, b, c."""
+    return list(_triple_offsets(span, neighbour_span))
+
+
+@functools.lru_cache(maxsize=8)
+def _triple_offsets(span: int, neighbour_span: int) -> tuple[tuple[int, int, int], ...]:
+    # made once per process: the default's 12,664 offsets take 10 ms, and a
+    # run builds its suite more than once (the memory check, the run)
     triples = list(combinations(range(1, span + 1), 3))
     triples += [(a, b, c) for c in range(max(span, 2) + 1, neighbour_span + 1) for a, b in combinations(range(1, c), 2)
                 if a == 1 or b == a + 1 or c == b + 1]
-    return triples
+    return tuple(triples)
 
