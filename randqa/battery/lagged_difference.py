@@ -74,6 +74,12 @@ Only starts n with n mod ``period`` < ``starts`` are counted (by default
 256 starts in every 16,384 words, a 1/64 sample that keeps the test fast;
 the first ``starts`` starts of the stream are always in it).  The samples
 stay independent under the hypothesis, as any set of distinct starts does.
+When every lag is a multiple of the period (``min_lag`` a multiple of it),
+a window reads only words n + i D with the residue of its start, so only
+the words of residue below ``starts`` are kept (``starts / period`` of
+them), renumbered without the gaps: lags of ``D starts / period`` in that
+sequence count the same windows, and the longest lags (2^24 words) keep
+128 KiB of low bytes where the whole stream's would be 32 MiB.
 
 Parameters:
   word_bits  8, 16, 32 or 64 (default 32)
@@ -124,6 +130,22 @@ def power_divergence(counts: np.ndarray, totals: np.ndarray) -> np.ndarray:
 
 
 
+def kept_low_bytes(run: np.ndarray, word_bytes: int, first: int, period: int, starts: int) -> np.ndarray:
+    """The low bytes of the words n of ``run`` (whole little-endian words,
+    the first numbered ``first``) with n mod period < starts, in order."""
+    low = run.reshape(-1, word_bytes)[:, 0]
+    n = len(low)
+    phase = first % period
+    # the words before the run's first whole period, those periods' first
+    # starts words, and the first starts words of the period it ends in
+    whole_from = min((-first) % period, n)
+    head = low[:min(max(starts - phase, 0), whole_from)]
+    periods = (n - whole_from) // period
+    body = low[whole_from:whole_from + periods * period].reshape(periods, period)[:, :starts]
+    tail = low[whole_from + periods * period:][:starts]
+    return np.concatenate([head, body.ravel(), tail])
+
+
 class LaggedDifference(WholeBlockTest):
     name = "lagged_difference"
     parameter_ranges: ClassVar[dict[str, Range]] = {
@@ -136,10 +158,13 @@ class LaggedDifference(WholeBlockTest):
         lags = int(p["max_lag"]).bit_length() - int(p["min_lag"]).bit_length() + 1
         span = p["order"] * p["max_lag"]
         counts = 8 * lags << p["bits"]
+        words = chunk_bytes // (p["word_bits"] // 8) + 1
+        if p["min_lag"] % p["period"] == 0:  # only the kept words (module doc)
+            span = -(-span * p["starts"] // p["period"])
+            words = -(-words * p["starts"] // p["period"]) + p["starts"]
         # the counts, the low bytes of the first span words and of the last
         # in a buffer of twice that (StreamEnds); per chunk its low bytes,
         # the history joined to them, and the results
-        words = chunk_bytes // (p["word_bits"] // 8) + 1
         return MemoryNeed(counts + 3 * span + p["word_bits"] // 8 + OBJECT_BYTES, 2 * (words + span) + 4 * counts + 256)
 
     def __init__(
@@ -183,10 +208,15 @@ class LaggedDifference(WholeBlockTest):
         self.word_bytes = word_bits // 8
         self.lags = np.array([1 << j for j in range(min_lag.bit_length() - 1, max_lag.bit_length())], dtype=np.int64)
         self.counts = np.zeros((len(self.lags), 1 << bits), dtype=np.int64)
+        #: whether only the words of residue below starts are kept (module doc)
+        self.decimated = min_lag % period == 0
+        #: the kernel's lags, in kept words
+        self.kept_lags = self.lags // period * starts if self.decimated else self.lags
         #: words a window spans beyond its start: the low bytes kept from either end
-        self.span = order * max_lag
+        self.span = order * int(self.kept_lags[-1])
         self.words = 0
-        self.ends = StreamEnds(self.span)  # low bytes of the first and the last <= span words
+        self.kept = 0  # words kept (all of them unless decimated)
+        self.ends = StreamEnds(self.span)  # low bytes of the first and the last <= span kept words
 
     @property
     def alignment(self) -> int:
@@ -195,22 +225,29 @@ class LaggedDifference(WholeBlockTest):
         return self.period * self.word_bytes
 
     def _count(self, history: np.ndarray, lows: np.ndarray, first: int, start_limit: int) -> None:
+        # kept words are all starts: each period of starts words is one of the stream's
+        period = self.starts if self.decimated else self.period
         _differences.lagged_difference_scan(
-            history, lows, first, self.order, self.bits, self.period, self.starts, start_limit, self.lags, self.counts
+            history, lows, first, self.order, self.bits, period, self.starts, start_limit, self.kept_lags, self.counts
         )
 
     def _scan(self, run: np.ndarray) -> None:
-        lows, _ = fold_low_bits(run, self.word_bytes, 8, None)  # whole words: nothing carried
-        self._count(self.ends.history, lows, self.words, 1 << 62)
+        if self.decimated:
+            lows = kept_low_bytes(run, self.word_bytes, self.words, self.period, self.starts)
+        else:
+            lows, _ = fold_low_bits(run, self.word_bytes, 8, None)  # whole words: nothing carried
+        self._count(self.ends.history, lows, self.kept, 1 << 62)
         self.ends.append(lows)
-        self.words += len(lows)
+        self.words += len(run) // self.word_bytes
+        self.kept += len(lows)
 
     def _add_counts(self, other: "LaggedDifference") -> None:
         # windows that start in this part and end in the other's first words
-        self._count(self.ends.history, other.ends.head, self.words, self.words)
+        self._count(self.ends.history, other.ends.head, self.kept, self.kept)
         self.counts += other.counts
         self.ends.join(other.ends)
         self.words += other.words
+        self.kept += other.kept
 
     def _needed_words(self) -> int:
         """Words before the smallest lag has MIN_EXPECTED counts per class."""

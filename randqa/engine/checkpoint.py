@@ -67,8 +67,10 @@ from randqa.sizes import MAX_SIZE, format_size
 
 FORMAT = "randqa-checkpoint"
 #: 2: a statistic shared by several tests is saved once, with its owner;
-#: 3: a digest binds the state to the metadata
-FORMAT_VERSION = 3
+#: 3: a digest binds the state to the metadata; 4: suite entries say how they
+#: are sampled, and a lagged_difference whose lags are whole periods keeps only
+#: the words its windows read (a state of 3 would not fit them)
+FORMAT_VERSION = 4
 #: the largest metadata member read (real ones: KiB, a few MiB for long progressive NIST runs)
 MAX_META_BYTES = 32 << 20
 #: the most members a checkpoint may hold (real ones: dozens)

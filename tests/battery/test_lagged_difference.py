@@ -166,6 +166,33 @@ def test_min_lag_counts_the_longer_lags_alone():
     assert result.details["worst_lag_counts"] == row.tolist()
 
 
+@pytest.mark.parametrize("word_bits, order, min_lag, max_lag, starts, period", [
+    (16, 2, 16, 64, 3, 8),
+    (32, 4, 8, 32, 8, 8),
+    (8, 1, 64, 256, 5, 32),
+])
+def test_lags_that_are_whole_periods_keep_only_their_words(word_bits, order, min_lag, max_lag, starts, period):
+    """With every lag a multiple of the period, a window reads only words of
+    its start's residue: only those are kept (starts / period of the low
+    bytes), and the counts are the definition's, in any pieces and merged."""
+    data = pcg64_bytes(20011, 8)
+    lags = max_lag.bit_length() - min_lag.bit_length() + 1
+    expected = direct_counts(data, word_bits, order, max_lag, 4, starts, period)[-lags:]
+    params = dict(word_bits=word_bits, order=order, min_lag=min_lag, max_lag=max_lag, starts=starts, period=period)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    pieces = LaggedDifference(**params)
+    for lo, hi in zip([0, 1, 13, 700, 701, 4000], [1, 13, 700, 701, 4000, len(arr)]):
+        pieces.update(arr[lo:hi])
+    assert (pieces.counts == expected).all()
+    assert len(pieces.ends.history) == order * max_lag * starts // period
+    split = len(arr) // 3 // pieces.alignment * pieces.alignment
+    left, right = LaggedDifference(**params), LaggedDifference(**params)
+    left.update(arr[:split])
+    right.update(arr[split:])
+    left.merge(right)
+    assert (left.counts == expected).all() and left.words == pieces.words == len(arr) // (word_bits // 8)
+
+
 def test_min_lag_needs_its_window_before_any_count():
     # 128 starts at lag 2^10 need 128 + 2 * 2^10 words
     acc = LaggedDifference(order=2, min_lag=1024, max_lag=1024, starts=1, period=1)
