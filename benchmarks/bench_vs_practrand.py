@@ -7,7 +7,8 @@ Builds nothing: PATH is a PractRand 0.94 ``RNG_test`` built from its public
 source (``build-practrand.sh`` in the shared tools does that); ENT is the
 Debian package ``ent``.  Writes SIZE bytes of PCG64 output (seed 1) to a
 temporary file (or tests --file), reads it once so it is in the page cache,
-then times each command as a whole process, best of --repeats:
+then times each command as a whole process, the commands taking turns in
+each of --repeats rounds, and keeps each one's best wall and best CPU time:
 
 - ``RNG_test stdin8`` and ``stdin64``, each alone and with ``-multithreaded``,
   the file on stdin, ``-tlmin`` and ``-tlmax`` both set to SIZE so that
@@ -89,17 +90,33 @@ def time_once(command: list[str], stdin_path: Path | None, size: int) -> tuple[f
     return wall, cpu, proc.stdout.decode(errors="replace")
 
 
-def best(label: str, command: list[str], repeats: int, size: int, stdin_path: Path | None = None,
-         check: Callable[[str], None] | None = None) -> Row:
-    runs = []
+@dataclass
+class Command:
+    label: str
+    argv: list[str]
+    stdin_path: Path | None = None
+    check: Callable[[str], None] | None = None
+
+
+def best_in_turns(commands: list[Command], repeats: int, size: int) -> list[Row]:
+    """Each command's best wall and best CPU time over ``repeats`` rounds in
+    which every command runs once, in turn: a slow spell of a shared
+    machine (another tenant, memory the host hands back) then falls on all
+    of them alike, where running one command's repeats together would let
+    it fall on one."""
+    runs: dict[str, list[tuple[float, float]]] = {c.label: [] for c in commands}
     for _ in range(repeats):
-        wall, cpu, out = time_once(command, stdin_path, size)
-        if check:
-            check(out)
-        runs.append((wall, cpu))
-    wall, cpu = min(runs)
-    print(f"  {label}: {wall:.2f} s wall, {cpu:.2f} s CPU", file=sys.stderr, flush=True)
-    return Row(label, wall, cpu)
+        for c in commands:
+            wall, cpu, out = time_once(c.argv, c.stdin_path, size)
+            if c.check:
+                c.check(out)
+            runs[c.label].append((wall, cpu))
+    rows = []
+    for c in commands:
+        wall, cpu = min(w for w, _ in runs[c.label]), min(u for _, u in runs[c.label])
+        print(f"  {c.label}: {wall:.2f} s wall, {cpu:.2f} s CPU", file=sys.stderr, flush=True)
+        rows.append(Row(c.label, wall, cpu))
+    return rows
 
 
 def practrand_length_check(size: int) -> Callable[[str], None]:
@@ -138,13 +155,13 @@ def main() -> None:
             while f.read(1 << 24):
                 pass
         length = f"{size // 1024}KB"
-        rows: list[Row] = []
+        commands: list[Command] = []
         for threads in ([], ["-multithreaded"]):
             for word in ("stdin8", "stdin64"):
                 label = f"PractRand RNG_test {word}{' -multithreaded' if threads else ' (1 thread)'}"
                 command = [practrand, word, "-tlmin", length, "-tlmax", length, *threads]
-                rows.append(best(label, command, args.repeats, size, stdin_path=path, check=practrand_length_check(size)))
-        rows.append(best("ent FILE", [args.ent, str(path)], args.repeats, size))
+                commands.append(Command(label, command, path, practrand_length_check(size)))
+        commands.append(Command("ent FILE", [args.ent, str(path)]))
         # randqa's modules compiled to bytecode first, as a pip install
         # compiles them: with PYTHONDONTWRITEBYTECODE set (as on this
         # workplace's machines) an editable install would otherwise compile
@@ -155,11 +172,12 @@ def main() -> None:
         for suite in ("standard", "quick"):
             for jobs in (1, 2):
                 label = f"randqa test FILE{' (standard)' if suite == 'standard' else ' --suite quick'}{f' --jobs {jobs}' if jobs > 1 else ''}"
-                rows.append(best(label, [*randqa, "--suite", suite, "--jobs", str(jobs)], args.repeats, size))
+                commands.append(Command(label, [*randqa, "--suite", suite, "--jobs", str(jobs)]))
+        rows = best_in_turns(commands, args.repeats, size)
 
     practrand_row = rows[0]
     ent_row = next(r for r in rows if r.label == "ent FILE")
-    print(f"{size} bytes ({size / 2**30:g} GiB) of PCG64, best of {args.repeats}; {cpu_model()}, "
+    print(f"{size} bytes ({size / 2**30:g} GiB) of PCG64, best of {args.repeats} rounds; {cpu_model()}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
     print(f"{'command':<44} {'MB/s':>6} {'MB/CPU-s':>8} {'x PR8':>6} {'x ENT':>6} {'CPU x PR8':>9} {'CPU x ENT':>9}")
     for r in rows:
