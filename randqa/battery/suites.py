@@ -182,7 +182,7 @@ def spec_from_json(data: dict[str, Any]) -> TestSpec:
                                pair_members=[spec_from_json(m) for m in data["pair_members"]])
     return TestSpec(data["test"], dict(data["params"]), data["sequence_bits"],
                     tuple(data["fold"]) if data["fold"] else None,
-                    tuple(data["sample"]) if data.get("sample") else None)
+                    tuple(data["sample"]) if data["sample"] else None)
 
 
 @dataclass
