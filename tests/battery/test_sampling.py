@@ -11,6 +11,7 @@ import pytest
 
 from accumulators import summary
 from randqa.battery._sampling import SEGMENT_BYTES, SampledTest, sampled_bytes_before
+from randqa.battery.frequency import Frequency
 from randqa.battery.hamming_patterns import HammingPatterns
 from randqa.battery.suites import TestSpec, parse_suite, spec_from_json
 from randqa.engine.request import suite_from_json, suite_to_json
@@ -70,6 +71,19 @@ def test_a_right_part_not_placed_does_not_merge_after_a_dense_head() -> None:
     right.update(pcg64_array(MiB, seed=83))
     with pytest.raises(ValueError, match="boundary"):
         left.merge(right)
+
+
+@pytest.mark.parametrize("length, tested", [(SEGMENT_BYTES // 2, True), (3 * SEGMENT_BYTES // 2, False),
+                                            (2 * SEGMENT_BYTES, True), (2 * SEGMENT_BYTES + 5, True)])
+def test_a_bit_stream_s_final_bits_are_tested_where_their_byte_is(length: int, tested: bool) -> None:
+    """The final 1-7 bits of a bit stream go to the inner test when the byte
+    they start falls in a tested segment, and only then."""
+    sampled = SampledTest(Frequency(), every=2, dense_bytes=0)
+    sampled.update(pcg64_array(length, 3))
+    bits_before = sampled.inner.bits
+    sampled.update_tail_bits(np.array([1, 1, 0], dtype=np.uint8))
+    assert sampled.inner.bits - bits_before == (3 if tested else 0)
+    assert sampled.inner.bits == 8 * sampled_bytes_before(length, 2, 0) + (3 if tested else 0)
 
 
 def test_a_weak_stream_sampled_still_fails_and_a_good_one_passes() -> None:
