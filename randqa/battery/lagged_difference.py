@@ -215,7 +215,6 @@ class LaggedDifference(WholeBlockTest):
         #: words a window spans beyond its start: the low bytes kept from either end
         self.span = order * int(self.kept_lags[-1])
         self.words = 0
-        self.kept = 0  # words kept (all of them unless decimated)
         self.ends = StreamEnds(self.span)  # low bytes of the first and the last <= span kept words
 
     @property
@@ -236,18 +235,24 @@ class LaggedDifference(WholeBlockTest):
             lows = kept_low_bytes(run, self.word_bytes, self.words, self.period, self.starts)
         else:
             lows, _ = fold_low_bits(run, self.word_bytes, 8, None)  # whole words: nothing carried
-        self._count(self.ends.history, lows, self.kept, 1 << 62)
+        self._count(self.ends.history, lows, self._kept_words(), 1 << 62)
         self.ends.append(lows)
         self.words += len(run) // self.word_bytes
-        self.kept += len(lows)
 
     def _add_counts(self, other: "LaggedDifference") -> None:
         # windows that start in this part and end in the other's first words
-        self._count(self.ends.history, other.ends.head, self.kept, self.kept)
+        kept = self._kept_words()
+        self._count(self.ends.history, other.ends.head, kept, kept)
         self.counts += other.counts
         self.ends.join(other.ends)
         self.words += other.words
-        self.kept += other.kept
+
+    def _kept_words(self) -> int:
+        """How many of the words seen are kept: all, or those of residue below starts."""
+        if not self.decimated:
+            return self.words
+        periods, into = divmod(self.words, self.period)
+        return periods * self.starts + min(into, self.starts)
 
     def _needed_words(self) -> int:
         """Words before the smallest lag has MIN_EXPECTED counts per class."""
