@@ -111,12 +111,10 @@ class SampledTest(Accumulator):
     def update_tail_bits(self, bits: np.ndarray) -> None:
         """The final 1-7 bits of a bit stream: the inner test's when the
         byte they start is one this entry tests."""
-        if self._tests_byte(self.start + self.bytes_seen):
+        position = self.start + self.bytes_seen
+        if sampled_bytes_before(position + 1, self.every, self.dense_bytes) > sampled_bytes_before(
+                position, self.every, self.dense_bytes):
             self.inner.update_tail_bits(bits)
-
-    def _tests_byte(self, position: int) -> bool:
-        period = self.every * SEGMENT_BYTES
-        return position < self.dense_bytes or (position - self.dense_bytes) % period < SEGMENT_BYTES
 
     def _merge(self, other: "SampledTest") -> None:
         self.inner.merge(other.inner)
