@@ -45,6 +45,7 @@ from typing import Callable
 
 import numpy as np
 
+import randqa
 from randqa._report.environment import cpu_model
 from randqa.sizes import parse_size
 
@@ -166,13 +167,13 @@ def main() -> None:
         # compiles them: with PYTHONDONTWRITEBYTECODE set (as on this
         # workplace's machines) an editable install would otherwise compile
         # its source again in every run
-        package = Path(__import__("randqa").__file__).parent
+        package = Path(randqa.__file__).parent
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True, stdout=subprocess.DEVNULL)
-        randqa = [sys.executable, "-m", "randqa", "test", str(path), "--no-progress"]
+        randqa_test = [sys.executable, "-m", "randqa", "test", str(path), "--no-progress"]
         for suite in ("standard", "quick"):
             for jobs in (1, 2):
                 label = f"randqa test FILE{' (standard)' if suite == 'standard' else ' --suite quick'}{f' --jobs {jobs}' if jobs > 1 else ''}"
-                commands.append(Command(label, [*randqa, "--suite", suite, "--jobs", str(jobs)]))
+                commands.append(Command(label, [*randqa_test, "--suite", suite, "--jobs", str(jobs)]))
         rows = best_in_turns(commands, args.repeats, size)
 
     practrand_row = rows[0]
