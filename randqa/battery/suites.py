@@ -19,6 +19,10 @@ randqa/battery/_folding.py).  ``sample_every = N`` (with ``sample_dense_mib
 = M``, default 0) runs it on the stream's first M MiB and then on one MiB
 in every N only, for speed (randqa/battery/_sampling.py).
 
+``include = "NAME"`` (a top-level key) starts a suite with the entries of
+the shipped suite NAME, and its thresholds unless the file gives its own;
+the file's own entries follow (suites/deep.toml is standard.toml and more).
+
 ``--suite NAME`` loads ``suites/NAME.toml``; ``--suite PATH`` loads a file.
 
 Every value is checked before any test is built: its kind, and its range
@@ -272,6 +276,19 @@ def _load(name_or_path: str, max_memory: int | None) -> Suite:
     return parse_suite(shipped.read_bytes(), name_or_path + ".toml", max_memory)
 
 
+def _included_document(doc: dict[str, Any], fail: Any) -> dict[str, Any]:
+    """The parsed shipped suite that ``doc``'s ``include`` names ({} without one)."""
+    if "include" not in doc:
+        return {}
+    included = doc["include"]
+    if not isinstance(included, str) or included not in suite_names():
+        raise fail(f"include must name a shipped suite ({', '.join(suite_names())}), not {_shown(included)}")
+    base = tomllib.loads((resources.files("randqa._suites") / f"{included}.toml").read_text("utf-8"))
+    if "include" in base:  # one level keeps every entry's origin plain to see
+        raise fail(f"include names {included!r}, which itself includes a suite")
+    return base
+
+
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -345,73 +362,78 @@ def suite_from_document(doc: dict[str, Any], origin: str, max_memory: int | None
 
     if not isinstance(doc, dict):
         raise fail("not a table of keys and values")
-    unknown_keys = set(doc) - {"name", "description", "thresholds", "tests"}
+    unknown_keys = set(doc) - {"name", "description", "include", "thresholds", "tests"}
     if unknown_keys:
         raise fail(f"unknown top-level key {sorted(unknown_keys)[0]!r}")
     name = doc.get("name", Path(origin).stem)
     if not isinstance(name, str):
         raise fail("'name' must be a string")
+    base = _included_document(doc, fail)
     try:
-        thresholds = Thresholds(**doc.get("thresholds", {}))
+        thresholds = Thresholds(**doc.get("thresholds", base.get("thresholds", {})))
     except (TypeError, ValueError) as exc:
         raise fail(f"bad [thresholds]: {exc}") from None
-    entries = doc.get("tests")
-    if not isinstance(entries, list) or not entries:
+    entries = doc.get("tests", [])
+    if not isinstance(entries, list) or not (entries or base):
         raise fail("needs at least one [[tests]] entry")
+    included = base.get("tests", [])
+    entries = included + entries
     specs: list[TestSpec] = []
     named: list[tuple[TestSpec, set[str]]] = []  # each entry with its results' names
     for i, entry in enumerate(entries, 1):
+        where = (f"[[tests]] entry {i - len(included)}" if i > len(included)
+                 else f"{doc['include']}'s [[tests]] entry {i}")
         if not isinstance(entry, dict) or "test" not in entry:
-            raise fail(f"[[tests]] entry {i} has no 'test' key")
+            raise fail(f"{where} has no 'test' key")
         params = dict(entry)
         test = params.pop("test")
         # first: every later message names the test, which must then be one of ours (a name
         # with a newline would break the one-line error)
         if test not in available_tests():
             close = difflib.get_close_matches(str(test), available_tests(), n=1)
-            raise fail(f"[[tests]] entry {i}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise fail(f"{where}: unknown test {test!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         sequence_bits = params.pop("sequence_bits", None)
         if sequence_bits is not None and (not _is_int(sequence_bits) or not 8 <= sequence_bits <= MAX_SIZE
                                           or sequence_bits % 8):
-            raise fail(f"[[tests]] entry {i} ({test}): sequence_bits must be a positive multiple of 8, at most 2^62")
+            raise fail(f"{where} ({test}): sequence_bits must be a positive multiple of 8, at most 2^62")
         fold = None
         if "fold_low_bits" in params or "fold_word_bits" in params:
             fold = (params.pop("fold_word_bits", None), params.pop("fold_low_bits", None))
             try:
                 check_folding(*fold)
             except ValueError as exc:
-                raise fail(f"[[tests]] entry {i} ({test}): fold_word_bits/fold_low_bits: {exc}") from None
+                raise fail(f"{where} ({test}): fold_word_bits/fold_low_bits: {exc}") from None
         sample = None
         if "sample_every" in params or "sample_dense_mib" in params:
             sample = (params.pop("sample_every", None), params.pop("sample_dense_mib", 0))
             try:
                 check_sampling(*sample)
             except ValueError as exc:
-                raise fail(f"[[tests]] entry {i} ({test}): {exc}") from None
+                raise fail(f"{where} ({test}): {exc}") from None
         cls = accumulator_class(test)
         defaults = parameter_defaults(cls)
         for key, value in params.items():
             if key not in defaults:
-                raise fail(f"[[tests]] entry {i} ({test}): unknown parameter {key!r}; it takes {', '.join(defaults) or 'none'}")
+                raise fail(f"{where} ({test}): unknown parameter {key!r}; it takes {', '.join(defaults) or 'none'}")
             # a float is only meant where the test's own default is one (gap's alpha, say)
             if isinstance(value, float) and not isinstance(defaults[key], float):
-                raise fail(f"[[tests]] entry {i} ({test}): {key} must be a whole number, not {value!r}")
+                raise fail(f"{where} ({test}): {key} must be a whole number, not {value!r}")
             bounds = cls.parameter_ranges.get(key)
             if bounds is None:
-                raise fail(f"[[tests]] entry {i} ({test}): {key} cannot be set in a suite file")
+                raise fail(f"{where} ({test}): {key} cannot be set in a suite file")
             problem = _check_value(key, value, bounds, defaults[key])
             if problem is not None:
-                raise fail(f"[[tests]] entry {i} ({test}): {problem}")
+                raise fail(f"{where} ({test}): {problem}")
         spec = TestSpec(test, params, sequence_bits, fold, sample, i)
         if max_memory is not None:
             held = spec.memory_need(1).held
             if held > max_memory:
-                raise fail(f"[[tests]] entry {i} ({test}) needs {format_size(held, approximate=True)} of memory, "
+                raise fail(f"{where} ({test}) needs {format_size(held, approximate=True)} of memory, "
                            f"over --max-memory {format_size(max_memory, approximate=True)}")
         try:
             built = spec.build()
         except (TypeError, ValueError, OverflowError) as exc:
-            raise fail(f"[[tests]] entry {i} ({test}): {exc}") from None
+            raise fail(f"{where} ({test}): {exc}") from None
         names = _result_names(built)
         _tell_apart(spec, names, named)
         named.append((spec, names))

@@ -68,3 +68,39 @@ def test_folded_per_sequence_results_keep_their_name():
     acc = Suite("x", "", Thresholds(), [spec], "x").build()[0]
     acc.update(np.zeros(1000, dtype=np.uint8))
     assert acc.finalize()[0].name == "frequency[low1/32]"
+
+
+def test_include_starts_with_the_named_suites_entries_and_thresholds():
+    from randqa.battery.suites import load_suite
+
+    quick = load_suite("quick")
+    suite = parse_suite(b'include = "quick"\n[[tests]]\ntest = "gap"\n', "s.toml")
+    assert [spec.test for spec in suite.tests] == [spec.test for spec in quick.tests] + ["gap"]
+    assert suite.thresholds == quick.thresholds
+    own = parse_suite(b'include = "quick"\n[thresholds]\nfail = 1e-7\n', "s.toml")
+    assert own.thresholds.fail == 1e-7 and len(own.tests) == len(quick.tests)
+
+
+def test_the_deep_suite_is_the_standard_suite_and_more():
+    from randqa.battery.suites import load_suite
+
+    standard, deep = load_suite("standard"), load_suite("deep")
+    assert deep.tests[:len(standard.tests)] == standard.tests and len(deep.tests) > len(standard.tests)
+    assert deep.thresholds == standard.thresholds
+
+
+@pytest.mark.parametrize("include, problem", [
+    ('"nonesuch"', "include must name a shipped suite"), ("3", "include must name a shipped suite"),
+    ('"deep"', "itself includes a suite")])
+def test_include_of_no_shipped_suite_is_refused(include, problem):
+    from randqa.errors import SuiteError
+
+    with pytest.raises(SuiteError, match=problem):
+        parse_suite(f"include = {include}\n".encode(), "s.toml")
+
+
+def test_an_entrys_problem_is_numbered_within_its_own_file():
+    from randqa.errors import SuiteError
+
+    with pytest.raises(SuiteError, match=r"s.toml: \[\[tests\]\] entry 2 \(gap\): unknown parameter"):
+        parse_suite(b'include = "quick"\n[[tests]]\ntest = "gap"\n[[tests]]\ntest = "gap"\nnope = 1\n', "s.toml")
