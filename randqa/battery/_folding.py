@@ -106,6 +106,8 @@ class FoldedTest(SharesStatistic):
         return (*super()._state_saved_elsewhere(), "memo")
 
     def _update(self, chunk: np.ndarray) -> None:
+        if self.memo is None and (self.carry is None or self.carry == FoldCarry()) and self._fold_what_is_read(chunk):
+            return
         if self.memo is None:
             packed, self.carry = fold_low_bits(chunk, self.word_bytes, self.low_bits, self.carry)
         else:
@@ -113,6 +115,37 @@ class FoldedTest(SharesStatistic):
                                                 self.low_bits, self.carry)
         if len(packed):
             self.inner.update(packed)
+
+    def _fold_what_is_read(self, chunk: np.ndarray) -> bool:
+        """Fold ``chunk`` (the fold's carry empty) where the inner test reads
+        it, and skip it elsewhere: groups of whole words that make whole
+        output bytes fold alone, so each stretch read, widened to groups,
+        is folded by itself.  False, having done nothing, for a test that
+        reads every byte."""
+        group_out = self.low_bits // math.gcd(8, self.low_bits)  # output bytes of a group
+        group_in = group_out * 8 * self.word_bytes // self.low_bits  # its input bytes
+        groups = len(chunk) // group_in
+        position = self.inner.start + self.inner.bytes_seen
+        stretches = self.inner.stretches_read(position, groups * group_out)
+        if stretches is None:
+            return False
+        done = 0  # output bytes of the whole groups given to the inner test
+        for a, b in stretches:
+            first = max((a - position) // group_out, done // group_out)
+            last = -(-(b - position) // group_out)
+            if last <= first:
+                continue
+            if first * group_out > done:
+                self.inner.skip_unread(first * group_out - done)
+            packed, _ = fold_low_bits(chunk[first * group_in:last * group_in], self.word_bytes, self.low_bits, None)
+            self.inner.update(packed)
+            done = last * group_out
+        if groups * group_out > done:
+            self.inner.skip_unread(groups * group_out - done)
+        packed, self.carry = fold_low_bits(chunk[groups * group_in:], self.word_bytes, self.low_bits, None)
+        if len(packed):
+            self.inner.update(packed)
+        return True
 
     def _merge(self, other: "FoldedTest") -> None:
         self.inner.merge(other.inner)

@@ -147,6 +147,17 @@ class Accumulator(ABC):
     def _update(self, chunk: np.ndarray) -> None:
         """Add a non-empty chunk, which starts at stream position ``bytes_seen``."""
 
+    def stretches_read(self, position: int, length: int) -> list[tuple[int, int]] | None:
+        """The stretches [a, b) of stream bytes [position, position + length)
+        that this test reads, in order, or None for all of them.  A test that
+        passes over the rest (binary_rank between its ranked matrices) lets a
+        folded entry fold only these and ``skip_unread`` the others."""
+        return None
+
+    def skip_unread(self, length: int) -> None:
+        """Pass over the next ``length`` bytes, which ``stretches_read`` left out."""
+        self.bytes_seen += length
+
     def update_tasks(self, chunk: np.ndarray, parts: int) -> list[Callable[[], None]]:
         """Callables that together do ``update(chunk)`` and may run in
         parallel threads (the engine's ``--jobs``): one by default; up to

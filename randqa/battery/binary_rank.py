@@ -228,6 +228,23 @@ class BinaryRank(Accumulator):
         for side in self.sides:
             side.feed(chunk, position)
 
+    def stretches_read(self, position: int, length: int) -> list[tuple[int, int]] | None:
+        # the ranked matrices' bytes: each side's block at every multiple of its period
+        end = position + length
+        windows = []
+        for side in self.sides:
+            for start in range(position // side.period * side.period, end, side.period):
+                if start + side.block > position:
+                    windows.append((max(start, position), min(start + side.block, end)))
+        windows.sort()
+        merged: list[tuple[int, int]] = []
+        for a, b in windows:
+            if merged and a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        return merged
+
     def _merge(self, other: "BinaryRank") -> None:
         if not other.bytes_seen:
             return

@@ -6,6 +6,7 @@ at its alignment.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from accumulators import results_of, summary
 from randqa.battery._folding import FoldedTest
@@ -85,3 +86,37 @@ def test_a_suites_memory_holds_one_fold_per_folding_that_entries_share() -> None
     specs = [TestSpec("digraph", {}, None, (32, 8)), TestSpec("fpf", {}, None, (32, 8)),
              TestSpec("digraph", {}, None, (32, 4)), TestSpec("digraph", {}, None, None)]
     assert fold_memo_bytes(specs, 4 << 20) == (1 << 20) + 1  # 32/8 only: the 32/4 entry folds alone
+
+
+@pytest.mark.parametrize("word_bits, low_bits", [(8, 1), (16, 1), (32, 4), (64, 4), (64, 16)])
+def test_a_test_that_reads_part_of_its_stream_gets_the_same_counts_from_a_fold_of_that_part(
+        word_bits, low_bits, monkeypatch) -> None:
+    import randqa.battery._folding as folding_module
+    from randqa.battery.binary_rank import BinaryRank
+
+    data = pcg64_array(1_200_000, seed=72)
+    folded_bytes = np.frombuffer(folded_low_bits(data.tobytes(), word_bits // 8, low_bits), dtype=np.uint8)
+    # small matrices, one in 16 ranked: several ranked and skipped stretches per chunk
+    make = lambda: BinaryRank(min_size=64, max_size=256, every=16)  # noqa: E731
+    direct = make()
+    direct.update(folded_bytes)
+    expected = [(name + f"[low{low_bits}/{word_bits}]", *rest) for name, *rest in summary(direct.finalize())]
+    folded_in = []
+    real = folding_module.fold_low_bits
+    monkeypatch.setattr(folding_module, "fold_low_bits", lambda *a: folded_in.append(len(a[0])) or real(*a))
+    # cuts inside words and inside a group of words: the fold's carry, then folding everything again
+    acc = FoldedTest(make(), word_bits=word_bits, low_bits=low_bits)
+    assert summary(results_of(acc, data, [3, 100_003, 400_000, 777_777])) == expected
+    assert [int(c.sum()) for c in (s.counts for s in acc.inner.sides)] == \
+        [int(c.sum()) for c in (s.counts for s in direct.sides)]
+    # a part placed at its alignment and merged
+    left, right = FoldedTest(make(), word_bits=word_bits, low_bits=low_bits), FoldedTest(make(), word_bits=word_bits, low_bits=low_bits)
+    split = 600_000 // left.alignment * left.alignment
+    left.update(data[:split])
+    right.begin_at(split)
+    right.update(data[split:])
+    left.merge(right)
+    assert summary(left.finalize()) == expected
+    folded_in.clear()
+    FoldedTest(make(), word_bits=word_bits, low_bits=low_bits).update(data)
+    assert sum(folded_in) < len(data) // 4  # about a sixth: the ranked matrices, and the cut words
