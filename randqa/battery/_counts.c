@@ -936,7 +936,7 @@ byte_tuples_avx2(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight
                           : NULL;
     const __m256i pair_weight = _mm256_set1_epi16((short)(d | 1 << 8)); /* bytes d, 1: the older letter times d */
     _Alignas(64) uint16_t dense_words[BYTE_TUPLE_RUN / 2];
-    uint32_t *pairs = !dense && pair_bits <= BYTE_TUPLE_PAIR_BITS && n >= BYTE_TUPLE_TABLE_USE * ((Py_ssize_t)1 << pair_bits)
+    uint16_t *pairs = !dense && pair_bits <= BYTE_TUPLE_PAIR_BITS && n >= BYTE_TUPLE_TABLE_USE * ((Py_ssize_t)1 << pair_bits)
                           ? calloc((size_t)1 << pair_bits, sizeof *pairs)
                           : NULL;
     _Alignas(64) uint32_t pair_words[BYTE_TUPLE_RUN / 2];
@@ -995,8 +995,13 @@ byte_tuples_avx2(const uint8_t *p, Py_ssize_t n, const uint8_t *letter_of_weight
                 dense[dense_words[k]]++;
         } else if (pairs) {
 #pragma GCC unroll 4
-            for (Py_ssize_t k = 0; k < m / 2; k++)
-                pairs[pair_words[k]]++;
+            for (Py_ssize_t k = 0; k < m / 2; k++) {
+                uint32_t c = pair_words[k];
+                if (__builtin_expect(++pairs[c] == 0, 0)) { /* a wrap: 65,536 to both tuples */
+                    counts[c >> lb] += 65536;
+                    counts[c & (cells - 1)] += 65536;
+                }
+            }
         } else if (even) {
             for (Py_ssize_t k = 0; k < m; k += 2) {
                 even[ix[k]]++;

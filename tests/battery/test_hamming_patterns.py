@@ -77,6 +77,18 @@ def test_hamming_patterns_same_result_however_cut_and_merged() -> None:
     same_results(whole, left.finalize())
 
 
+def test_a_tuple_repeated_millions_of_times_in_one_call_is_counted_in_full() -> None:
+    # 4 MiB of one weight: one 9-letter word 2 million times in a call, past
+    # the kernel's 16-bit counters; pieces of 64 KiB count in 64-bit cells
+    data = np.full(4 << 20, 0x0F, dtype=np.uint8)
+    whole, pieces = HammingPatterns(tuple_length=8), HammingPatterns(tuple_length=8)
+    whole.update(data)
+    for start in range(0, len(data), 1 << 16):
+        pieces.update(data[start:start + (1 << 16)])
+    assert whole.levels[0].counts.max() == len(data) - 7
+    assert np.array_equal(whole.levels[0].counts, pieces.levels[0].counts)
+
+
 def test_hamming_patterns_on_a_fold_is_the_test_of_the_folded_stream() -> None:
     data = pcg64_array(400_000, seed=73)
     folded = results_of(FoldedTest(HammingPatterns(), word_bits=16, low_bits=1), data, [5, 77_777])
