@@ -61,6 +61,7 @@ INPUT_BYTES = (64 << 20) + 1001
 RUNS: dict[str, list[str]] = {
     "quick": ["--suite", "quick"],
     "standard": ["--suite", "standard"],
+    "deep": ["--suite", "deep"],
     "nist-sp800-22": ["--suite", "nist-sp800-22", "--sequences", "3"],
     "rc4": ["--suite", "rc4", "-n", "17M"],
     "frontier": ["--suite", "frontier"],
