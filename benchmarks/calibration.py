@@ -678,8 +678,8 @@ def main() -> None:
         total += uncomputed
         stated = false_fail_bound(checks, thresholds, cut_checks([(row, tail) for row in rows for tail in row.tails],
                                                                 max_bytes))
-        run = "default compare run (standard suite" if suite_name == "standard" else f"{suite_name} suite run ("
-        print(f"\n== false FAIL, {run}, 1 KiB to {format_size(max_bytes)}, progressive)")
+        run = "default compare run" if suite_name == "standard" else "a run"
+        print(f"\n== false FAIL, {run} ({suite_name} suite, 1 KiB to {format_size(max_bytes)}, progressive)")
         print(f"tail checks: {checks}; thresholds: fail_at_once {t['fail_at_once']:g}, fail {t['fail']:g} "
               f"repeated below suspicious {t['suspicious']:g} on the next block")
         print(f"computed (union bound over the checks): {total:.3g} per source;  target <= 1e-5: "
