@@ -57,6 +57,8 @@ from randqa.results import Thresholds
 from randqa.sizes import MAX_SIZE, format_size
 
 DEFAULT_SUITE = "standard"
+#: the package that suites/ is installed as (pyproject.toml's package-dir)
+SHIPPED_SUITES = "randqa._suites"
 #: the largest suite file read (the shipped ones are a few KiB)
 MAX_SUITE_FILE_BYTES = 1 << 20
 
@@ -233,7 +235,7 @@ class Suite:
 
 def suite_names() -> list[str]:
     """Names of the suites shipped with randqa."""
-    return sorted(p.name[:-5] for p in resources.files("randqa._suites").iterdir() if p.name.endswith(".toml"))
+    return sorted(p.name[:-5] for p in resources.files(SHIPPED_SUITES).iterdir() if p.name.endswith(".toml"))
 
 
 def load_suite(name_or_path: str, tests: str | None = None, max_memory: int | None = None) -> Suite:
@@ -268,7 +270,7 @@ def _load(name_or_path: str, max_memory: int | None) -> Suite:
             raise SuiteError(f"suite file {shown}: larger than {format_size(MAX_SUITE_FILE_BYTES)}; "
                              "a suite is a short list of tests")
         return parse_suite(data, shown, max_memory)
-    shipped = resources.files("randqa._suites") / f"{name_or_path}.toml"
+    shipped = resources.files(SHIPPED_SUITES) / f"{name_or_path}.toml"
     if not shipped.is_file():
         close = difflib.get_close_matches(name_or_path, suite_names(), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else f"; known suites: {', '.join(suite_names())}"
@@ -283,7 +285,7 @@ def _included_document(doc: dict[str, Any], fail: Any) -> dict[str, Any]:
     included = doc["include"]
     if not isinstance(included, str) or included not in suite_names():
         raise fail(f"include must name a shipped suite ({', '.join(suite_names())}), not {_shown(included)}")
-    base = tomllib.loads((resources.files("randqa._suites") / f"{included}.toml").read_text("utf-8"))
+    base = tomllib.loads((resources.files(SHIPPED_SUITES) / f"{included}.toml").read_text("utf-8"))
     if "include" in base:  # one level keeps every entry's origin plain to see
         raise fail(f"include names {included!r}, which itself includes a suite")
     return base
