@@ -537,6 +537,7 @@ def checkpoints(server) -> list[bytes]:
     return _Checkpoints(made)
 
 
+@pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning")  # a member named twice is one of the forgeries
 def test_any_checkpoint_resumes_or_is_refused_in_one_line(server, checkpoints, tmp_path_factory):
     victim = tmp_path_factory.mktemp("victim")
     (victim / "victim.json").write_text("{}")
