@@ -165,7 +165,7 @@ def shown_failure(run: ZooRun, limit: int) -> str:
         return "error"
     if run.first_failure is not None:
         return format_size(run.first_failure)
-    tested = format_size(run.bytes_tested) if run.bytes_tested else "0"
+    tested = format_size(run.bytes_tested, approximate=True) if run.bytes_tested else "0"  # a budget stops anywhere
     return f"pass {tested}" + (" (cpu)" if run.stopped_by_budget else "")
 
 
