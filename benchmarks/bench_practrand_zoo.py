@@ -4,12 +4,13 @@ Each generator of ``shared/data/practrand-zoo.tsv`` is written by PractRand's ``
 and piped into ``randqa test - --progressive --max MAX --jobs 1`` (one process each). A generator's run
 ends at its first confirmed FAIL, at MAX, or when randqa has used ``--cpu-seconds`` of CPU time (user +
 system of the randqa process, read from /proc; RNG_output's own time is the generator's, not the
-tester's): then it is sent SIGINT and counts as not flagged. Nothing is cached: every row is a fresh run.
+tester's): then it is sent SIGINT and counts as flagged only if its report already holds a FAIL. Nothing
+is cached: every row is a fresh run.
 
 Printed: one row per generator (randqa's first failing length beside PractRand's published one, the
 tests that failed, CPU seconds), then per category and in total the counts flagged at equal bytes (the
 table's 512 MB, 4 GB and 16 GB slots, as far as MAX reaches) and at equal CPU time (randqa's budget
-against PractRand's 1-minute and 1-hour counts on one core, 65 and 112 from the same table), and the
+against PractRand's 1-minute and 1-hour counts on one core, 65 and 114 from the same table), and the
 generators PractRand fails within MAX that randqa does not fail by twice PractRand's length (the
 repeat on fresh data that confirms a FAIL may need the next stretch).
 
